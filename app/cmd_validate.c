@@ -1,0 +1,48 @@
+/* elk validate: check preset and sweep files; every problem with file:line. */
+#include <stdio.h>
+#include <string.h>
+
+#include "elk_cfg.h"
+#include "elk_chip.h"
+#include "elk_cli.h"
+#include "elk_model.h"
+
+int elk_cmd_validate(int argc, char **argv)
+{
+    int want_help = 0;
+    elk_opt opts[] = {{"help", 0, NULL, &want_help, NULL}, {NULL, 0, NULL, NULL, NULL}};
+    const char *pos[256];
+    int npos;
+    int rc = elk_cli_parse(argc, argv, 2, NULL, opts, pos, 256, &npos, "validate");
+    if (rc) return rc;
+    if (want_help || npos == 0) {
+        printf("usage: elk validate FILE...\n\nChecks chip and model presets (and sweeps); prints 'FILE: ok'\n"
+               "or the first problem of each file with file:line. Exit status 1 if any file is bad.\n");
+        return want_help ? 0 : ELK_EXIT_USAGE;
+    }
+    int bad = 0;
+    for (int i = 0; i < npos; i++) {
+        elk_error err;
+        char kind[64];
+        elk_status st = elk_cfg_peek_kind(pos[i], kind, sizeof kind, &err);
+        if (st == ELK_OK) {
+            if (!strcmp(kind, "chip")) {
+                elk_chip c;
+                st = elk_chip_load(pos[i], &c, &err);
+            } else if (!strcmp(kind, "model")) {
+                elk_model m;
+                st = elk_model_load(pos[i], &m, &err);
+            } else {
+                st = elk_fail(&err, ELK_EUNKNOWN, "%s:1: unknown top-level setting '%s' (expected chip, model or sweep)",
+                              pos[i], kind);
+            }
+        }
+        if (st == ELK_OK) {
+            printf("%s: ok (%s)\n", pos[i], kind);
+        } else {
+            fprintf(stderr, "%s\n", err.msg);
+            bad = 1;
+        }
+    }
+    return bad ? ELK_EXIT_FAIL : 0;
+}

@@ -1,0 +1,86 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "elk_cli.h"
+
+void elk_cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("elk: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+void elk_cli_knob_help(FILE *fp)
+{
+    fprintf(fp, "Design point (override any preset value):\n");
+    fprintf(fp, "  --chip FILE|NAME        chip preset (default ipu-pod4)\n");
+    fprintf(fp, "  --model FILE|NAME       model preset (default llama2-13b)\n");
+    fprintf(fp, "  --workload W            decode | train-fwd | prefill (default decode)\n");
+    for (int k = 0; k < ELK_KNOB_COUNT; k++) {
+        const elk_knob_info *ki = &elk_knobs[k];
+        if (k == ELK_KNOB_MODEL || k == ELK_KNOB_CHIP || k == ELK_KNOB_WORKLOAD) continue;
+        char flag[64];
+        snprintf(flag, sizeof flag, "--%s %s", ki->name, ki->is_int == 2 ? "WORD" : ki->is_int ? "N" : "X");
+        fprintf(fp, "  %-23s %s%s%s%s\n", flag, ki->label, *ki->unit ? " (" : "", ki->unit, *ki->unit ? ")" : "");
+    }
+}
+
+int elk_cli_parse(int argc, char **argv, int first, elk_point *p, const elk_opt *opts,
+                  const char **pos, int max_pos, int *npos, const char *cmd)
+{
+    *npos = 0;
+    for (int i = first; i < argc; i++) {
+        const char *a = argv[i];
+        if (strncmp(a, "--", 2) != 0 || !a[2]) {
+            if (*npos >= max_pos) {
+                elk_cli_error("%s: unexpected argument '%s' (see 'elk %s --help')", cmd, a, cmd);
+                return ELK_EXIT_USAGE;
+            }
+            pos[(*npos)++] = a;
+            continue;
+        }
+        char name[64];
+        const char *eq = strchr(a + 2, '=');
+        size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+        if (len >= sizeof name) len = sizeof name - 1;
+        memcpy(name, a + 2, len);
+        name[len] = '\0';
+        const char *val = eq ? eq + 1 : NULL;
+
+        const elk_opt *o = NULL;
+        for (int k = 0; opts && opts[k].name; k++)
+            if (strcmp(opts[k].name, name) == 0) o = &opts[k];
+        int knob = p ? elk_knob_find(name) : -1;
+        if (!o && knob < 0) {
+            elk_cli_error("%s: unknown option '--%s' (see 'elk %s --help')", cmd, name, cmd);
+            return ELK_EXIT_USAGE;
+        }
+        int needs = o ? o->has_arg : 1;
+        if (needs && !val) {
+            if (i + 1 >= argc) {
+                elk_cli_error("%s: option '--%s' needs a value", cmd, name);
+                return ELK_EXIT_USAGE;
+            }
+            val = argv[++i];
+        }
+        if (!needs && val) {
+            elk_cli_error("%s: option '--%s' takes no value", cmd, name);
+            return ELK_EXIT_USAGE;
+        }
+        if (o) {
+            if (o->value) *o->value = val;
+            if (o->flag) *o->flag = 1;
+            continue;
+        }
+        elk_error err;
+        if (elk_point_set(p, (elk_knob)knob, val, &err) != ELK_OK) {
+            elk_cli_error("%s", err.msg);
+            return ELK_EXIT_USAGE;
+        }
+    }
+    return 0;
+}

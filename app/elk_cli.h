@@ -1,0 +1,44 @@
+/* Command-line plumbing shared by every subcommand: one option parser that
+ * knows the design-point knobs (elk_point) plus each command's own options,
+ * and the usage/error conventions (exit 2 for usage, 1 for failures). */
+#ifndef ELK_CLI_H
+#define ELK_CLI_H
+
+#include <stdio.h>
+
+#include "elk_point.h"
+
+#define ELK_EXIT_FAIL 1
+#define ELK_EXIT_USAGE 2
+
+/* A command's own option: name without "--", whether it takes a value, and
+ * where the value goes (NULL-terminated string pointer) or a flag int. */
+typedef struct {
+    const char *name;
+    int has_arg;
+    const char **value;
+    int *flag;
+    const char *help;
+} elk_opt;
+
+/* Parse argv[first..]: design-point knobs into p (if non-NULL), command
+ * options from opts (terminated by a NULL name), positionals into pos.
+ * Prints the error and returns non-zero on bad input. */
+int elk_cli_parse(int argc, char **argv, int first, elk_point *p, const elk_opt *opts,
+                  const char **pos, int max_pos, int *npos, const char *cmd);
+
+/* Print the knob flags for --help. */
+void elk_cli_knob_help(FILE *fp);
+
+/* Error printing: "elk: message". */
+void elk_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+typedef int (*elk_cmd_fn)(int argc, char **argv);
+int elk_cmd_graph(int argc, char **argv);
+int elk_cmd_validate(int argc, char **argv);
+int elk_cmd_import_hf(int argc, char **argv);
+int elk_cmd_run(int argc, char **argv);
+int elk_cmd_plans(int argc, char **argv);
+int elk_cmd_bench(int argc, char **argv);
+
+#endif

@@ -1,0 +1,221 @@
+#include "elk_cfg.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *type_word(elk_field_type t)
+{
+    switch (t) {
+    case ELK_F_INT: return "an integer";
+    case ELK_F_DOUBLE: return "a number";
+    case ELK_F_BOOL: return "true or false";
+    case ELK_F_STRING: return "a string";
+    case ELK_F_ENUM: return "a string";
+    case ELK_F_GROUP: return "a group { ... }";
+    default: return "?";
+    }
+}
+
+static void enum_list(const char *const *names, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    for (int i = 0; names[i]; i++) {
+        size_t len = strlen(buf);
+        snprintf(buf + len, n - len, "%s\"%s\"", i ? ", " : "", names[i]);
+    }
+}
+
+static const elk_field *find_field(const elk_field *schema, const char *name)
+{
+    for (const elk_field *f = schema; f->type != ELK_F_END; f++)
+        if (strcmp(f->name, name) == 0) return f;
+    return NULL;
+}
+
+static void fmt_num(char *buf, size_t n, double v)
+{
+    if (v == floor(v) && fabs(v) < 1e15) snprintf(buf, n, "%.0f", v);
+    else snprintf(buf, n, "%g", v);
+}
+
+static elk_status apply_one(const config_setting_t *s, const char *file,
+                            const char *path, const elk_field *f, void *dst,
+                            elk_error *err)
+{
+    int line = config_setting_source_line(s);
+    int t = config_setting_type(s);
+    char *base = (char *)dst + f->offset;
+
+    switch (f->type) {
+    case ELK_F_INT:
+    case ELK_F_DOUBLE: {
+        double v;
+        if (t == CONFIG_TYPE_INT) v = config_setting_get_int(s);
+        else if (t == CONFIG_TYPE_INT64) v = (double)config_setting_get_int64(s);
+        else if (t == CONFIG_TYPE_FLOAT && f->type == ELK_F_DOUBLE)
+            v = config_setting_get_float(s);
+        else
+            return elk_fail(err, ELK_EFIELD, "%s:%d: field '%s': expected %s",
+                            file, line, path, type_word(f->type));
+        if (!(v >= f->min && v <= f->max)) {
+            char a[32], lo[32], hi[32];
+            fmt_num(a, sizeof a, v);
+            fmt_num(lo, sizeof lo, f->min);
+            fmt_num(hi, sizeof hi, f->max);
+            return elk_fail(err, ELK_ERANGE,
+                            "%s:%d: field '%s': value %s out of range (allowed %s .. %s%s%s)",
+                            file, line, path, a, lo, hi, f->unit ? " " : "",
+                            f->unit ? f->unit : "");
+        }
+        if (f->type == ELK_F_INT) *(int *)base = (int)v;
+        else *(double *)base = v;
+        return ELK_OK;
+    }
+    case ELK_F_BOOL:
+        if (t != CONFIG_TYPE_BOOL)
+            return elk_fail(err, ELK_EFIELD, "%s:%d: field '%s': expected true or false",
+                            file, line, path);
+        *(int *)base = config_setting_get_bool(s);
+        return ELK_OK;
+    case ELK_F_STRING: {
+        if (t != CONFIG_TYPE_STRING)
+            return elk_fail(err, ELK_EFIELD, "%s:%d: field '%s': expected a string",
+                            file, line, path);
+        const char *v = config_setting_get_string(s);
+        if (strlen(v) >= f->size)
+            return elk_fail(err, ELK_ERANGE, "%s:%d: field '%s': string longer than %zu characters",
+                            file, line, path, f->size - 1);
+        memcpy(base, v, strlen(v) + 1);
+        return ELK_OK;
+    }
+    case ELK_F_ENUM: {
+        char allowed[256];
+        enum_list(f->names, allowed, sizeof allowed);
+        if (t != CONFIG_TYPE_STRING)
+            return elk_fail(err, ELK_EFIELD, "%s:%d: field '%s': expected one of %s",
+                            file, line, path, allowed);
+        const char *v = config_setting_get_string(s);
+        for (int i = 0; f->names[i]; i++)
+            if (strcmp(v, f->names[i]) == 0) {
+                *(int *)base = i;
+                return ELK_OK;
+            }
+        return elk_fail(err, ELK_ERANGE, "%s:%d: field '%s': \"%s\" is not one of %s",
+                        file, line, path, v, allowed);
+    }
+    case ELK_F_GROUP:
+        if (t != CONFIG_TYPE_GROUP)
+            return elk_fail(err, ELK_EFIELD, "%s:%d: field '%s': expected a group { ... }",
+                            file, line, path);
+        return elk_cfg_apply(s, file, path, f->sub, dst, err);
+    default:
+        return elk_fail(err, ELK_EINVAL, "bad schema");
+    }
+}
+
+elk_status elk_cfg_apply(const config_setting_t *group, const char *file,
+                         const char *prefix, const elk_field *schema,
+                         void *dst, elk_error *err)
+{
+    int n = config_setting_length(group);
+    for (int i = 0; i < n; i++) {
+        const config_setting_t *s = config_setting_get_elem(group, (unsigned)i);
+        const char *name = config_setting_name(s);
+        char path[256];
+        snprintf(path, sizeof path, "%s.%s", prefix, name ? name : "?");
+        const elk_field *f = name ? find_field(schema, name) : NULL;
+        if (!f) {
+            char known[1024];
+            known[0] = '\0';
+            for (const elk_field *k = schema; k->type != ELK_F_END; k++) {
+                size_t len = strlen(known);
+                snprintf(known + len, sizeof known - len, "%s%s", len ? ", " : "", k->name);
+            }
+            return elk_fail(err, ELK_EUNKNOWN, "%s:%d: unknown field '%s' (known fields: %s)",
+                            file, config_setting_source_line(s), path, known);
+        }
+        ELK_TRY(apply_one(s, file, path, f, dst, err));
+    }
+    for (const elk_field *f = schema; f->type != ELK_F_END; f++) {
+        if (!f->required) continue;
+        if (!config_setting_get_member(group, f->name)) {
+            char path[256];
+            snprintf(path, sizeof path, "%s.%s", prefix, f->name);
+            return elk_fail(err, ELK_EMISSING, "%s:%d: missing required field '%s' (%s)",
+                            file, config_setting_source_line(group), path,
+                            type_word(f->type));
+        }
+    }
+    return ELK_OK;
+}
+
+int elk_cfg_line(const config_setting_t *root, const char *path)
+{
+    const config_setting_t *s = config_setting_lookup((config_setting_t *)root, path);
+    return config_setting_source_line(s ? s : root);
+}
+
+static elk_status open_cfg(config_t *cfg, const char *path, elk_error *err)
+{
+    config_init(cfg);
+    FILE *fp = fopen(path, "r");
+    if (!fp) {
+        config_destroy(cfg);
+        return elk_fail(err, ELK_EIO, "%s: cannot open: %s", path, strerror(errno));
+    }
+    fclose(fp);
+    if (!config_read_file(cfg, path)) {
+        elk_status s = elk_fail(err, ELK_EPARSE, "%s:%d: syntax error: %s", path,
+                                config_error_line(cfg), config_error_text(cfg));
+        config_destroy(cfg);
+        return s;
+    }
+    return ELK_OK;
+}
+
+elk_status elk_cfg_load(const char *path, const char *root_name,
+                        const elk_field *schema, void *dst,
+                        elk_cfg_check_fn check, elk_error *err)
+{
+    config_t cfg;
+    ELK_TRY(open_cfg(&cfg, path, err));
+    elk_status st = ELK_OK;
+    config_setting_t *top = config_root_setting(&cfg);
+    int n = config_setting_length(top);
+    config_setting_t *root = NULL;
+    for (int i = 0; i < n && st == ELK_OK; i++) {
+        config_setting_t *s = config_setting_get_elem(top, (unsigned)i);
+        if (strcmp(config_setting_name(s), root_name) == 0) root = s;
+        else
+            st = elk_fail(err, ELK_EUNKNOWN, "%s:%d: unknown top-level setting '%s' (expected '%s = { ... };')",
+                          path, config_setting_source_line(s), config_setting_name(s), root_name);
+    }
+    if (st == ELK_OK && !root)
+        st = elk_fail(err, ELK_EMISSING, "%s:1: missing required group '%s = { ... };'",
+                      path, root_name);
+    if (st == ELK_OK && config_setting_type(root) != CONFIG_TYPE_GROUP)
+        st = elk_fail(err, ELK_EFIELD, "%s:%d: '%s' must be a group { ... }", path,
+                      config_setting_source_line(root), root_name);
+    if (st == ELK_OK) st = elk_cfg_apply(root, path, root_name, schema, dst, err);
+    if (st == ELK_OK && check) st = check(root, path, dst, err);
+    config_destroy(&cfg);
+    return st;
+}
+
+elk_status elk_cfg_peek_kind(const char *path, char *kind, size_t n, elk_error *err)
+{
+    config_t cfg;
+    ELK_TRY(open_cfg(&cfg, path, err));
+    config_setting_t *top = config_root_setting(&cfg);
+    elk_status st = ELK_OK;
+    if (config_setting_length(top) < 1) {
+        st = elk_fail(err, ELK_EMISSING, "%s:1: empty file: expected 'chip', 'model' or 'sweep' group", path);
+    } else {
+        config_setting_t *s = config_setting_get_elem(top, 0);
+        snprintf(kind, n, "%s", config_setting_name(s));
+    }
+    config_destroy(&cfg);
+    return st;
+}

@@ -1,0 +1,235 @@
+#include "elk_chip.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "elk_cfg.h"
+
+const char *const elk_topology_names[] = {"all-to-all", "mesh", "ring", "torus", NULL};
+const char *const elk_hbm_placement_names[] = {"edges", "corners", "west", NULL};
+const char *const elk_cost_kind_names[] = {"ipu", "parametric", NULL};
+
+#define OFF(f) offsetof(elk_chip, f)
+#define REQ_D(n, f, lo, hi, u) { n, ELK_F_DOUBLE, 1, lo, hi, OFF(f), 0, NULL, u, NULL }
+#define OPT_D(n, f, lo, hi, u) { n, ELK_F_DOUBLE, 0, lo, hi, OFF(f), 0, NULL, u, NULL }
+#define REQ_I(n, f, lo, hi, u) { n, ELK_F_INT, 1, lo, hi, OFF(f), 0, NULL, u, NULL }
+#define OPT_I(n, f, lo, hi, u) { n, ELK_F_INT, 0, lo, hi, OFF(f), 0, NULL, u, NULL }
+
+static const elk_field noc_schema[] = {
+    { "topology", ELK_F_ENUM, 1, 0, 0, OFF(topology), 0, elk_topology_names, NULL, NULL },
+    OPT_I("mesh_rows", mesh_rows, 1, 65536, NULL),
+    OPT_I("mesh_cols", mesh_cols, 1, 65536, NULL),
+    REQ_D("link_gbps", link_gbps, 0.01, 1e5, "GB/s"),
+    REQ_D("link_latency_cycles", link_latency_cycles, 0, 1e6, "cycles"),
+    REQ_D("sync_cycles", sync_cycles, 0, 1e6, "cycles"),
+    OPT_D("noc_scale", noc_scale, 0.01, 100, NULL),
+    REQ_D("interchip_gbps", interchip_gbps, 0.01, 1e6, "GB/s"),
+    ELK_FIELD_END
+};
+
+static const elk_field hbm_schema[] = {
+    REQ_D("tbps", hbm_tbps, 0.001, 1000, "TB/s"),
+    REQ_I("controllers", hbm_controllers, 1, 4096, NULL),
+    { "placement", ELK_F_ENUM, 0, 0, 0, OFF(hbm_placement), 0, elk_hbm_placement_names, NULL, NULL },
+    { "broadcast", ELK_F_BOOL, 0, 0, 0, OFF(hbm_broadcast), 0, NULL, NULL, NULL },
+    ELK_FIELD_END
+};
+
+#define COST_D(n, f) { n, ELK_F_DOUBLE, 0, 0, 1e7, OFF(cost.f), 0, NULL, "cycles", NULL }
+static const elk_field cost_schema[] = {
+    { "kind", ELK_F_ENUM, 1, 0, 0, OFF(cost.kind), 0, elk_cost_kind_names, NULL, NULL },
+    COST_D("mm_block", mm_block), COST_D("mm_kn", mm_kn), COST_D("mm_n", mm_n),
+    COST_D("mm_fixed", mm_fixed),
+    COST_D("elem_slope", elem_slope), COST_D("elem_fixed", elem_fixed),
+    COST_D("elem_cap", elem_cap), COST_D("elem_knee", elem_knee),
+    COST_D("elem_slope2", elem_slope2), COST_D("elem_fixed2", elem_fixed2),
+    COST_D("unary_slope", unary_slope), COST_D("unary_fixed", unary_fixed),
+    COST_D("red_slope", red_slope), COST_D("red_fixed", red_fixed),
+    COST_D("red_cap", red_cap), COST_D("red_knee", red_knee),
+    COST_D("red_slope2", red_slope2),
+    { "xchg_cycles_per_byte", ELK_F_DOUBLE, 0, 0, 1e3, OFF(cost.xchg_cycles_per_byte), 0, NULL, "cycles/B", NULL },
+    COST_D("op_overhead", op_overhead),
+    ELK_FIELD_END
+};
+
+static const elk_field chip_schema[] = {
+    { "name", ELK_F_STRING, 1, 0, 0, OFF(name), sizeof(((elk_chip *)0)->name), NULL, NULL, NULL },
+    { "description", ELK_F_STRING, 0, 0, 0, OFF(description), sizeof(((elk_chip *)0)->description), NULL, NULL, NULL },
+    REQ_I("chips", chips, 1, 1024, NULL),
+    REQ_I("cores_per_chip", cores_per_chip, 1, 1 << 20, NULL),
+    REQ_D("sram_kib", sram_kib, 1, 1 << 20, "KiB"),
+    REQ_D("reserved_kib", reserved_kib, 0, 1 << 20, "KiB"),
+    REQ_D("clock_ghz", clock_ghz, 0.01, 20, "GHz"),
+    REQ_D("matmul_macs_per_cycle", matmul_macs_per_cycle, 0.01, 1e6, "MAC/cycle/core"),
+    REQ_D("vector_elems_per_cycle", vector_elems_per_cycle, 0.01, 1e6, "elem/cycle/core"),
+    OPT_D("compute_scale", compute_scale, 0.01, 100, NULL),
+    OPT_D("sram_port_bytes_per_cycle", sram_port_bytes_per_cycle, 0.1, 1e5, "B/cycle"),
+    { "remote_access_pauses", ELK_F_BOOL, 0, 0, 0, OFF(remote_access_pauses), 0, NULL, NULL, NULL },
+    { "noc", ELK_F_GROUP, 1, 0, 0, 0, 0, NULL, NULL, noc_schema },
+    { "hbm", ELK_F_GROUP, 1, 0, 0, 0, 0, NULL, NULL, hbm_schema },
+    { "cost", ELK_F_GROUP, 1, 0, 0, 0, 0, NULL, NULL, cost_schema },
+    ELK_FIELD_END
+};
+
+static void cost_ipu_defaults(elk_cost_coef *k)
+{
+    k->kind = ELK_COSTK_IPU;
+    k->mm_block = 24; k->mm_kn = 514; k->mm_n = 113; k->mm_fixed = 173;
+    k->elem_slope = 0.75; k->elem_fixed = 290; k->elem_cap = 8517; k->elem_knee = 16432;
+    k->elem_slope2 = 0.5; k->elem_fixed2 = 300;
+    k->unary_slope = 0.5; k->unary_fixed = 200;
+    k->red_slope = 1.5; k->red_fixed = 175; k->red_cap = 295.25; k->red_knee = 480;
+    k->red_slope2 = 0.25;
+    k->xchg_cycles_per_byte = 0.28;
+    k->op_overhead = 200;
+}
+
+void elk_chip_defaults(elk_chip *c)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->name, sizeof c->name, "ipu-pod4");
+    c->chips = 4;
+    c->cores_per_chip = 1472;
+    c->cores = 5888;
+    c->sram_kib = 624;
+    c->reserved_kib = 8;
+    c->clock_ghz = 1.325;
+    c->matmul_macs_per_cycle = 64;
+    c->vector_elems_per_cycle = 2;
+    c->compute_scale = 1;
+    c->sram_port_bytes_per_cycle = 16;
+    c->remote_access_pauses = 1;
+    c->topology = ELK_TOPO_ALL2ALL;
+    c->link_gbps = 5.5;
+    c->link_latency_cycles = 0;
+    c->sync_cycles = 118;
+    c->noc_scale = 1;
+    c->interchip_gbps = 640;
+    c->hbm_tbps = 16;
+    c->hbm_controllers = 16;
+    c->hbm_placement = ELK_HBM_EDGES;
+    c->hbm_broadcast = 0;
+    cost_ipu_defaults(&c->cost);
+}
+
+static void near_square(int n, int *rows, int *cols)
+{
+    int r = (int)floor(sqrt((double)n));
+    while (r > 1 && n % r) r--;
+    *rows = r;
+    *cols = n / r;
+}
+
+static elk_status check_chip(const config_setting_t *root, const char *file, void *dst, elk_error *err)
+{
+    elk_chip *c = dst;
+    c->cores = c->chips * c->cores_per_chip;
+    if (c->reserved_kib >= c->sram_kib)
+        return elk_fail(err, ELK_ERANGE,
+                        "%s:%d: field 'chip.reserved_kib': %g KiB must be below sram_kib (%g KiB)",
+                        file, elk_cfg_line(root, "reserved_kib"), c->reserved_kib, c->sram_kib);
+    int grid = c->topology == ELK_TOPO_MESH || c->topology == ELK_TOPO_TORUS;
+    if (grid) {
+        if (!c->mesh_rows || !c->mesh_cols)
+            return elk_fail(err, ELK_EMISSING,
+                            "%s:%d: missing required field 'chip.noc.%s' (an integer; needed for topology \"%s\")",
+                            file, elk_cfg_line(root, "noc"), c->mesh_rows ? "mesh_cols" : "mesh_rows",
+                            elk_topology_names[c->topology]);
+        if ((long)c->mesh_rows * c->mesh_cols != c->cores)
+            return elk_fail(err, ELK_ERANGE,
+                            "%s:%d: field 'chip.noc.mesh_rows': %d x %d = %ld cores, but chips x cores_per_chip = %d",
+                            file, elk_cfg_line(root, "noc.mesh_rows"), c->mesh_rows, c->mesh_cols,
+                            (long)c->mesh_rows * c->mesh_cols, c->cores);
+    } else if (c->mesh_rows || c->mesh_cols) {
+        return elk_fail(err, ELK_EFIELD,
+                        "%s:%d: field 'chip.noc.mesh_rows': only meaningful for topology \"mesh\" or \"torus\", not \"%s\"",
+                        file, elk_cfg_line(root, c->mesh_rows ? "noc.mesh_rows" : "noc.mesh_cols"),
+                        elk_topology_names[c->topology]);
+    }
+    if (c->hbm_controllers > c->cores)
+        return elk_fail(err, ELK_ERANGE,
+                        "%s:%d: field 'chip.hbm.controllers': %d controllers for %d cores (at most one per core)",
+                        file, elk_cfg_line(root, "hbm.controllers"), c->hbm_controllers, c->cores);
+    if (c->cost.kind == ELK_COSTK_IPU && c->cost.xchg_cycles_per_byte <= 0)
+        return elk_fail(err, ELK_ERANGE,
+                        "%s:%d: field 'chip.cost.xchg_cycles_per_byte': must be > 0 for kind \"ipu\"",
+                        file, elk_cfg_line(root, "cost"));
+    return ELK_OK;
+}
+
+elk_status elk_chip_load(const char *path, elk_chip *c, elk_error *err)
+{
+    elk_chip_defaults(c);
+    c->name[0] = '\0';
+    return elk_cfg_load(path, "chip", chip_schema, c, check_chip, err);
+}
+
+elk_status elk_chip_set_cores(elk_chip *c, int cores, elk_error *err)
+{
+    if (cores < 1 || cores > (1 << 22))
+        return elk_fail(err, ELK_ERANGE, "--cores %d out of range (1 .. 4194304)", cores);
+    c->cores = cores;
+    c->chips = (cores + c->cores_per_chip - 1) / c->cores_per_chip;
+    if (c->topology == ELK_TOPO_MESH || c->topology == ELK_TOPO_TORUS)
+        near_square(cores, &c->mesh_rows, &c->mesh_cols);
+    if (c->hbm_controllers > cores) c->hbm_controllers = cores;
+    return ELK_OK;
+}
+
+elk_status elk_chip_validate(elk_chip *c, elk_error *err)
+{
+    if (c->cores < 1) return elk_fail(err, ELK_ERANGE, "chip: cores must be >= 1");
+    if (c->sram_kib <= c->reserved_kib)
+        return elk_fail(err, ELK_ERANGE, "chip: sram %.1f KiB must exceed reserved %.1f KiB",
+                        c->sram_kib, c->reserved_kib);
+    if (c->topology == ELK_TOPO_MESH || c->topology == ELK_TOPO_TORUS) {
+        if ((long)c->mesh_rows * c->mesh_cols != c->cores) near_square(c->cores, &c->mesh_rows, &c->mesh_cols);
+    } else {
+        c->mesh_rows = c->mesh_cols = 0;
+    }
+    if (!(c->hbm_tbps > 0 && c->link_gbps > 0 && c->noc_scale > 0 && c->compute_scale > 0))
+        return elk_fail(err, ELK_ERANGE, "chip: bandwidths and scales must be > 0");
+    if (c->hbm_controllers > c->cores) c->hbm_controllers = c->cores;
+    return ELK_OK;
+}
+
+double elk_chip_sram_bytes(const elk_chip *c) { return (c->sram_kib - c->reserved_kib) * 1024.0; }
+
+double elk_chip_link_bytes_per_cycle(const elk_chip *c)
+{
+    return c->link_gbps * c->noc_scale / c->clock_ghz;
+}
+
+double elk_chip_hbm_bytes_per_cycle(const elk_chip *c) { return c->hbm_tbps * 1e3 / c->clock_ghz; }
+
+double elk_chip_noc_bytes_per_cycle(const elk_chip *c)
+{
+    double l = elk_chip_link_bytes_per_cycle(c);
+    switch (c->topology) {
+    case ELK_TOPO_MESH: {
+        /* directed links of an R x C grid */
+        double links = 2.0 * ((double)c->mesh_rows * (c->mesh_cols - 1) + (double)c->mesh_cols * (c->mesh_rows - 1));
+        return links * l;
+    }
+    case ELK_TOPO_TORUS: return 4.0 * c->cores * l;
+    case ELK_TOPO_RING: return 2.0 * c->cores * l;
+    default: return c->cores * l;
+    }
+}
+
+double elk_chip_peak_matmul_flops(const elk_chip *c)
+{
+    return 2.0 * c->matmul_macs_per_cycle * c->compute_scale * c->cores * c->clock_ghz * 1e9;
+}
+
+double elk_chip_peak_vector_flops(const elk_chip *c)
+{
+    return 2.0 * c->vector_elems_per_cycle * c->compute_scale * c->cores * c->clock_ghz * 1e9;
+}
+
+int elk_chip_multi(const elk_chip *c)
+{
+    return (c->cores + c->cores_per_chip - 1) / c->cores_per_chip;
+}

@@ -1,0 +1,96 @@
+/* The machine: an ICCA chip (or a pod of them) as loaded from a preset.
+ *
+ * Every number the planner and simulator use about hardware lives here and
+ * comes from presets/chips/ (one .cfg per chip) (METHOD.md section 1); nothing about the IPU
+ * is hard-coded elsewhere. Bandwidths are SI (1 GB/s = 1e9 B/s). */
+#ifndef ELK_CHIP_H
+#define ELK_CHIP_H
+
+#include "elk_status.h"
+
+typedef enum { ELK_TOPO_ALL2ALL, ELK_TOPO_MESH, ELK_TOPO_RING, ELK_TOPO_TORUS, ELK_TOPO_COUNT } elk_topology;
+typedef enum { ELK_HBM_EDGES, ELK_HBM_CORNERS, ELK_HBM_WEST, ELK_HBM_COUNT } elk_hbm_placement;
+typedef enum { ELK_COSTK_IPU, ELK_COSTK_PARAMETRIC, ELK_COSTK_COUNT } elk_cost_kind;
+
+extern const char *const elk_topology_names[];
+extern const char *const elk_hbm_placement_names[];
+extern const char *const elk_cost_kind_names[];
+
+/* Cost-model coefficients, in cycles. The IPU kind uses all of them (their
+ * defaults are the artifact's fitted constants, METHOD.md section 1); the
+ * parametric kind uses the rates in elk_chip plus op_overhead. */
+typedef struct {
+    elk_cost_kind kind;
+    double mm_block;      /* cycles per 6x16x16 MAC block (24) */
+    double mm_kn;         /* per ceil(k/16)*ceil(n/16) (514) */
+    double mm_n;          /* per ceil(n/16) (113) */
+    double mm_fixed;      /* per matmul call (173) */
+    double elem_slope;    /* elementwise, n <= elem_knee: slope (0.75) */
+    double elem_fixed;    /* (290) */
+    double elem_cap;      /* (8517) */
+    double elem_knee;     /* (16432) */
+    double elem_slope2;   /* n > knee (0.5) */
+    double elem_fixed2;   /* (300) */
+    double unary_slope;   /* (0.5) */
+    double unary_fixed;   /* (200) */
+    double red_slope;     /* (1.5) */
+    double red_fixed;     /* (175) */
+    double red_cap;       /* (295.25) */
+    double red_knee;      /* (480) */
+    double red_slope2;    /* (0.25) */
+    double xchg_cycles_per_byte; /* exchange: 0.56 cycles per fp16 element = 0.28 */
+    double op_overhead;   /* parametric: fixed cycles per op */
+} elk_cost_coef;
+
+/* A chip preset plus the knobs the user turned.
+ * Invariants (enforced by elk_chip_validate): cores = chips*cores_per_chip
+ * unless overridden by --cores; for a mesh/torus, mesh_rows*mesh_cols == cores;
+ * reserved_kib < sram_kib; every rate > 0. */
+typedef struct {
+    char name[64];
+    char description[256];
+    int chips;
+    int cores_per_chip;
+    int cores;                 /* total cores used (derived, or --cores) */
+    double sram_kib;           /* per core */
+    double reserved_kib;       /* per core, transfer buffers */
+    double clock_ghz;
+    double matmul_macs_per_cycle; /* per core */
+    double vector_elems_per_cycle;/* per core */
+    double compute_scale;      /* knob: multiplies compute throughput */
+    double sram_port_bytes_per_cycle; /* local SRAM port width */
+    int remote_access_pauses;  /* 1: incoming remote writes steal SRAM-port cycles */
+
+    elk_topology topology;
+    int mesh_rows, mesh_cols;  /* whole machine, mesh/torus only */
+    double link_gbps;          /* per core port (all-to-all, ring) or per link (mesh) */
+    double link_latency_cycles;
+    double sync_cycles;        /* one bulk-synchronous exchange step */
+    double noc_scale;          /* knob: multiplies link bandwidth */
+    double interchip_gbps;     /* per chip, each direction */
+
+    double hbm_tbps;           /* total */
+    int hbm_controllers;       /* total */
+    elk_hbm_placement hbm_placement;
+    int hbm_broadcast;         /* 1: model HBM as one broadcasting controller */
+
+    elk_cost_coef cost;
+} elk_chip;
+
+/* Fill every field with the IPU-POD4 reference values (METHOD.md section 1). */
+void elk_chip_defaults(elk_chip *c);
+elk_status elk_chip_load(const char *path, elk_chip *c, elk_error *err);
+/* Re-derive dependent fields and check invariants after overrides. */
+elk_status elk_chip_validate(elk_chip *c, elk_error *err);
+/* Set a new total core count and re-shape the mesh to a near-square grid. */
+elk_status elk_chip_set_cores(elk_chip *c, int cores, elk_error *err);
+
+double elk_chip_sram_bytes(const elk_chip *c);        /* usable: sram - reserved */
+double elk_chip_link_bytes_per_cycle(const elk_chip *c); /* after noc_scale */
+double elk_chip_hbm_bytes_per_cycle(const elk_chip *c);
+double elk_chip_noc_bytes_per_cycle(const elk_chip *c);  /* aggregate injection capacity */
+double elk_chip_peak_matmul_flops(const elk_chip *c);    /* FLOP/s */
+double elk_chip_peak_vector_flops(const elk_chip *c);
+int elk_chip_multi(const elk_chip *c);  /* number of chips actually spanned */
+
+#endif

@@ -1,0 +1,196 @@
+#include "elk_point.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#ifndef ELK_DEFAULT_DATADIR
+#define ELK_DEFAULT_DATADIR "."
+#endif
+
+const elk_knob_info elk_knobs[ELK_KNOB_COUNT] = {
+    [ELK_KNOB_HBM_TBPS] = {"hbm-tbps", "HBM bandwidth", "TB/s", 0.001, 1000, 0},
+    [ELK_KNOB_NOC_TBPS] = {"noc-tbps", "NoC bandwidth", "TB/s", 0.001, 100000, 0},
+    [ELK_KNOB_NOC_SCALE] = {"noc-scale", "NoC scale", "x", 0.01, 100, 0},
+    [ELK_KNOB_LINK_GBPS] = {"link-gbps", "Link bandwidth", "GB/s", 0.01, 100000, 0},
+    [ELK_KNOB_CORES] = {"cores", "Cores", "", 1, 4194304, 1},
+    [ELK_KNOB_TOPOLOGY] = {"topology", "Topology", "", 0, 0, 2},
+    [ELK_KNOB_SRAM_KIB] = {"sram-kib", "SRAM per core", "KiB", 16, 1048576, 0},
+    [ELK_KNOB_COMPUTE_SCALE] = {"compute-scale", "Compute scale", "x", 0.01, 100, 0},
+    [ELK_KNOB_HBM_CONTROLLERS] = {"hbm-controllers", "HBM controllers", "", 1, 4096, 1},
+    [ELK_KNOB_HBM_BROADCAST] = {"hbm-broadcast", "HBM broadcast", "", 0, 1, 1},
+    [ELK_KNOB_HBM_GBPS_PER_CORE] = {"hbm-gbps-per-core", "HBM per core", "GB/s", 0.0001, 10000, 0},
+    [ELK_KNOB_BATCH] = {"batch", "Batch", "", 1, 1048576, 1},
+    [ELK_KNOB_SEQ] = {"seq", "Sequence", "tokens", 1, 16777216, 1},
+    [ELK_KNOB_LAYERS] = {"layers", "Layers", "", 0, 10000, 1},
+    [ELK_KNOB_MODEL] = {"model", "Model", "", 0, 0, 2},
+    [ELK_KNOB_CHIP] = {"chip", "Chip", "", 0, 0, 2},
+    [ELK_KNOB_WORKLOAD] = {"workload", "Workload", "", 0, 0, 2},
+};
+
+const char *elk_datadir(void)
+{
+    const char *e = getenv("ELK_DATADIR");
+    if (e && *e) return e;
+    struct stat st;
+    if (stat(ELK_DEFAULT_DATADIR "/presets", &st) == 0) return ELK_DEFAULT_DATADIR;
+    return ".";
+}
+
+void elk_preset_path(const char *kind, const char *arg, char *out, size_t n)
+{
+    struct stat st;
+    if (strchr(arg, '/') || stat(arg, &st) == 0) {
+        snprintf(out, n, "%s", arg);
+        return;
+    }
+    snprintf(out, n, "%s/presets/%ss/%s.cfg", elk_datadir(), kind, arg);
+}
+
+void elk_point_defaults(elk_point *p)
+{
+    memset(p, 0, sizeof *p);
+    elk_preset_path("chip", "ipu-pod4", p->chip_path, sizeof p->chip_path);
+    elk_preset_path("model", "llama2-13b", p->model_path, sizeof p->model_path);
+    p->workload = ELK_WL_DECODE;
+    p->batch = 32;
+    p->seq = 2048;
+    p->layers = 0;
+    p->hbm_tbps = p->noc_tbps = p->noc_scale = p->link_gbps = p->sram_kib = NAN;
+    p->compute_scale = p->hbm_gbps_per_core = NAN;
+    p->cores = p->topology = p->hbm_controllers = p->hbm_broadcast = -1;
+}
+
+int elk_knob_find(const char *name)
+{
+    for (int k = 0; k < ELK_KNOB_COUNT; k++)
+        if (strcmp(elk_knobs[k].name, name) == 0) return k;
+    return -1;
+}
+
+static int word_index(const char *const *names, const char *v)
+{
+    for (int i = 0; names[i]; i++)
+        if (strcmp(names[i], v) == 0) return i;
+    return -1;
+}
+
+elk_status elk_point_set_num(elk_point *p, elk_knob k, double v, elk_error *err)
+{
+    const elk_knob_info *ki = &elk_knobs[k];
+    if (ki->is_int == 2) return elk_fail(err, ELK_EINVAL, "--%s takes a word, not a number", ki->name);
+    if (!(v >= ki->min && v <= ki->max))
+        return elk_fail(err, ELK_ERANGE, "--%s %g out of range (allowed %g .. %g%s%s)", ki->name, v,
+                        ki->min, ki->max, *ki->unit ? " " : "", ki->unit);
+    if (ki->is_int == 1 && v != floor(v))
+        return elk_fail(err, ELK_ERANGE, "--%s %g: expected an integer", ki->name, v);
+    switch (k) {
+    case ELK_KNOB_HBM_TBPS: p->hbm_tbps = v; p->hbm_gbps_per_core = NAN; break;
+    case ELK_KNOB_NOC_TBPS: p->noc_tbps = v; p->noc_scale = NAN; break;
+    case ELK_KNOB_NOC_SCALE: p->noc_scale = v; p->noc_tbps = NAN; break;
+    case ELK_KNOB_LINK_GBPS: p->link_gbps = v; break;
+    case ELK_KNOB_CORES: p->cores = (int)v; break;
+    case ELK_KNOB_SRAM_KIB: p->sram_kib = v; break;
+    case ELK_KNOB_COMPUTE_SCALE: p->compute_scale = v; break;
+    case ELK_KNOB_HBM_CONTROLLERS: p->hbm_controllers = (int)v; break;
+    case ELK_KNOB_HBM_BROADCAST: p->hbm_broadcast = (int)v; break;
+    case ELK_KNOB_HBM_GBPS_PER_CORE: p->hbm_gbps_per_core = v; p->hbm_tbps = NAN; break;
+    case ELK_KNOB_BATCH: p->batch = (int)v; break;
+    case ELK_KNOB_SEQ: p->seq = (int)v; break;
+    case ELK_KNOB_LAYERS: p->layers = (int)v; break;
+    default: return elk_fail(err, ELK_EINVAL, "--%s is not numeric", ki->name);
+    }
+    return ELK_OK;
+}
+
+elk_status elk_point_set(elk_point *p, elk_knob k, const char *value, elk_error *err)
+{
+    const elk_knob_info *ki = &elk_knobs[k];
+    if (ki->is_int == 2) {
+        int i;
+        switch (k) {
+        case ELK_KNOB_TOPOLOGY:
+            if ((i = word_index(elk_topology_names, value)) < 0)
+                return elk_fail(err, ELK_ERANGE, "--topology \"%s\": expected all-to-all, mesh, ring or torus", value);
+            p->topology = i;
+            return ELK_OK;
+        case ELK_KNOB_WORKLOAD:
+            if ((i = word_index(elk_workload_names, value)) < 0)
+                return elk_fail(err, ELK_ERANGE, "--workload \"%s\": expected decode, train-fwd or prefill", value);
+            p->workload = (elk_workload)i;
+            return ELK_OK;
+        case ELK_KNOB_MODEL:
+            elk_preset_path("model", value, p->model_path, sizeof p->model_path);
+            return ELK_OK;
+        case ELK_KNOB_CHIP:
+            elk_preset_path("chip", value, p->chip_path, sizeof p->chip_path);
+            return ELK_OK;
+        default: break;
+        }
+    }
+    if (k == ELK_KNOB_HBM_BROADCAST && (!strcmp(value, "true") || !strcmp(value, "false")))
+        return elk_point_set_num(p, k, value[0] == 't', err);
+    char *end;
+    double v = strtod(value, &end);
+    if (end == value || *end)
+        return elk_fail(err, ELK_EINVAL, "--%s \"%s\": expected a number%s%s", ki->name, value,
+                        *ki->unit ? " in " : "", ki->unit);
+    return elk_point_set_num(p, k, v, err);
+}
+
+elk_status elk_point_resolve(const elk_point *p, elk_chip *c, elk_model *m, elk_error *err)
+{
+    ELK_TRY(elk_chip_load(p->chip_path, c, err));
+    ELK_TRY(elk_model_load(p->model_path, m, err));
+    if (p->topology >= 0) {
+        c->topology = (elk_topology)p->topology;
+        if (c->topology == ELK_TOPO_ALL2ALL || c->topology == ELK_TOPO_RING) c->mesh_rows = c->mesh_cols = 0;
+    }
+    if (p->cores > 0) ELK_TRY(elk_chip_set_cores(c, p->cores, err));
+    else if (p->topology >= 0) ELK_TRY(elk_chip_set_cores(c, c->cores, err));
+    if (!isnan(p->sram_kib)) {
+        if (p->sram_kib <= c->reserved_kib)
+            return elk_fail(err, ELK_ERANGE, "--sram-kib %g must exceed the reserved %g KiB", p->sram_kib, c->reserved_kib);
+        c->sram_kib = p->sram_kib;
+    }
+    if (!isnan(p->link_gbps)) c->link_gbps = p->link_gbps;
+    if (!isnan(p->noc_scale)) c->noc_scale = p->noc_scale;
+    if (!isnan(p->compute_scale)) c->compute_scale = p->compute_scale;
+    if (!isnan(p->hbm_tbps)) c->hbm_tbps = p->hbm_tbps;
+    if (!isnan(p->hbm_gbps_per_core)) c->hbm_tbps = p->hbm_gbps_per_core * c->cores / 1000.0;
+    if (p->hbm_controllers > 0) c->hbm_controllers = p->hbm_controllers;
+    if (p->hbm_broadcast >= 0) c->hbm_broadcast = p->hbm_broadcast;
+    ELK_TRY(elk_chip_validate(c, err));
+    if (!isnan(p->noc_tbps)) {
+        /* NoC TB/s names the aggregate injection bandwidth of the machine */
+        double base = elk_chip_noc_bytes_per_cycle(c) / c->noc_scale * c->clock_ghz / 1e3;
+        c->noc_scale = p->noc_tbps / base;
+    }
+    return ELK_OK;
+}
+
+void elk_point_format(const elk_point *p, const elk_chip *c, const elk_model *m, elk_knob k, char *buf, size_t n)
+{
+    switch (k) {
+    case ELK_KNOB_HBM_TBPS: snprintf(buf, n, "%.4g", c->hbm_tbps); break;
+    case ELK_KNOB_NOC_TBPS: snprintf(buf, n, "%.4g", elk_chip_noc_bytes_per_cycle(c) * c->clock_ghz / 1e3); break;
+    case ELK_KNOB_NOC_SCALE: snprintf(buf, n, "%.4g", c->noc_scale); break;
+    case ELK_KNOB_LINK_GBPS: snprintf(buf, n, "%.4g", c->link_gbps); break;
+    case ELK_KNOB_CORES: snprintf(buf, n, "%d", c->cores); break;
+    case ELK_KNOB_TOPOLOGY: snprintf(buf, n, "%s", elk_topology_names[c->topology]); break;
+    case ELK_KNOB_SRAM_KIB: snprintf(buf, n, "%.4g", c->sram_kib); break;
+    case ELK_KNOB_COMPUTE_SCALE: snprintf(buf, n, "%.4g", c->compute_scale); break;
+    case ELK_KNOB_HBM_CONTROLLERS: snprintf(buf, n, "%d", c->hbm_controllers); break;
+    case ELK_KNOB_HBM_BROADCAST: snprintf(buf, n, "%s", c->hbm_broadcast ? "true" : "false"); break;
+    case ELK_KNOB_HBM_GBPS_PER_CORE: snprintf(buf, n, "%.4g", c->hbm_tbps * 1000.0 / c->cores); break;
+    case ELK_KNOB_BATCH: snprintf(buf, n, "%d", p->batch); break;
+    case ELK_KNOB_SEQ: snprintf(buf, n, "%d", p->seq); break;
+    case ELK_KNOB_LAYERS: snprintf(buf, n, "%d", p->layers ? p->layers : m->layers); break;
+    case ELK_KNOB_MODEL: snprintf(buf, n, "%s", m->name); break;
+    case ELK_KNOB_CHIP: snprintf(buf, n, "%s", c->name); break;
+    case ELK_KNOB_WORKLOAD: snprintf(buf, n, "%s", elk_workload_names[p->workload]); break;
+    default: snprintf(buf, n, "?"); break;
+    }
+}
