@@ -22,6 +22,7 @@ static const elk_field noc_schema[] = {
     OPT_I("mesh_rows", mesh_rows, 1, 65536, NULL),
     OPT_I("mesh_cols", mesh_cols, 1, 65536, NULL),
     REQ_D("link_gbps", link_gbps, 0.01, 1e5, "GB/s"),
+    OPT_D("mesh_link_gbps", mesh_link_gbps, 0.01, 1e6, "GB/s"),
     REQ_D("link_latency_cycles", link_latency_cycles, 0, 1e6, "cycles"),
     REQ_D("sync_cycles", sync_cycles, 0, 1e6, "cycles"),
     OPT_D("noc_scale", noc_scale, 0.01, 100, NULL),
@@ -142,12 +143,20 @@ static elk_status check_chip(const config_setting_t *root, const char *file, voi
                             "%s:%d: field 'chip.noc.mesh_rows': %d x %d = %ld cores, but chips x cores_per_chip = %d",
                             file, elk_cfg_line(root, "noc.mesh_rows"), c->mesh_rows, c->mesh_cols,
                             (long)c->mesh_rows * c->mesh_cols, c->cores);
+    } else if (c->topology == ELK_TOPO_ALL2ALL && c->mesh_link_gbps > 0) {
+        return elk_fail(err, ELK_EFIELD,
+                        "%s:%d: field 'chip.noc.mesh_link_gbps': only meaningful for topology \"mesh\", \"torus\" or \"ring\"",
+                        file, elk_cfg_line(root, "noc.mesh_link_gbps"));
     } else if (c->mesh_rows || c->mesh_cols) {
         return elk_fail(err, ELK_EFIELD,
                         "%s:%d: field 'chip.noc.mesh_rows': only meaningful for topology \"mesh\" or \"torus\", not \"%s\"",
                         file, elk_cfg_line(root, c->mesh_rows ? "noc.mesh_rows" : "noc.mesh_cols"),
                         elk_topology_names[c->topology]);
     }
+    if (c->topology != ELK_TOPO_ALL2ALL && c->mesh_link_gbps <= 0)
+        return elk_fail(err, ELK_EMISSING,
+                        "%s:%d: missing required field 'chip.noc.mesh_link_gbps' (a number; needed for topology \"%s\")",
+                        file, elk_cfg_line(root, "noc"), elk_topology_names[c->topology]);
     if (c->hbm_controllers > c->cores)
         return elk_fail(err, ELK_ERANGE,
                         "%s:%d: field 'chip.hbm.controllers': %d controllers for %d cores (at most one per core)",
@@ -184,6 +193,14 @@ elk_status elk_chip_validate(elk_chip *c, elk_error *err)
     if (c->sram_kib <= c->reserved_kib)
         return elk_fail(err, ELK_ERANGE, "chip: sram %.1f KiB must exceed reserved %.1f KiB",
                         c->sram_kib, c->reserved_kib);
+    if (c->topology != ELK_TOPO_ALL2ALL && c->mesh_link_gbps <= 0) {
+        /* An all-to-all preset switched to a grid: size links so the grid's
+         * bisection carries the all-to-all pod's uniform traffic (as the
+         * ipu-pod4-mesh preset does). */
+        int r, k;
+        near_square(c->cores, &r, &k);
+        c->mesh_link_gbps = c->link_gbps * c->cores / (4.0 * (r < k ? r : k));
+    }
     if (c->topology == ELK_TOPO_MESH || c->topology == ELK_TOPO_TORUS) {
         if ((long)c->mesh_rows * c->mesh_cols != c->cores) near_square(c->cores, &c->mesh_rows, &c->mesh_cols);
     } else {
@@ -202,11 +219,17 @@ double elk_chip_link_bytes_per_cycle(const elk_chip *c)
     return c->link_gbps * c->noc_scale / c->clock_ghz;
 }
 
+double elk_chip_mesh_link_bytes_per_cycle(const elk_chip *c)
+{
+    double g = c->mesh_link_gbps > 0 ? c->mesh_link_gbps : c->link_gbps;
+    return g * c->noc_scale / c->clock_ghz;
+}
+
 double elk_chip_hbm_bytes_per_cycle(const elk_chip *c) { return c->hbm_tbps * 1e3 / c->clock_ghz; }
 
 double elk_chip_noc_bytes_per_cycle(const elk_chip *c)
 {
-    double l = elk_chip_link_bytes_per_cycle(c);
+    double l = elk_chip_mesh_link_bytes_per_cycle(c);
     switch (c->topology) {
     case ELK_TOPO_MESH: {
         /* directed links of an R x C grid */
@@ -215,7 +238,7 @@ double elk_chip_noc_bytes_per_cycle(const elk_chip *c)
     }
     case ELK_TOPO_TORUS: return 4.0 * c->cores * l;
     case ELK_TOPO_RING: return 2.0 * c->cores * l;
-    default: return c->cores * l;
+    default: return c->cores * elk_chip_link_bytes_per_cycle(c);
     }
 }
 

@@ -63,7 +63,8 @@ typedef struct {
 
     elk_topology topology;
     int mesh_rows, mesh_cols;  /* whole machine, mesh/torus only */
-    double link_gbps;          /* per core port (all-to-all, ring) or per link (mesh) */
+    double link_gbps;          /* per-core network port, each direction */
+    double mesh_link_gbps;     /* per mesh/ring link, each direction (mesh, torus, ring) */
     double link_latency_cycles;
     double sync_cycles;        /* one bulk-synchronous exchange step */
     double noc_scale;          /* knob: multiplies link bandwidth */
@@ -88,7 +89,8 @@ elk_status elk_chip_set_cores(elk_chip *c, int cores, elk_error *err);
 double elk_chip_sram_bytes(const elk_chip *c);        /* usable: sram - reserved */
 double elk_chip_link_bytes_per_cycle(const elk_chip *c); /* after noc_scale */
 double elk_chip_hbm_bytes_per_cycle(const elk_chip *c);
-double elk_chip_noc_bytes_per_cycle(const elk_chip *c);  /* aggregate injection capacity */
+double elk_chip_mesh_link_bytes_per_cycle(const elk_chip *c); /* after noc_scale */
+double elk_chip_noc_bytes_per_cycle(const elk_chip *c);  /* aggregate capacity (ports or links) */
 double elk_chip_peak_matmul_flops(const elk_chip *c);    /* FLOP/s */
 double elk_chip_peak_vector_flops(const elk_chip *c);
 int elk_chip_multi(const elk_chip *c);  /* number of chips actually spanned */
