@@ -1,3 +1,84 @@
-/* elk import-hf: placeholder wiring, implemented in elk_hf. */
+/* elk import-hf: turn a Hugging Face config.json into a model preset. */
+#include <stdio.h>
+#include <string.h>
+
 #include "elk_cli.h"
-int elk_cmd_import_hf(int argc, char **argv) { (void)argc; (void)argv; elk_cli_error("import-hf: not built yet"); return 1; }
+#include "elk_hf.h"
+#include "elk_model.h"
+
+static void help(void)
+{
+    printf("usage: elk import-hf CONFIG.json [-o|--output OUT.cfg] [-n|--name NAME]\n\n"
+           "Reads a Hugging Face model config (model_type %s)\n"
+           "and writes a model preset for `elk --model OUT.cfg`.\n\n"
+           "  -o, --output FILE   where to write (default: NAME.cfg in the current folder)\n"
+           "  -n, --name NAME     model name (default: the config's _name_or_path, else its folder)\n\n"
+           "Errors name the JSON key and its file:line:col.\n",
+           elk_hf_supported);
+}
+
+/* elk_cli_parse knows only long options; map the short ones users expect. */
+static const char *long_form(const char *a)
+{
+    if (!strcmp(a, "-o")) return "--output";
+    if (!strcmp(a, "-n")) return "--name";
+    if (!strcmp(a, "-h")) return "--help";
+    return a;
+}
+
+int elk_cmd_import_hf(int argc, char **argv)
+{
+    char *args[256];
+    if (argc > (int)(sizeof args / sizeof args[0])) {
+        elk_cli_error("import-hf: too many arguments");
+        return ELK_EXIT_USAGE;
+    }
+    for (int i = 0; i < argc; i++) args[i] = (char *)long_form(argv[i]);
+
+    const char *out = NULL, *name = NULL;
+    int want_help = 0;
+    elk_opt opts[] = {
+        {"output", 1, &out, NULL, NULL},
+        {"name", 1, &name, NULL, NULL},
+        {"help", 0, NULL, &want_help, NULL},
+        {NULL, 0, NULL, NULL, NULL},
+    };
+    const char *pos[1];
+    int npos;
+    int rc = elk_cli_parse(argc, args, 2, NULL, opts, pos, 1, &npos, "import-hf");
+    if (rc) return rc;
+    if (want_help) {
+        help();
+        return 0;
+    }
+    if (npos != 1) {
+        elk_cli_error("import-hf: expected one CONFIG.json (see 'elk import-hf --help')");
+        return ELK_EXIT_USAGE;
+    }
+
+    elk_error err;
+    elk_model m;
+    if (elk_hf_import(pos[0], name, &m, &err) != ELK_OK) {
+        elk_cli_error("%s", err.msg);
+        return ELK_EXIT_FAIL;
+    }
+    char def[80];
+    if (!out) {
+        snprintf(def, sizeof def, "%s.cfg", m.name);
+        out = def;
+    }
+    if (elk_model_save(out, &m, &err) != ELK_OK) {
+        elk_cli_error("%s", err.msg);
+        return ELK_EXIT_FAIL;
+    }
+    /* The preset must load exactly as `elk --model` will read it. */
+    elk_model back;
+    if (elk_model_load(out, &back, &err) != ELK_OK) {
+        elk_cli_error("import-hf: wrote %s but it does not load back: %s", out, err.msg);
+        return ELK_EXIT_FAIL;
+    }
+    printf("%s: %s (%s, %d layers, hidden %d, %d/%d heads, %.3f e9 parameters)\n", out, back.name,
+           elk_family_names[back.family], back.layers, back.hidden, back.heads, back.kv_heads,
+           elk_model_params(&back) / 1e9);
+    return 0;
+}
