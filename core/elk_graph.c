@@ -40,6 +40,7 @@ static elk_op *op_new(builder *b, const char *name, elk_op_kind kind)
     op->kind = kind;
     op->layer = b->layer;
     op->layer_pos = b->pos++;
+    op->dtype_bytes = b->m->dtype_bytes;
     return op;
 }
 
@@ -317,7 +318,9 @@ static void dit_layer(builder *b, int layer, long B)
 
 static int same_shape(const elk_op *a, const elk_op *b)
 {
-    if (a->kind != b->kind || a->ndims != b->ndims || a->ntensors != b->ntensors) return 0;
+    if (a->kind != b->kind || a->ndims != b->ndims || a->ntensors != b->ntensors ||
+        a->dtype_bytes != b->dtype_bytes)
+        return 0;
     for (int d = 0; d < a->ndims; d++)
         if (a->dim[d] != b->dim[d]) return 0;
     for (int t = 0; t < a->ntensors; t++) {
@@ -399,11 +402,8 @@ elk_status elk_graph_build(const elk_model *m, elk_workload wl, int batch, int s
         b.layer = g->nlayers;
         b.pos = 0;
         norm(&b, "final_norm", T, H);
+        /* prefill and decode need logits only for each sequence's last token */
         long lmrows = wl == ELK_WL_TRAIN_FWD ? T : B;
-        if (wl == ELK_WL_PREFILL && lmrows != T) {
-            /* logits only for the last token of each sequence */
-            lmrows = B;
-        }
         matmul(&b, "lm_head", lmrows, m->vocab, H, ELK_TR_WEIGHT);
     }
     if (b.st != ELK_OK) {

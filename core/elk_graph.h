@@ -59,6 +59,7 @@ typedef struct {
     int layer;       /* -1: before the first layer; nlayers: after the last */
     int layer_pos;   /* index within its layer */
     int shape_id;
+    int dtype_bytes;
 } elk_op;
 
 /* The whole step. Owns ops (malloc'd).

@@ -1,0 +1,193 @@
+#include "elk_cost.h"
+
+#include <math.h>
+
+static double cdiv(double a, double b) { return ceil(a / b); }
+
+/* m, n, k and the batch count of a matmul sub-tile (dims [batch.., m, n, k]) */
+static void mm_shape(const elk_op *op, const long *sub, double *b, double *m, double *n, double *k)
+{
+    int nd = op->ndims;
+    *b = 1;
+    for (int d = 0; d < nd - 3; d++) *b *= (double)sub[d];
+    *m = (double)sub[nd - 3];
+    *n = (double)sub[nd - 2];
+    *k = (double)sub[nd - 1];
+}
+
+static double points(const elk_op *op, const long *sub)
+{
+    double p = 1;
+    for (int d = 0; d < op->ndims; d++) p *= (double)sub[d];
+    return p;
+}
+
+static double out_points(const elk_op *op, const long *sub)
+{
+    double p = 1;
+    for (int a = 0; a < op->t[0].naxes; a++) p *= (double)sub[op->t[0].axis[a]];
+    return p;
+}
+
+static double ipu_reduce(const elk_cost_coef *k, double n, double o)
+{
+    static const double align[] = {1, 2, 4, 8, 12, 16, 24};
+    double al = 0;
+    for (int i = 0; i < 7; i++)
+        if (o <= align[i]) {
+            al = align[i];
+            break;
+        }
+    if (al == 0) al = 48 * ceil(o / 48);
+    double x = al * (n / o);
+    if (x <= k->red_knee) return fmin(k->red_cap, k->red_slope * x + k->red_fixed);
+    return k->red_slope2 * x + k->red_fixed;
+}
+
+static double ipu_elem(const elk_cost_coef *k, double n)
+{
+    if (n <= k->elem_knee) return fmin(k->elem_cap, k->elem_slope * n + k->elem_fixed);
+    return k->elem_slope2 * n + k->elem_fixed2;
+}
+
+double elk_cost_compute(const elk_chip *c, const elk_op *op, const long *sub)
+{
+    const elk_cost_coef *k = &c->cost;
+    double n = points(op, sub);
+    if (c->cost.kind == ELK_COSTK_IPU) {
+        switch (op->kind) {
+        case ELK_OP_MATMUL: {
+            double b, m, nn, kk;
+            mm_shape(op, sub, &b, &m, &nn, &kk);
+            /* the AMP unit prefers the larger of m, n on its 6-row side */
+            if (nn > m && m > 16) {
+                double t = m;
+                m = nn;
+                nn = t;
+            }
+            /* mm_block is per 6x16x16 block at 64 MAC/cycle; other chips'
+             * MAC rates scale it */
+            double blk = k->mm_block * 64.0 / c->matmul_macs_per_cycle;
+            return b * (blk * cdiv(m, 6) * cdiv(kk, 16) * cdiv(nn, 16) + k->mm_kn * cdiv(kk, 16) * cdiv(nn, 16) +
+                        k->mm_n * cdiv(nn, 16) + k->mm_fixed);
+        }
+        case ELK_OP_ELEMWISE: return ipu_elem(k, n) * 2.0 / c->vector_elems_per_cycle;
+        case ELK_OP_UNARY: return (k->unary_slope * n + k->unary_fixed) * 2.0 / c->vector_elems_per_cycle;
+        case ELK_OP_REDUCE: return ipu_reduce(k, n, out_points(op, sub)) * 2.0 / c->vector_elems_per_cycle;
+        default: return n;
+        }
+    }
+    switch (op->kind) {
+    case ELK_OP_MATMUL: return n / c->matmul_macs_per_cycle + k->op_overhead;
+    case ELK_OP_UNARY: return 2.0 * n / c->vector_elems_per_cycle + k->op_overhead;
+    default: return n / c->vector_elems_per_cycle + k->op_overhead;
+    }
+}
+
+double elk_cost_vector_add(const elk_chip *c, double elems)
+{
+    if (elems <= 0) return 0;
+    if (c->cost.kind == ELK_COSTK_IPU) return ipu_elem(&c->cost, elems) * 2.0 / c->vector_elems_per_cycle;
+    return elems / c->vector_elems_per_cycle + c->cost.op_overhead;
+}
+
+double elk_cost_shift_cpb(const elk_chip *c)
+{
+    double port = c->cost.kind == ELK_COSTK_IPU ? c->cost.xchg_cycles_per_byte / c->noc_scale
+                                                : 1.0 / elk_chip_link_bytes_per_cycle(c);
+    if (c->topology != ELK_TOPO_ALL2ALL) port = fmax(port, 1.0 / elk_chip_mesh_link_bytes_per_cycle(c));
+    return port;
+}
+
+/* directed links crossing the narrowest bisection */
+static double bisection_links(const elk_chip *c)
+{
+    switch (c->topology) {
+    case ELK_TOPO_MESH: return 2.0 * fmin(c->mesh_rows, c->mesh_cols);
+    case ELK_TOPO_TORUS: return 4.0 * fmin(c->mesh_rows, c->mesh_cols);
+    case ELK_TOPO_RING: return 4.0;
+    default: return INFINITY;
+    }
+}
+
+double elk_cost_alltoall(const elk_chip *c, double bytes_per_core, double group)
+{
+    if (bytes_per_core <= 0 || group <= 1) return 0;
+    double t = bytes_per_core * elk_cost_shift_cpb(c);
+    /* uniform traffic inside groups of `group` cores: on a grid, groups are
+     * sub-blocks whose bisection carries a quarter of their traffic each way */
+    double total = bytes_per_core * c->cores;
+    if (c->topology != ELK_TOPO_ALL2ALL) {
+        double frac = fmin(1.0, group / c->cores);
+        double cut = bisection_links(c) * sqrt(frac);
+        t = fmax(t, total / 4.0 / fmax(cut, 1.0) / elk_chip_mesh_link_bytes_per_cycle(c));
+    }
+    int chips = elk_chip_multi(c);
+    if (chips > 1 && group > c->cores_per_chip) {
+        /* groups span chips: (chips-1)/chips of the bytes cross chip links */
+        double cross = total * (chips - 1.0) / chips;
+        double cap = chips * c->interchip_gbps / c->clock_ghz;
+        t = fmax(t, cross / cap);
+    }
+    return t;
+}
+
+double elk_cost_hbm_hops(const elk_chip *c)
+{
+    switch (c->topology) {
+    case ELK_TOPO_MESH:
+    case ELK_TOPO_TORUS: {
+        double r = c->mesh_rows, k = c->mesh_cols;
+        double f = c->topology == ELK_TOPO_TORUS ? 0.5 : 1.0;
+        switch (c->hbm_placement) {
+        case ELK_HBM_WEST: return f * (k / 2.0 + r / 3.0);
+        case ELK_HBM_CORNERS: return f * (r + k) / 2.0;
+        default: return f * (r + k) / 4.0;
+        }
+    }
+    case ELK_TOPO_RING: return c->cores / 4.0 / fmax(1, c->hbm_controllers);
+    default: return 1.0;
+    }
+}
+
+double elk_cost_preload_rate(const elk_chip *c, double replication)
+{
+    double r = fmax(1.0, replication);
+    /* every replica lands in some core's ingress port */
+    double ingress = c->cores * elk_chip_link_bytes_per_cycle(c) / r; /* unique bytes/cycle */
+    double rate = ingress;
+    if (c->topology != ELK_TOPO_ALL2ALL) {
+        double l = elk_chip_mesh_link_bytes_per_cycle(c);
+        double links = elk_chip_noc_bytes_per_cycle(c) / l;
+        double hops = elk_cost_hbm_hops(c);
+        /* a multicast tree costs about one link per replica plus the path
+         * from the controller to the region */
+        double link_bytes_per_unique = r + hops;
+        rate = fmin(rate, links * l / link_bytes_per_unique);
+        /* data enters the grid through edge routers */
+        double edge;
+        switch (c->hbm_placement) {
+        case ELK_HBM_WEST: edge = c->mesh_rows; break;
+        case ELK_HBM_CORNERS: edge = 8; break;
+        default: edge = 2.0 * (c->mesh_rows + c->mesh_cols); break;
+        }
+        if (c->topology == ELK_TOPO_RING) edge = 2.0 * c->hbm_controllers;
+        /* the paper's emulator: one controller node, entering at one router */
+        if (c->hbm_broadcast) edge = 3;
+        rate = fmin(rate, edge * l);
+    }
+    return rate;
+}
+
+double elk_cost_preload_cycles(const elk_chip *c, double hbm_bytes, double delivered_bytes)
+{
+    if (hbm_bytes <= 0) return 0;
+    double r = fmax(1.0, delivered_bytes / hbm_bytes);
+    double t_hbm = hbm_bytes / elk_chip_hbm_bytes_per_cycle(c);
+    double t_noc = hbm_bytes / elk_cost_preload_rate(c, r);
+    /* Controllers send each unique byte once and the fabric makes the
+     * replicas (multicast), whether there is one controller or several; the
+     * two differ in where data enters the fabric and in queueing, which the
+     * event simulator models and this closed form does only on grids. */
+    return fmax(t_hbm, t_noc);
+}

@@ -1,0 +1,42 @@
+/* Cost models: cycles for one core's compute on a tile, and the analytic
+ * topology model of data movement (shifts, all-to-all re-layouts, preload
+ * delivery) that the planner and scheduler use. The event simulator (elk_sim)
+ * replays the same traffic on real links; this module is its closed form.
+ *
+ * Two compute models sit behind one interface: the IPU formulas fitted by
+ * the Elk artifact (METHOD.md section 1) and a parametric model (rates plus a
+ * fixed overhead) for other chips. */
+#ifndef ELK_COST_H
+#define ELK_COST_H
+
+#include "elk_chip.h"
+#include "elk_graph.h"
+
+/* Compute cycles of one per-core sub-operator of extents sub[] (one
+ * iteration), at compute_scale 1. */
+double elk_cost_compute(const elk_chip *c, const elk_op *op, const long *sub);
+
+/* Cycles to add n elements on one core (partial-sum reduction). */
+double elk_cost_vector_add(const elk_chip *c, double elems);
+
+/* Cycles per byte of a neighbour/ring shift through one core's port
+ * (after noc_scale). */
+double elk_cost_shift_cpb(const elk_chip *c);
+
+/* Cycles for every core to send bytes_per_core to arbitrary other cores
+ * (a re-layout or reduce-scatter), including the topology's bisection and
+ * the inter-chip links. */
+double elk_cost_alltoall(const elk_chip *c, double bytes_per_core, double group);
+
+/* Machine-wide bytes per cycle that HBM preload data can be delivered into
+ * cores' SRAM, given the average replication r (copies per unique byte). */
+double elk_cost_preload_rate(const elk_chip *c, double replication);
+
+/* Preload time (cycles) of hbm_bytes unique bytes delivered as
+ * delivered_bytes in total (replicas included). */
+double elk_cost_preload_cycles(const elk_chip *c, double hbm_bytes, double delivered_bytes);
+
+/* Average hops from an HBM controller to a core (1 on all-to-all). */
+double elk_cost_hbm_hops(const elk_chip *c);
+
+#endif

@@ -1,0 +1,747 @@
+#include "elk_plan.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elk_cost.h"
+
+/* ------------------------------------------------------------------ */
+/* Growable arrays                                                      */
+
+typedef struct {
+    elk_plan *v;
+    int n, cap;
+} plan_vec;
+
+static int plan_push(plan_vec *a, const elk_plan *p)
+{
+    if (a->n == a->cap) {
+        int cap = a->cap ? a->cap * 2 : 256;
+        elk_plan *v = realloc(a->v, (size_t)cap * sizeof *v);
+        if (!v) return -1;
+        a->v = v;
+        a->cap = cap;
+    }
+    a->v[a->n++] = *p;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Enumeration state                                                    */
+
+/* One temporal (rotation) choice for one input tensor. */
+typedef struct {
+    int t, ax;
+} rot;
+
+#define MAX_ROTS 256
+
+/* Everything enumeration needs; lives on the stack of elk_plan_enumerate. */
+typedef struct {
+    const elk_chip *c;
+    const elk_op *op;
+    double sram;
+    int cores;
+    int nd;
+    long D[ELK_MAX_DIMS];
+    long suffix[ELK_MAX_DIMS + 1]; /* prod of min(D, cores) over dims >= d, capped */
+    double util_cores;              /* least cores a plan must use */
+    double pad_thr;
+    int grid, rows, cols;
+    double cs, sync, cpb;
+    int p[ELK_MAX_DIMS];
+    plan_vec all;   /* survivors of per-spatial pruning */
+    plan_vec local; /* plans of the current spatial plan */
+    elk_plan_cb cb;
+    void *ctx;
+    long enumerated, spatial;
+    int oom;
+} enum_ctx;
+
+static int in_axes(const elk_tensor *t, int d)
+{
+    for (int a = 0; a < t->naxes; a++)
+        if (t->axis[a] == d) return 1;
+    return 0;
+}
+
+static int pad_ok(long len, long parts, double thr)
+{
+    long sub = (len + parts - 1) / parts;
+    return (double)len / (double)(sub * parts) >= thr;
+}
+
+/* Dominance in (hot, C, X) with C = comp/cs + syncs*sync, X = xcyc. */
+static double plan_C(const enum_ctx *e, const elk_plan *p) { return p->comp / e->cs + p->syncs * e->sync; }
+
+static int dominates(const enum_ctx *e, const elk_plan *a, const elk_plan *b)
+{
+    return a->hot <= b->hot && plan_C(e, a) <= plan_C(e, b) && a->xcyc <= b->xcyc;
+}
+
+static void local_prune(enum_ctx *e)
+{
+    plan_vec *l = &e->local;
+    int keep = 0;
+    for (int i = 0; i < l->n; i++) {
+        int dom = 0;
+        for (int j = 0; j < l->n && !dom; j++) {
+            if (i == j) continue;
+            if (dominates(e, &l->v[j], &l->v[i]) &&
+                (!dominates(e, &l->v[i], &l->v[j]) || j < i))
+                dom = 1;
+        }
+        if (!dom) l->v[keep++] = l->v[i];
+    }
+    for (int i = 0; i < keep; i++)
+        if (plan_push(&e->all, &l->v[i])) e->oom = 1;
+    l->n = 0;
+}
+
+static void eval_plan(enum_ctx *e, const long *sl, const rot *r)
+{
+    const elk_op *op = e->op;
+    int nt = op->ntensors, nd = e->nd;
+    int T[ELK_MAX_DIMS];
+    for (int d = 0; d < nd; d++) T[d] = 1;
+    for (int v = 1; v < nt; v++)
+        if (r[v].t > 1 && r[v].t > T[r[v].ax]) T[r[v].ax] = r[v].t;
+    /* rotations along one dim must nest (a divisibility chain) */
+    for (int v = 1; v < nt; v++)
+        if (r[v].t > 1 && T[r[v].ax] % r[v].t) return;
+    long sub[ELK_MAX_DIMS];
+    double iters = 1, padded = 1, real = 1;
+    for (int d = 0; d < nd; d++) {
+        sub[d] = (sl[d] + T[d] - 1) / T[d];
+        iters *= T[d];
+        padded *= (double)sub[d] * T[d];
+        real *= (double)sl[d];
+    }
+    if (real / padded < e->pad_thr) return;
+
+    e->enumerated++;
+    double dt = op->dtype_bytes;
+    double s[ELK_MAX_TENSORS];
+    elk_plan pl;
+    memset(&pl, 0, sizeof pl);
+    double hot = 0;
+    for (int v = 0; v < nt; v++) {
+        double sz = 1;
+        for (int a = 0; a < op->t[v].naxes; a++) {
+            int d = op->t[v].axis[a];
+            long len = sl[d];
+            if (v > 0 && r[v].t > 1 && r[v].ax == d) len = (len + r[v].t - 1) / r[v].t;
+            sz *= (double)len;
+        }
+        s[v] = sz;
+        hot += sz * dt * ((v > 0 && r[v].t > 1) ? 2 : 1);
+        pl.t[v] = v > 0 ? r[v].t : 1;
+        pl.ax[v] = v > 0 && r[v].t > 1 ? r[v].ax : -1;
+    }
+    for (int d = 0; d < nd; d++) pl.p[d] = e->p[d];
+    pl.hot = hot;
+    if (hot > e->sram) {
+        if (e->cb) e->cb(&pl, e->ctx);
+        return;
+    }
+    pl.comp = elk_cost_compute(e->c, op, sub) * iters;
+
+    /* Shift loops, biggest mover outermost (it then moves least often). */
+    int order[ELK_MAX_DIMS], no = 0;
+    double vol[ELK_MAX_DIMS] = {0};
+    for (int d = 0; d < nd; d++) {
+        if (T[d] == 1) continue;
+        for (int v = 1; v < nt; v++)
+            if (r[v].t > 1 && r[v].ax == d) vol[d] += s[v];
+        order[no++] = d;
+    }
+    for (int i = 1; i < no; i++)
+        for (int j = i; j > 0 && vol[order[j]] > vol[order[j - 1]]; j--) {
+            int tmp = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = tmp;
+        }
+    double outer = 1, shift_elems = 0, syncs = 0;
+    for (int i = 0; i < no; i++) {
+        int d = order[i];
+        syncs += outer * T[d] - 1;
+        for (int v = 1; v < nt; v++)
+            if (r[v].t > 1 && r[v].ax == d) shift_elems += (outer * r[v].t - 1) * s[v];
+        outer *= T[d];
+    }
+    /* partial sums over split dims the output does not index */
+    double r0 = 1;
+    for (int d = 0; d < nd; d++)
+        if (!in_axes(&op->t[0], d)) r0 *= e->p[d];
+    if (r0 > 1) {
+        double rs = s[0] * (r0 - 1) / r0;
+        pl.comp += elk_cost_vector_add(e->c, rs);
+        pl.rs_bytes = rs * dt;
+        pl.rs_group = r0;
+        syncs += 1;
+    }
+    pl.rd_bytes = s[0] / r0 * dt;
+    syncs += 1;
+    pl.shift_bytes = shift_elems * dt;
+    pl.syncs = syncs;
+    pl.xcyc = elk_plan_xcycles(e->c, &pl);
+    if (e->cb) e->cb(&pl, e->ctx);
+    if (plan_push(&e->local, &pl)) e->oom = 1;
+}
+
+static long divisors(long n, long *out, int max)
+{
+    int k = 0;
+    for (long i = 1; i * i <= n && k < max; i++)
+        if (n % i == 0) {
+            out[k++] = i;
+            if (i != n / i && k < max) out[k++] = n / i;
+        }
+    return k;
+}
+
+/* All rotation choices of each input tensor for the current spatial plan,
+ * then their cross product. */
+static void spatial_leaf(enum_ctx *e)
+{
+    const elk_op *op = e->op;
+    int nd = e->nd, nt = op->ntensors;
+    long sl[ELK_MAX_DIMS];
+    double used = 1, real = 1, padded = 1;
+    int split = 0;
+    for (int d = 0; d < nd; d++) {
+        sl[d] = (e->D[d] + e->p[d] - 1) / e->p[d];
+        used *= e->p[d];
+        real *= (double)e->D[d];
+        padded *= (double)sl[d] * e->p[d];
+        if (e->p[d] > 1) split++;
+    }
+    if (used < e->util_cores || real / padded < e->pad_thr) return;
+    if (e->grid && split > 2) return;
+    if (e->grid && split == 2) {
+        int a = 0, b = 0;
+        for (int d = 0; d < nd; d++)
+            if (e->p[d] > 1) {
+                if (!a) a = e->p[d];
+                else b = e->p[d];
+            }
+        if (!((a <= e->rows && b <= e->cols) || (a <= e->cols && b <= e->rows))) return;
+    }
+    e->spatial++;
+
+    static _Thread_local rot opts[ELK_MAX_TENSORS][MAX_ROTS];
+    int nopt[ELK_MAX_TENSORS];
+    for (int v = 1; v < nt; v++) {
+        const elk_tensor *t = &op->t[v];
+        long rep = 1;
+        for (int d = 0; d < nd; d++)
+            if (!in_axes(t, d)) rep *= e->p[d];
+        nopt[v] = 0;
+        opts[v][nopt[v]++] = (rot){1, -1};
+        if (rep <= 1) continue;
+        long dv[512];
+        int ndv = (int)divisors(rep, dv, 512);
+        for (int a = 0; a < t->naxes; a++) {
+            int d = t->axis[a];
+            for (int i = 0; i < ndv && nopt[v] < MAX_ROTS; i++) {
+                long tv = dv[i];
+                if (tv <= 1 || tv > sl[d] || !pad_ok(sl[d], tv, e->pad_thr)) continue;
+                opts[v][nopt[v]++] = (rot){(int)tv, d};
+            }
+        }
+    }
+    rot cur[ELK_MAX_TENSORS] = {{1, -1}};
+    int idx[ELK_MAX_TENSORS] = {0};
+    for (;;) {
+        for (int v = 1; v < nt; v++) cur[v] = opts[v][idx[v]];
+        eval_plan(e, sl, cur);
+        int v = 1;
+        while (v < nt && ++idx[v] == nopt[v]) idx[v++] = 0;
+        if (v >= nt) break;
+    }
+    local_prune(e);
+}
+
+static void spatial_rec(enum_ctx *e, int d, double prod)
+{
+    if (e->oom) return;
+    if (d == e->nd) {
+        spatial_leaf(e);
+        return;
+    }
+    long hi = (long)(e->cores / prod);
+    if (hi > e->D[d]) hi = e->D[d];
+    double rest = (double)e->suffix[d + 1];
+    long lo = (long)floor(e->util_cores / (prod * rest));
+    if (lo < 1) lo = 1;
+    for (long p = lo; p <= hi; p++) {
+        e->p[d] = (int)p;
+        spatial_rec(e, d + 1, prod * p);
+    }
+    e->p[d] = 1;
+}
+
+/* Artifact thresholds (ARTIFACT-NOTES 3.2): big ops must use ~90% of cores
+ * and waste <= ~10% to padding; tiny ops may use fewer cores. */
+static void thresholds(enum_ctx *e)
+{
+    double P = 1, M = 0;
+    for (int d = 0; d < e->nd; d++) {
+        P *= (double)e->D[d];
+        if ((double)e->D[d] > M) M = (double)e->D[d];
+    }
+    M *= e->nd;
+    double C = e->cores;
+    double util = 0.9 * fmin(1.0, fmin(P / (P + 2 * C), M / 220.0));
+    e->pad_thr = 0.9 * fmin(1.0, fmin(P / (P + C), M / 220.0));
+    double reach = fmin(C, P);
+    if (e->grid) {
+        /* at most two split dims, each on a mesh axis (or one dim snaking) */
+        double best = 0;
+        for (int a = 0; a < e->nd; a++) {
+            best = fmax(best, fmin((double)e->D[a], C));
+            for (int b = 0; b < e->nd; b++) {
+                if (a == b) continue;
+                double v = fmin((double)e->D[a], e->rows) * fmin((double)e->D[b], e->cols);
+                best = fmax(best, v);
+            }
+        }
+        reach = fmin(reach, best);
+    }
+    e->util_cores = ceil(util * reach);
+    if (e->util_cores < 1) e->util_cores = 1;
+}
+
+/* 3-D Pareto filter: sort by (hot, C, X), sweep with a staircase in (C, X). */
+typedef struct {
+    double c, x;
+} stair_pt;
+
+static const enum_ctx *g_sort_ctx; /* qsort has no context argument */
+static _Thread_local const enum_ctx *t_sort_ctx;
+
+static int cmp_plan(const void *pa, const void *pb)
+{
+    const elk_plan *a = pa, *b = pb;
+    const enum_ctx *e = t_sort_ctx;
+    if (a->hot != b->hot) return a->hot < b->hot ? -1 : 1;
+    double ca = plan_C(e, a), cb = plan_C(e, b);
+    if (ca != cb) return ca < cb ? -1 : 1;
+    if (a->xcyc != b->xcyc) return a->xcyc < b->xcyc ? -1 : 1;
+    return memcmp(a->p, b->p, sizeof a->p) < 0 ? -1 : (memcmp(a->p, b->p, sizeof a->p) > 0);
+}
+
+static int global_prune(enum_ctx *e)
+{
+    plan_vec *a = &e->all;
+    t_sort_ctx = e;
+    (void)g_sort_ctx;
+    qsort(a->v, (size_t)a->n, sizeof *a->v, cmp_plan);
+    stair_pt *st = malloc((size_t)(a->n + 1) * sizeof *st);
+    if (!st) return -1;
+    int ns = 0, keep = 0;
+    for (int i = 0; i < a->n; i++) {
+        double c = plan_C(e, &a->v[i]), x = a->v[i].xcyc;
+        /* last stair point with C <= c */
+        int lo = 0, hi = ns;
+        while (lo < hi) {
+            int mid = (lo + hi) / 2;
+            if (st[mid].c <= c) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo > 0 && st[lo - 1].x <= x) continue; /* dominated */
+        /* remove stair points now dominated: C >= c and X >= x, contiguous after lo */
+        int j = lo;
+        while (j < ns && st[j].x >= x) j++;
+        memmove(&st[lo + 1], &st[j], (size_t)(ns - j) * sizeof *st);
+        ns -= j - lo - 1;
+        st[lo] = (stair_pt){c, x};
+        a->v[keep++] = a->v[i];
+    }
+    free(st);
+    a->n = keep;
+    return 0;
+}
+
+/* Preload-state options of one plan: coarsen the rotation of its HBM
+ * tensors by a factor f (f divides the replicas left over), down to the fully
+ * distributed layout. */
+static int cold_options(const enum_ctx *e, const elk_plan *pl, elk_cold_opt **opts, int *nopts, int *cap)
+{
+    const elk_op *op = e->op;
+    int nd = e->nd;
+    double dt = op->dtype_bytes;
+    long sl[ELK_MAX_DIMS];
+    for (int d = 0; d < nd; d++) sl[d] = (e->D[d] + pl->p[d] - 1) / pl->p[d];
+    int hv[ELK_MAX_TENSORS], nh = 0, prim = -1;
+    double best = -1;
+    for (int v = 1; v < op->ntensors; v++) {
+        if (op->t[v].role != ELK_TR_WEIGHT && op->t[v].role != ELK_TR_KV) continue;
+        hv[nh++] = v;
+        double el = elk_op_tensor_elems(op, v);
+        if (el > best) {
+            best = el;
+            prim = v;
+        }
+    }
+    elk_cold_opt tmp[512];
+    int nt = 0;
+    if (nh == 0) {
+        tmp[nt++] = (elk_cold_opt){0, 0, 1, 0, 1};
+    } else {
+        long rep[ELK_MAX_TENSORS], base[ELK_MAX_TENSORS];
+        int cax[ELK_MAX_TENSORS];
+        for (int i = 0; i < nh; i++) {
+            int v = hv[i];
+            const elk_tensor *t = &op->t[v];
+            rep[i] = 1;
+            for (int d = 0; d < nd; d++)
+                if (!in_axes(t, d)) rep[i] *= pl->p[d];
+            base[i] = pl->t[v];
+            cax[i] = pl->ax[v];
+            if (cax[i] < 0) {
+                cax[i] = t->axis[0];
+                for (int a = 1; a < t->naxes; a++)
+                    if (sl[t->axis[a]] > sl[cax[i]]) cax[i] = t->axis[a];
+            }
+        }
+        int pi = 0;
+        for (int i = 0; i < nh; i++)
+            if (hv[i] == prim) pi = i;
+        long dv[512];
+        int ndv = (int)divisors(rep[pi] / base[pi], dv, 512);
+        for (int k = 0; k < ndv && nt < 512; k++) {
+            long f = dv[k];
+            if (base[pi] * f > sl[cax[pi]]) continue;
+            double cold = 0, dist = 0;
+            for (int i = 0; i < nh; i++) {
+                const elk_tensor *t = &op->t[hv[i]];
+                long left = rep[i] / base[i], g = 1;
+                for (long q = f; q >= 1; q--)
+                    if (left % q == 0 && base[i] * q <= sl[cax[i]]) {
+                        g = q;
+                        break;
+                    }
+                double se = 1, sc = 1;
+                for (int a = 0; a < t->naxes; a++) {
+                    int d = t->axis[a];
+                    long len = sl[d];
+                    se *= (double)(d == cax[i] ? (len + base[i] - 1) / base[i] : len);
+                    sc *= (double)(d == cax[i] ? (len + base[i] * g - 1) / (base[i] * g) : len);
+                }
+                cold += sc * dt;
+                dist += (se - sc) * dt;
+            }
+            tmp[nt++] = (elk_cold_opt){cold, dist, (double)f, cold * e->cores, (int)f};
+        }
+    }
+    /* sort by cold ascending, then keep a strictly decreasing dist */
+    for (int i = 1; i < nt; i++)
+        for (int j = i; j > 0 && (tmp[j].cold < tmp[j - 1].cold ||
+                                  (tmp[j].cold == tmp[j - 1].cold && tmp[j].dist_bytes < tmp[j - 1].dist_bytes));
+             j--) {
+            elk_cold_opt x = tmp[j];
+            tmp[j] = tmp[j - 1];
+            tmp[j - 1] = x;
+        }
+    int first = *nopts;
+    double last = INFINITY;
+    for (int i = 0; i < nt; i++) {
+        if (tmp[i].dist_bytes >= last) continue;
+        last = tmp[i].dist_bytes;
+        if (*nopts == *cap) {
+            int c2 = *cap ? *cap * 2 : 256;
+            elk_cold_opt *o = realloc(*opts, (size_t)c2 * sizeof *o);
+            if (!o) return -1;
+            *opts = o;
+            *cap = c2;
+        }
+        (*opts)[(*nopts)++] = tmp[i];
+    }
+    return *nopts - first;
+}
+
+elk_status elk_plan_enumerate(const elk_chip *c, const elk_op *op, double sram_bytes,
+                              elk_plan_set *set, elk_plan_cb all_cb, void *ctx, elk_error *err)
+{
+    memset(set, 0, sizeof *set);
+    enum_ctx e;
+    memset(&e, 0, sizeof e);
+    e.c = c;
+    e.op = op;
+    e.sram = sram_bytes;
+    e.cores = c->cores;
+    e.nd = op->ndims;
+    e.grid = c->topology == ELK_TOPO_MESH || c->topology == ELK_TOPO_TORUS;
+    e.rows = c->mesh_rows;
+    e.cols = c->mesh_cols;
+    e.cs = c->compute_scale;
+    e.sync = c->sync_cycles;
+    e.cpb = elk_cost_shift_cpb(c);
+    e.cb = all_cb;
+    e.ctx = ctx;
+    for (int d = 0; d < e.nd; d++) {
+        e.D[d] = op->dim[d];
+        e.p[d] = 1;
+    }
+    e.suffix[e.nd] = 1;
+    for (int d = e.nd - 1; d >= 0; d--) {
+        double s = (double)e.suffix[d + 1] * (double)(e.D[d] < e.cores ? e.D[d] : e.cores);
+        e.suffix[d] = (long)(s > e.cores ? e.cores : s);
+    }
+    thresholds(&e);
+    spatial_rec(&e, 0, 1.0);
+    free(e.local.v);
+    if (e.oom || global_prune(&e)) {
+        free(e.all.v);
+        return elk_fail(err, ELK_ENOMEM, "out of memory enumerating plans of %s", op->name);
+    }
+    set->enumerated = e.enumerated;
+    set->spatial = e.spatial;
+    set->hbm_bytes = op->hbm_bytes;
+    if (e.all.n == 0) {
+        free(e.all.v);
+        /* the least execution space any plan needs, for the message */
+        return elk_fail(err, ELK_ENOPLAN,
+                        "operator %s fits no partition plan in %.0f KiB of usable SRAM per core "
+                        "(%s; its tensors need %.1f KiB per core even when spread over all %d cores)",
+                        op->name, sram_bytes / 1024.0, elk_op_kind_names[op->kind],
+                        (op->hbm_bytes + elk_op_tensor_elems(op, 0) * op->dtype_bytes) / c->cores / 1024.0,
+                        c->cores);
+    }
+    set->plans = e.all.v;
+    set->nplans = e.all.n;
+    int cap = 0;
+    for (int i = 0; i < set->nplans; i++) {
+        int k = cold_options(&e, &set->plans[i], &set->opts, &set->nopts, &cap);
+        if (k < 0) {
+            elk_plan_set_free(set);
+            return elk_fail(err, ELK_ENOMEM, "out of memory");
+        }
+        set->plans[i].opt0 = set->nopts - k;
+        set->plans[i].nopt = k;
+    }
+    return ELK_OK;
+}
+
+void elk_plan_set_free(elk_plan_set *set)
+{
+    free(set->plans);
+    free(set->opts);
+    memset(set, 0, sizeof *set);
+}
+
+double elk_plan_xcycles(const elk_chip *c, const elk_plan *pl)
+{
+    return pl->shift_bytes * elk_cost_shift_cpb(c) + elk_cost_alltoall(c, pl->rs_bytes, pl->rs_group) +
+           elk_cost_alltoall(c, pl->rd_bytes, c->cores);
+}
+
+/* ------------------------------------------------------------------ */
+/* Menus                                                                */
+
+typedef struct {
+    double hot, exe;
+    int plan;
+} menu_tmp;
+
+static int cmp_menu(const void *pa, const void *pb)
+{
+    const menu_tmp *a = pa, *b = pb;
+    if (a->hot != b->hot) return a->hot < b->hot ? -1 : 1;
+    if (a->exe != b->exe) return a->exe < b->exe ? -1 : 1;
+    return a->plan - b->plan;
+}
+
+elk_status elk_menu_build(const elk_chip *c, const elk_op *op, const elk_plan_set *set, elk_menu *m, elk_error *err)
+{
+    (void)op;
+    memset(m, 0, sizeof *m);
+    menu_tmp *t = malloc((size_t)set->nplans * sizeof *t);
+    if (!t) return elk_fail(err, ELK_ENOMEM, "out of memory");
+    for (int i = 0; i < set->nplans; i++) {
+        const elk_plan *p = &set->plans[i];
+        t[i].hot = p->hot;
+        t[i].exe = p->comp / c->compute_scale + elk_plan_xcycles(c, p) + p->syncs * c->sync_cycles;
+        t[i].plan = i;
+    }
+    qsort(t, (size_t)set->nplans, sizeof *t, cmp_menu);
+    int n = 0, nc = 0;
+    double best = INFINITY;
+    for (int i = 0; i < set->nplans; i++)
+        if (t[i].exe < best) {
+            best = t[i].exe;
+            t[n++] = t[i];
+            nc += set->plans[t[i].plan].nopt;
+        }
+    m->e = calloc((size_t)n, sizeof *m->e);
+    m->cold = calloc((size_t)(nc ? nc : 1), sizeof *m->cold);
+    if (!m->e || !m->cold) {
+        free(t);
+        elk_menu_free(m);
+        return elk_fail(err, ELK_ENOMEM, "out of memory");
+    }
+    m->n = n;
+    m->min_cold = INFINITY;
+    m->hbm_bytes = set->hbm_bytes;
+    for (int i = 0; i < n; i++) {
+        const elk_plan *p = &set->plans[t[i].plan];
+        elk_menu_entry *en = &m->e[i];
+        en->hot = p->hot;
+        en->exe = t[i].exe;
+        en->comp = p->comp / c->compute_scale;
+        en->xcyc = en->exe - en->comp;
+        en->xbytes = p->shift_bytes + p->rs_bytes + p->rd_bytes;
+        en->plan = t[i].plan;
+        en->c0 = m->ncold;
+        en->nc = p->nopt;
+        for (int k = 0; k < p->nopt; k++) {
+            const elk_cold_opt *o = &set->opts[p->opt0 + k];
+            elk_menu_cold *mc = &m->cold[m->ncold++];
+            mc->cold = o->cold;
+            mc->dist_bytes = o->dist_bytes;
+            mc->dist = o->dist_bytes > 0 ? elk_cost_alltoall(c, o->dist_bytes, o->dist_group) + c->sync_cycles : 0;
+            mc->deliv = o->deliv;
+            if (o->cold < m->min_cold) m->min_cold = o->cold;
+        }
+    }
+    free(t);
+    return ELK_OK;
+}
+
+void elk_menu_free(elk_menu *m)
+{
+    free(m->e);
+    free(m->cold);
+    memset(m, 0, sizeof *m);
+}
+
+int elk_menu_best(const elk_menu *m, double budget)
+{
+    int lo = 0, hi = m->n;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (m->e[mid].hot <= budget) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo - 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Cache                                                                */
+
+typedef struct cache_ent {
+    char key[512];
+    uint64_t hash;
+    elk_plan_set set;
+    struct cache_ent *next;
+} cache_ent;
+
+struct elk_plan_cache {
+    pthread_mutex_t mu;
+    cache_ent *head;
+    long hits, misses, entries;
+};
+
+elk_plan_cache *elk_plan_cache_alloc(void)
+{
+    elk_plan_cache *pc = calloc(1, sizeof *pc);
+    if (pc) pthread_mutex_init(&pc->mu, NULL);
+    return pc;
+}
+
+void elk_plan_cache_free(elk_plan_cache *pc)
+{
+    if (!pc) return;
+    for (cache_ent *e = pc->head; e;) {
+        cache_ent *n = e->next;
+        elk_plan_set_free(&e->set);
+        free(e);
+        e = n;
+    }
+    pthread_mutex_destroy(&pc->mu);
+    free(pc);
+}
+
+static uint64_t fnv(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+/* Everything enumeration and the 3-D pruning depend on. Bandwidths are left
+ * out on purpose, except through the ratio the pruning used: the kept set is
+ * exact for any NoC and HBM bandwidth, because re-timing only re-weights the
+ * exchange cycles of plans that were kept for being cheap in them. */
+static void make_key(const elk_chip *c, const elk_op *op, char *k, size_t n)
+{
+    int len = snprintf(k, n, "%d:%d:%d|", op->kind, op->ndims, op->dtype_bytes);
+    for (int d = 0; d < op->ndims; d++) len += snprintf(k + len, n - (size_t)len, "%ld,", op->dim[d]);
+    for (int t = 0; t < op->ntensors; t++) {
+        len += snprintf(k + len, n - (size_t)len, "|%d:", op->t[t].role == ELK_TR_KV ? ELK_TR_WEIGHT : op->t[t].role);
+        for (int a = 0; a < op->t[t].naxes; a++) len += snprintf(k + len, n - (size_t)len, "%d", op->t[t].axis[a]);
+    }
+    uint64_t ch = 1469598103934665603ULL;
+    const unsigned char *cb = (const unsigned char *)&c->cost;
+    for (size_t i = 0; i < sizeof c->cost; i++) ch = (ch ^ cb[i]) * 1099511628211ULL;
+    snprintf(k + len, n - (size_t)len, "#%d:%d:%dx%d:%.6g:%.6g:%.6g:%.6g:%.6g:%d:%d:%llx", c->cores, c->topology,
+             c->mesh_rows, c->mesh_cols, elk_chip_sram_bytes(c), c->compute_scale, c->sync_cycles,
+             c->matmul_macs_per_cycle, c->vector_elems_per_cycle, c->cores_per_chip,
+             c->topology == ELK_TOPO_ALL2ALL ? 0 : (int)(c->mesh_link_gbps / c->link_gbps * 1000),
+             (unsigned long long)ch);
+}
+
+elk_status elk_plan_cache_get(elk_plan_cache *pc, const elk_chip *c, const elk_op *op,
+                              const elk_plan_set **out, elk_error *err)
+{
+    char key[512];
+    make_key(c, op, key, sizeof key);
+    uint64_t h = fnv(key);
+    pthread_mutex_lock(&pc->mu);
+    for (cache_ent *e = pc->head; e; e = e->next)
+        if (e->hash == h && !strcmp(e->key, key)) {
+            pc->hits++;
+            pthread_mutex_unlock(&pc->mu);
+            *out = &e->set;
+            return ELK_OK;
+        }
+    pc->misses++;
+    pthread_mutex_unlock(&pc->mu);
+
+    cache_ent *ne = calloc(1, sizeof *ne);
+    if (!ne) return elk_fail(err, ELK_ENOMEM, "out of memory");
+    elk_status st = elk_plan_enumerate(c, op, elk_chip_sram_bytes(c), &ne->set, NULL, NULL, err);
+    if (st != ELK_OK) {
+        free(ne);
+        return st;
+    }
+    snprintf(ne->key, sizeof ne->key, "%s", key);
+    ne->hash = h;
+    pthread_mutex_lock(&pc->mu);
+    for (cache_ent *e = pc->head; e; e = e->next)
+        if (e->hash == h && !strcmp(e->key, key)) {
+            /* another thread won the race: keep theirs */
+            pthread_mutex_unlock(&pc->mu);
+            elk_plan_set_free(&ne->set);
+            free(ne);
+            *out = &e->set;
+            return ELK_OK;
+        }
+    ne->next = pc->head;
+    pc->head = ne;
+    pc->entries++;
+    pthread_mutex_unlock(&pc->mu);
+    *out = &ne->set;
+    return ELK_OK;
+}
+
+void elk_plan_cache_stats(const elk_plan_cache *pc, long *hits, long *misses, long *entries)
+{
+    *hits = pc->hits;
+    *misses = pc->misses;
+    *entries = pc->entries;
+}

@@ -1,0 +1,120 @@
+/* Per-operator partition plans in T10's compute-shift model (METHOD.md
+ * section 3), their Pareto fronts, and the plan cache.
+ *
+ * Enumeration keeps volumes (bytes, cycles of compute, sync counts), not
+ * times, so a change of HBM or NoC bandwidth re-times the kept plans without
+ * enumerating again: elk_plan_set holds the plans that are Pareto-optimal in
+ * (execution space, compute+sync cycles, exchange cycles), and elk_menu is
+ * the (execution space, time) front for one chip timing, with each front
+ * plan's preload-state (cold) options. */
+#ifndef ELK_PLAN_H
+#define ELK_PLAN_H
+
+#include <pthread.h>
+
+#include "elk_chip.h"
+#include "elk_graph.h"
+#include "elk_status.h"
+
+/* One execute-state plan, in volumes (per core unless noted).
+ * Invariants: prod(p) <= cores; t[v] divides the replica count of tensor v;
+ * ax[v] is -1 iff t[v] == 1; opt0..opt0+nopt indexes its cold options. */
+typedef struct {
+    int p[ELK_MAX_DIMS];
+    int t[ELK_MAX_TENSORS];
+    int ax[ELK_MAX_TENSORS];
+    double hot;         /* execution space, bytes */
+    double comp;        /* compute cycles at compute_scale 1, partial-sum adds included */
+    double syncs;       /* bulk-synchronous steps */
+    double shift_bytes; /* ring-shift bytes through the core's port */
+    double rs_bytes;    /* reduce-scatter bytes of partial sums */
+    double rs_group;    /* cores sharing a partial sum */
+    double rd_bytes;    /* output re-layout bytes for the consumer */
+    double xcyc;        /* exchange cycles at the chip the set was built for */
+    int opt0, nopt;
+} elk_plan;
+
+/* A preload-state layout of a plan's HBM tensors: coarser rotation of the
+ * same spatial plan. Invariant: options of one plan are sorted by cold
+ * ascending with dist_bytes strictly descending. */
+typedef struct {
+    double cold;        /* preload space per core, bytes */
+    double dist_bytes;  /* bytes per core moved by data distribution */
+    double dist_group;  /* cores exchanging in the distribution */
+    double deliv;       /* bytes delivered into all cores at preload (replicas included) */
+    int factor;         /* coarsening factor over the execute-state rotation */
+} elk_cold_opt;
+
+/* All kept plans of one operator shape on one chip. Owns plans and opts.
+ * Invariant: plans sorted by hot ascending; none dominated in
+ * (hot, comp/cs + syncs*sync, xcyc). */
+typedef struct {
+    elk_plan *plans;
+    int nplans;
+    elk_cold_opt *opts;
+    int nopts;
+    long enumerated;    /* plans evaluated before pruning */
+    long spatial;       /* spatial plans that passed the thresholds */
+    double hbm_bytes;   /* real bytes of the op's HBM tensors */
+} elk_plan_set;
+
+/* One point of the time front of an operator for one chip timing. */
+typedef struct {
+    double hot;     /* bytes */
+    double exe;     /* cycles: compute + exchange + syncs */
+    double comp;    /* cycles of compute (scaled) */
+    double xcyc;    /* cycles of exchange and syncs */
+    double xbytes;  /* bytes per core through the NoC while executing */
+    int plan;       /* index into the set */
+    int c0, nc;     /* cold options in elk_menu.cold */
+} elk_menu_entry;
+
+typedef struct {
+    double cold;
+    double dist;      /* cycles */
+    double dist_bytes;
+    double deliv;     /* total bytes delivered at preload */
+} elk_menu_cold;
+
+/* The retimed menu of one operator shape. Owns e and cold.
+ * Invariants: e sorted by hot ascending, exe strictly descending (a Pareto
+ * front); e[n-1] is the fastest plan; min_cold is the least cold over all
+ * entries (the fully distributed preload). */
+typedef struct {
+    elk_menu_entry *e;
+    int n;
+    elk_menu_cold *cold;
+    int ncold;
+    double min_cold;
+    double hbm_bytes;
+} elk_menu;
+
+/* Build the plan set of op for chip c (no cache). Plans whose execution
+ * space exceeds sram_bytes are dropped. all_cb, if set, sees every
+ * evaluated plan before pruning (for `elk plans`). */
+typedef void (*elk_plan_cb)(const elk_plan *pl, void *ctx);
+elk_status elk_plan_enumerate(const elk_chip *c, const elk_op *op, double sram_bytes,
+                              elk_plan_set *set, elk_plan_cb all_cb, void *ctx, elk_error *err);
+void elk_plan_set_free(elk_plan_set *set);
+
+/* Exchange cycles of a plan's volumes on chip c. */
+double elk_plan_xcycles(const elk_chip *c, const elk_plan *pl);
+
+/* Time the set on chip c: the (hot, exe) front and its cold options. */
+elk_status elk_menu_build(const elk_chip *c, const elk_op *op, const elk_plan_set *set, elk_menu *m, elk_error *err);
+void elk_menu_free(elk_menu *m);
+/* Index of the fastest entry with hot <= budget, or -1. */
+int elk_menu_best(const elk_menu *m, double budget);
+
+/* A thread-safe cache of plan sets keyed by (operator shape, the chip
+ * parameters enumeration depends on). HBM and NoC bandwidth are not part of
+ * the key: changing them re-times cached sets. */
+typedef struct elk_plan_cache elk_plan_cache;
+elk_plan_cache *elk_plan_cache_alloc(void);
+void elk_plan_cache_free(elk_plan_cache *pc);
+/* Returns a set owned by the cache (valid until the cache is freed). */
+elk_status elk_plan_cache_get(elk_plan_cache *pc, const elk_chip *c, const elk_op *op,
+                              const elk_plan_set **out, elk_error *err);
+void elk_plan_cache_stats(const elk_plan_cache *pc, long *hits, long *misses, long *entries);
+
+#endif
