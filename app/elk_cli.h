@@ -40,5 +40,11 @@ int elk_cmd_import_hf(int argc, char **argv);
 int elk_cmd_run(int argc, char **argv);
 int elk_cmd_plans(int argc, char **argv);
 int elk_cmd_bench(int argc, char **argv);
+int elk_cmd_tui(int argc, char **argv);
+int elk_cmd_trace(int argc, char **argv);
+int elk_cmd_sweep(int argc, char **argv);
+int elk_cmd_merge(int argc, char **argv);
+int elk_cmd_plot(int argc, char **argv);
+int elk_cmd_reproduce(int argc, char **argv);
 
 #endif

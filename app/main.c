@@ -15,11 +15,17 @@ typedef struct {
 } command;
 
 static const command commands[] = {
+    {"tui", elk_cmd_tui, "open the interactive workbench (the default with no arguments)"},
     {"run", elk_cmd_run, "plan one design point with every policy: latency, breakdown, utilisation"},
     {"plans", elk_cmd_plans, "one operator's partition plans and Pareto front (CSV)"},
     {"graph", elk_cmd_graph, "the operator graph of a model: per-operator table and totals"},
     {"validate", elk_cmd_validate, "check chip, model and sweep files; report problems with file:line"},
     {"import-hf", elk_cmd_import_hf, "turn a Hugging Face config.json into a model preset"},
+    {"trace", elk_cmd_trace, "one policy's timeline as Chrome/Perfetto trace-event JSON"},
+    {"sweep", elk_cmd_sweep, "run a sweep file over any knobs; tidy CSV out"},
+    {"merge", elk_cmd_merge, "merge the CSV shards of a sweep"},
+    {"plot", elk_cmd_plot, "draw a CSV with a gnuplot template (png, svg, pdf)"},
+    {"reproduce", elk_cmd_reproduce, "re-run the paper's Figures 17-24 and write a summary"},
     {"bench", elk_cmd_bench, "time each stage of the pipeline on a design point"},
     {NULL, NULL, NULL},
 };

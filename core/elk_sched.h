@@ -1,0 +1,123 @@
+/* Scheduling policies (METHOD.md section 4) and their analytic timing.
+ *
+ * An elk_problem is one design point made ready to schedule: chip, model,
+ * graph and one timed menu per distinct operator shape. elk_schedule_run
+ * applies one policy to it and returns an elk_schedule: per-operator plans,
+ * preload numbers, execution and preload intervals, and the metrics of
+ * section 5 (latency, breakdown, HBM and NoC utilisation, TFLOPS). */
+#ifndef ELK_SCHED_H
+#define ELK_SCHED_H
+
+#include "elk_chip.h"
+#include "elk_graph.h"
+#include "elk_model.h"
+#include "elk_plan.h"
+#include "elk_point.h"
+#include "elk_status.h"
+
+typedef enum { ELK_POL_BASIC, ELK_POL_STATIC, ELK_POL_DYN, ELK_POL_FULL, ELK_POL_IDEAL, ELK_POL_COUNT } elk_policy;
+extern const char *const elk_policy_names[];  /* "basic", "static", "elk-dyn", "elk-full", "ideal" */
+extern const char *const elk_policy_labels[]; /* "Basic", "Static", "Elk-Dyn", "Elk-Full", "Ideal" */
+int elk_policy_find(const char *name);        /* accepts names, labels, "dyn", "full"; -1 if none */
+
+typedef enum {
+    ELK_BRK_EXEC,      /* cores execute, HBM idle */
+    ELK_BRK_OVERLAP,   /* cores execute while HBM streams */
+    ELK_BRK_PRELOAD,   /* cores wait on HBM */
+    ELK_BRK_NOC,       /* cores wait on the interconnect (contention, NoC-bound preloads) */
+    ELK_BRK_DIST,      /* data distribution (preload -> execute layout) */
+    ELK_BRK_COUNT
+} elk_brk;
+extern const char *const elk_brk_names[];
+
+typedef enum { ELK_ALLOC_PAPER, ELK_ALLOC_ARTIFACT } elk_alloc_mode;
+
+/* Policy knobs with defaults from METHOD.md section 4. */
+typedef struct {
+    int max_disp;          /* Elk-Full: displacement bound, in layer groups (4) */
+    double heavy_factor;   /* Elk-Full: HBM-heavy threshold, x average op bytes (1.0) */
+    int screen_layers;     /* Elk-Full: layers of the prefix orders are screened on (4) */
+    int finalists;         /* Elk-Full: best screened orders re-run on the full graph (8) */
+    elk_alloc_mode alloc;  /* cost-aware allocator (paper) or the artifact's min-cold charge */
+    double static_step_kib;/* Static: split search step (10) */
+    int window;            /* most ops one op may overlap with preloads (0 = two layers) */
+    volatile int *cancel;  /* set non-zero to abandon work (returns ELK_ECANCEL) */
+} elk_sched_opts;
+void elk_sched_opts_default(elk_sched_opts *o);
+
+/* A design point ready to schedule. Owns graph, menus; sets are owned by the
+ * plan cache passed to elk_problem_init (which must outlive the problem).
+ * Invariant: menus[s] is the timed front of shape s on chip. */
+typedef struct {
+    elk_point point;
+    elk_chip chip;
+    elk_model model;
+    elk_graph graph;
+    elk_menu *menus;       /* per shape_id */
+    const elk_plan_set **sets;
+    double sram;           /* usable bytes per core */
+    double plan_ms;        /* wall time to get plan sets (cache or enumeration) */
+    double menu_ms;        /* wall time to time the menus */
+} elk_problem;
+
+elk_status elk_problem_init(elk_problem *pr, const elk_point *p, elk_plan_cache *pc, elk_error *err);
+void elk_problem_free(elk_problem *pr);
+
+/* One operator in a schedule. Times in cycles from the start of the step. */
+typedef struct {
+    double exe_start, exe_end;
+    double pre_start, pre_end;    /* equal when the op reads nothing from HBM */
+    int entry;                    /* execute-state plan: index into its menu's front */
+    int copt;                     /* preload-state option: index into menu.cold */
+    double hot, cold;             /* bytes per core */
+    int preload_number;           /* future preloads resident or streaming while it runs */
+    int preload_pos;              /* its position in the preload order */
+    double comp, xcyc, dist, stall; /* cycles: compute, exchange+syncs, distribution, contention */
+    double hbm_cycles;            /* its preload at full HBM rate */
+    double deliv;                 /* bytes its preload delivers into cores */
+    double exe_noc_bytes;         /* bytes moved on the NoC while it executes (all cores) */
+    double resident;              /* SRAM per core while it runs: hot + waiting preloads */
+} elk_sched_op;
+
+/* The result of one policy. Owns ops and order. */
+typedef struct {
+    elk_policy policy;
+    int nops;
+    elk_sched_op *ops;
+    int *order;                   /* preload order: op index at each position */
+    double latency;               /* cycles */
+    double latency_ms;
+    double brk[ELK_BRK_COUNT];    /* cycles, summing to latency */
+    double hbm_util, noc_util, noc_pre_util, noc_exe_util;
+    double tflops;
+    double peak_resident;         /* max over ops of resident bytes */
+    double static_exec_kib;       /* Static: the chosen execution region */
+    int static_variant;           /* Basic/Static: 0 all fully distributed, 1 all replicated */
+    int orders_tried;             /* Elk-Full: candidate orders scheduled */
+    double avg_edit_dist;         /* Elk-Full: mean |position - op| over the winning order */
+    double solve_ms;              /* wall time of this policy */
+} elk_schedule;
+
+elk_status elk_schedule_run(const elk_problem *pr, elk_policy pol, const elk_sched_opts *o,
+                            elk_schedule *s, elk_error *err);
+void elk_schedule_free(elk_schedule *s);
+/* Deep copy (for handing results between threads). */
+elk_status elk_schedule_copy(elk_schedule *dst, const elk_schedule *src);
+
+/* All five policies of one point, with % of Ideal filled in. */
+typedef struct {
+    elk_schedule pol[ELK_POL_COUNT];
+    double pct_ideal[ELK_POL_COUNT];
+    int have[ELK_POL_COUNT];
+} elk_result;
+
+elk_status elk_result_run(const elk_problem *pr, const elk_sched_opts *o, unsigned policy_mask,
+                          elk_result *r, elk_error *err);
+void elk_result_free(elk_result *r);
+
+/* Preload-order candidates for Elk-Full (exposed for tests): fills orders
+ * with up to max candidate orders of length g->nops (row-major), the
+ * identity first; returns the count. The caller frees *orders. */
+int elk_orders_build(const elk_graph *g, const elk_sched_opts *o, int **orders, int max);
+
+#endif
