@@ -92,6 +92,19 @@ elk_status elk_model_load(const char *path, elk_model *m, elk_error *err)
     return elk_cfg_load(path, "model", model_schema, m, check_model, err);
 }
 
+/* A libconfig string literal: names and paths may hold quotes or backslashes. */
+static void put_string(FILE *fp, const char *key, const char *s)
+{
+    fprintf(fp, "  %s = \"", key);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(fp, "\\%c", c);
+        else if (c < 0x20) fprintf(fp, "\\x%02x", c);
+        else fputc(c, fp);
+    }
+    fprintf(fp, "\";\n");
+}
+
 elk_status elk_model_save(const char *path, const elk_model *m, elk_error *err)
 {
     char tmp[4096];
@@ -100,8 +113,8 @@ elk_status elk_model_save(const char *path, const elk_model *m, elk_error *err)
     if (!fp) return elk_fail(err, ELK_EIO, "%s: cannot write: %s", path, strerror(errno));
     fprintf(fp, "# Model preset written by `elk import-hf`.\n");
     fprintf(fp, "model = {\n");
-    fprintf(fp, "  name = \"%s\";\n", m->name);
-    if (m->source[0]) fprintf(fp, "  source = \"%s\";\n", m->source);
+    put_string(fp, "name", m->name);
+    if (m->source[0]) put_string(fp, "source", m->source);
     fprintf(fp, "  family = \"%s\";\n", elk_family_names[m->family]);
     fprintf(fp, "  layers = %d;\n  hidden = %d;\n  heads = %d;\n  kv_heads = %d;\n  head_dim = %d;\n",
             m->layers, m->hidden, m->heads, m->kv_heads, m->head_dim);
@@ -116,6 +129,7 @@ elk_status elk_model_save(const char *path, const elk_model *m, elk_error *err)
     if (m->experts) fprintf(fp, "  experts = %d;\n  experts_per_token = %d;\n", m->experts, m->experts_per_token);
     if (m->tokens) fprintf(fp, "  tokens = %d;\n", m->tokens);
     if (m->cond_dim) fprintf(fp, "  cond_dim = %d;\n", m->cond_dim);
+    if (m->dtype_bytes != 2) fprintf(fp, "  dtype_bytes = %d;\n", m->dtype_bytes);
     fprintf(fp, "};\n");
     if (fclose(fp) != 0 || rename(tmp, path) != 0) {
         unlink(tmp);
