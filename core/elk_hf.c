@@ -166,6 +166,8 @@ static const json_t *member(hf_doc *d, const char *key)
 
 static elk_status missing(hf_doc *d, const char *key, const char *what)
 {
+    if (json_object_get(d->root, key))
+        return key_fail(d, key, ELK_EMISSING, "key \"%s\": is null; expected %s", key, what);
     return key_fail(d, NULL, ELK_EMISSING, "missing required key \"%s\" (%s) for model_type \"%s\"",
                     key, what, d->type);
 }
