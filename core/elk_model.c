@@ -52,6 +52,8 @@ void elk_model_defaults(elk_model *m)
 
 elk_status elk_model_check(const elk_model *m, elk_error *err)
 {
+    if (m->heads < 1 || m->kv_heads < 1)
+        return elk_fail(err, ELK_ERANGE, "heads (%d) and kv_heads (%d) must be at least 1", m->heads, m->kv_heads);
     if (m->heads % m->kv_heads)
         return elk_fail(err, ELK_ERANGE, "heads (%d) must be a multiple of kv_heads (%d)", m->heads, m->kv_heads);
     if (m->experts_per_token > m->experts)

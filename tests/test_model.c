@@ -106,6 +106,8 @@ static const struct {
     {"valid", 8, 2, 0, 0, 100, ELK_OK, ""},
     {"kv heads do not divide heads", 8, 3, 0, 0, 100, ELK_ERANGE, "kv_heads"},
     {"more kv heads than heads", 8, 16, 0, 0, 100, ELK_ERANGE, "kv_heads"},
+    /* built in code, kv_heads 0 must be an error, not a division by zero */
+    {"no kv heads", 8, 0, 0, 0, 100, ELK_ERANGE, "kv_heads"},
     {"top-k above expert count", 8, 8, 4, 5, 100, ELK_ERANGE, "experts_per_token"},
     {"experts without top-k", 8, 8, 4, 0, 100, ELK_EMISSING, "experts_per_token"},
     {"valid MoE", 8, 8, 8, 2, 100, ELK_OK, ""},
