@@ -8,7 +8,7 @@
 
 static void help(void)
 {
-    printf("usage: elk import-hf CONFIG.json [-o|--output OUT.cfg] [-n|--name NAME]\n\n"
+    printf("usage: elk import-hf CONFIG.json|MODEL_DIR [-o|--output OUT.cfg] [-n|--name NAME]\n\n"
            "Reads a Hugging Face model config (model_type %s)\n"
            "and writes a model preset for `elk --model OUT.cfg`.\n\n"
            "  -o, --output FILE   where to write (default: NAME.cfg in the current folder)\n"

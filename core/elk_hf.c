@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 const char elk_hf_supported[] = "llama, mistral, gemma2, opt, mixtral, qwen2";
 
@@ -423,6 +424,14 @@ static elk_status import(hf_doc *d, const char *name, elk_model *m)
 
 elk_status elk_hf_import(const char *json_path, const char *name, elk_model *out, elk_error *err)
 {
+    /* HF models ship as folders; take the folder's config.json. */
+    char in_dir[4096];
+    struct stat sb;
+    if (stat(json_path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        size_t l = strlen(json_path);
+        snprintf(in_dir, sizeof in_dir, "%s%sconfig.json", json_path, l && json_path[l - 1] == '/' ? "" : "/");
+        json_path = in_dir;
+    }
     hf_doc d = {json_path, NULL, NULL, 0, 0, "?", err};
     elk_status st = import(&d, name, out);
     json_decref(d.root);

@@ -13,10 +13,11 @@
 /* Comma-separated model_type values the importer understands (for messages). */
 extern const char elk_hf_supported[];
 
-/* Parse json_path into *out. name may be NULL: the name then comes from the
- * config's _name_or_path (its last component), else from the folder holding
- * the file, else from the file's own name. source is set to json_path.
- * On error *out is unspecified and err names file:line:col and the key. */
+/* Parse json_path (or, if it is a folder, its config.json) into *out.
+ * name may be NULL; the name then comes from the config's _name_or_path
+ * (its last component), else from the file's name unless that is
+ * config.json, else from the folder holding it. source is the JSON file's
+ * path. On error *out is unspecified and err names file:line:col and key. */
 elk_status elk_hf_import(const char *json_path, const char *name, elk_model *out,
                          elk_error *err);
 

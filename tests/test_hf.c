@@ -115,6 +115,22 @@ START_TEST(llama13b_matches_preset)
 }
 END_TEST
 
+/* A model folder stands for its config.json. */
+START_TEST(folder_argument)
+{
+    char path[1024], want[1100];
+    elk_model m;
+    elk_error err;
+    ck_assert_msg(import("tests/data/hf/mistral-7b/", NULL, &m, &err, path, sizeof path) == ELK_OK, "%s", err.msg);
+    ck_assert_str_eq(m.name, "mistral-7b");
+    ck_assert_int_eq(m.kv_heads, 8);
+    snprintf(want, sizeof want, "%sconfig.json", path);
+    ck_assert_str_eq(m.source, want);
+    ck_assert_int_eq(import("tests/data/hf/bad", NULL, &m, &err, path, sizeof path), ELK_EIO);
+    ck_assert_contains(err.msg, "tests/data/hf/bad/config.json: cannot open");
+}
+END_TEST
+
 START_TEST(explicit_name)
 {
     char path[1024];
@@ -306,6 +322,7 @@ int main(void)
     tcase_add_loop_test(tc, import_save_load, 0, sizeof good / sizeof good[0]);
     tcase_add_test(tc, llama13b_matches_preset);
     tcase_add_test(tc, explicit_name);
+    tcase_add_test(tc, folder_argument);
     tcase_add_loop_test(tc, derived_name, 0, sizeof names / sizeof names[0]);
     tcase_add_loop_test(tc, type_variants, 0, sizeof variants / sizeof variants[0]);
     suite_add_tcase(s, tc);
