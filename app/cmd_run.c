@@ -1,4 +1,104 @@
-#include "elk_cli.h"
-int elk_cmd_run(int argc, char **argv) { (void)argc; (void)argv; elk_cli_error("run: not built yet"); return 1; }
+/* elk run: plan one design point with every policy (or one) and report. */
+#include <stdio.h>
+#include <string.h>
 
-int elk_cmd_bench(int argc, char **argv) { (void)argc; (void)argv; return 1; }
+#include "elk_cli.h"
+#include "elk_report.h"
+#include "elk_sched.h"
+
+static void help(void)
+{
+    printf("usage: elk run [--policy P] [--format table|csv|json] [--ops] [design-point options]\n\n"
+           "Plans one design point with the five scheduling policies (Basic, Static, Elk-Dyn,\n"
+           "Elk-Full, Ideal) and prints per-token latency, %% of Ideal, the latency breakdown,\n"
+           "HBM and NoC utilisation and TFLOPS. --policy limits it to one policy (Ideal is\n"
+           "always computed for %% of Ideal). --ops adds the per-operator schedule.\n\n");
+    elk_cli_knob_help(stdout);
+}
+
+int elk_cmd_run(int argc, char **argv)
+{
+    elk_point p;
+    elk_point_defaults(&p);
+    const char *format = "table", *policy = NULL;
+    int want_help = 0, per_op = 0;
+    elk_opt opts[] = {
+        {"format", 1, &format, NULL, NULL},
+        {"policy", 1, &policy, NULL, NULL},
+        {"ops", 0, NULL, &per_op, NULL},
+        {"help", 0, NULL, &want_help, NULL},
+        {NULL, 0, NULL, NULL, NULL},
+    };
+    const char *pos[1];
+    int npos;
+    int first = argc >= 2 && !strcmp(argv[1], "run") ? 2 : 1;
+    int rc = elk_cli_parse(argc, argv, first, &p, opts, pos, 0, &npos, "run");
+    if (rc) return rc;
+    if (want_help) {
+        help();
+        return 0;
+    }
+    int fmt = !strcmp(format, "table") ? 0 : !strcmp(format, "csv") ? 1 : !strcmp(format, "json") ? 2 : -1;
+    if (fmt < 0) {
+        elk_cli_error("run: --format %s: expected table, csv or json", format);
+        return ELK_EXIT_USAGE;
+    }
+    unsigned mask = (1u << ELK_POL_COUNT) - 1;
+    int focus = -1;
+    if (policy) {
+        focus = elk_policy_find(policy);
+        if (focus < 0) {
+            elk_cli_error("run: --policy %s: expected basic, static, elk-dyn, elk-full or ideal", policy);
+            return ELK_EXIT_USAGE;
+        }
+        mask = (1u << focus) | (1u << ELK_POL_IDEAL);
+    }
+    elk_error err;
+    elk_plan_cache *pc = elk_plan_cache_alloc();
+    elk_problem pr;
+    if (!pc || elk_problem_init(&pr, &p, pc, &err) != ELK_OK) {
+        elk_cli_error("%s", pc ? err.msg : "out of memory");
+        elk_plan_cache_free(pc);
+        return ELK_EXIT_FAIL;
+    }
+    elk_sched_opts so;
+    elk_sched_opts_default(&so);
+    elk_result res;
+    if (elk_result_run(&pr, &so, mask, &res, &err) != ELK_OK) {
+        elk_cli_error("%s", err.msg);
+        elk_problem_free(&pr);
+        elk_plan_cache_free(pc);
+        return ELK_EXIT_FAIL;
+    }
+    if (focus >= 0 && focus != ELK_POL_IDEAL && fmt != 2) {
+        /* show only the asked policy, but keep % of Ideal */
+        elk_schedule_free(&res.pol[ELK_POL_IDEAL]);
+        res.have[ELK_POL_IDEAL] = 0;
+    }
+    if (fmt == 0) {
+        elk_report_table(stdout, &pr, &res);
+        if (per_op)
+            for (int k = 0; k < ELK_POL_COUNT; k++)
+                if (res.have[k]) {
+                    printf("\n%s:\n", elk_policy_labels[k]);
+                    elk_report_ops(stdout, &pr, &res.pol[k]);
+                }
+    } else if (fmt == 1) {
+        elk_report_csv_header(stdout);
+        elk_report_csv_rows(stdout, &pr, &res);
+    } else {
+        elk_report_json(stdout, &pr, &res, per_op);
+    }
+    elk_result_free(&res);
+    elk_problem_free(&pr);
+    elk_plan_cache_free(pc);
+    return 0;
+}
+
+int elk_cmd_bench(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    elk_cli_error("bench: this command is not available yet");
+    return ELK_EXIT_FAIL;
+}

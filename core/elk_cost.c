@@ -44,6 +44,14 @@ static double ipu_reduce(const elk_cost_coef *k, double n, double o)
     return k->red_slope2 * x + k->red_fixed;
 }
 
+/* One m x k by k x n tile: mm_block cycles per 6x16x16 MAC block (64
+ * MAC/cycle), plus per-(k,n)-block and per-n-block overheads. */
+static double ipu_mm(const elk_cost_coef *k, double blk, double m, double n, double kk)
+{
+    return blk * cdiv(m, 6) * cdiv(kk, 16) * cdiv(n, 16) + k->mm_kn * cdiv(kk, 16) * cdiv(n, 16) +
+           k->mm_n * cdiv(n, 16) + k->mm_fixed;
+}
+
 static double ipu_elem(const elk_cost_coef *k, double n)
 {
     if (n <= k->elem_knee) return fmin(k->elem_cap, k->elem_slope * n + k->elem_fixed);
@@ -59,17 +67,13 @@ double elk_cost_compute(const elk_chip *c, const elk_op *op, const long *sub)
         case ELK_OP_MATMUL: {
             double b, m, nn, kk;
             mm_shape(op, sub, &b, &m, &nn, &kk);
-            /* the AMP unit prefers the larger of m, n on its 6-row side */
-            if (nn > m && m > 16) {
-                double t = m;
-                m = nn;
-                nn = t;
-            }
-            /* mm_block is per 6x16x16 block at 64 MAC/cycle; other chips'
-             * MAC rates scale it */
+            /* The kernel library may compute C or C^T (swapping the roles of
+             * m and n); the artifact's "m >= n unless m <= 16" rule picks an
+             * orientation, we take the faster one. For decode attention this
+             * is the GEMV orientation (the KV matrix on the 6-row side). */
             double blk = k->mm_block * 64.0 / c->matmul_macs_per_cycle;
-            return b * (blk * cdiv(m, 6) * cdiv(kk, 16) * cdiv(nn, 16) + k->mm_kn * cdiv(kk, 16) * cdiv(nn, 16) +
-                        k->mm_n * cdiv(nn, 16) + k->mm_fixed);
+            double t1 = ipu_mm(k, blk, m, nn, kk), t2 = ipu_mm(k, blk, nn, m, kk);
+            return b * fmin(t1, t2);
         }
         case ELK_OP_ELEMWISE: return ipu_elem(k, n) * 2.0 / c->vector_elems_per_cycle;
         case ELK_OP_UNARY: return (k->unary_slope * n + k->unary_fixed) * 2.0 / c->vector_elems_per_cycle;

@@ -1,0 +1,963 @@
+#include "elk_sched.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "elk_cost.h"
+
+const char *const elk_policy_names[] = {"basic", "static", "elk-dyn", "elk-full", "ideal", NULL};
+const char *const elk_policy_labels[] = {"Basic", "Static", "Elk-Dyn", "Elk-Full", "Ideal", NULL};
+const char *const elk_brk_names[] = {"execute", "overlapped", "preload", "interconnect", "distribution", NULL};
+
+int elk_policy_find(const char *name)
+{
+    for (int p = 0; p < ELK_POL_COUNT; p++)
+        if (!strcmp(name, elk_policy_names[p]) || !strcmp(name, elk_policy_labels[p])) return p;
+    if (!strcmp(name, "dyn")) return ELK_POL_DYN;
+    if (!strcmp(name, "full")) return ELK_POL_FULL;
+    return -1;
+}
+
+void elk_sched_opts_default(elk_sched_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->max_disp = 4;
+    o->heavy_factor = 1.0;
+    o->screen_layers = 4;
+    o->finalists = 8;
+    o->alloc = ELK_ALLOC_PAPER;
+    o->static_step_kib = 10;
+    o->window = 0;
+    o->cancel = NULL;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* ------------------------------------------------------------------ */
+/* Problem                                                              */
+
+elk_status elk_problem_init(elk_problem *pr, const elk_point *p, elk_plan_cache *pc, elk_error *err)
+{
+    memset(pr, 0, sizeof *pr);
+    pr->point = *p;
+    ELK_TRY(elk_point_resolve(p, &pr->chip, &pr->model, err));
+    ELK_TRY(elk_graph_build(&pr->model, p->workload, p->batch, p->seq, p->layers, &pr->graph, err));
+    pr->sram = elk_chip_sram_bytes(&pr->chip);
+    int ns = pr->graph.nshapes;
+    pr->menus = calloc((size_t)ns, sizeof *pr->menus);
+    pr->sets = calloc((size_t)ns, sizeof *pr->sets);
+    int *rep = malloc((size_t)ns * sizeof *rep);
+    if (!pr->menus || !pr->sets || !rep) {
+        free(rep);
+        elk_problem_free(pr);
+        return elk_fail(err, ELK_ENOMEM, "out of memory");
+    }
+    for (int s = 0; s < ns; s++) rep[s] = -1;
+    for (int i = 0; i < pr->graph.nops; i++)
+        if (rep[pr->graph.ops[i].shape_id] < 0) rep[pr->graph.ops[i].shape_id] = i;
+    double t0 = now_ms();
+    elk_status st = ELK_OK;
+    for (int s = 0; s < ns && st == ELK_OK; s++)
+        st = elk_plan_cache_get(pc, &pr->chip, &pr->graph.ops[rep[s]], &pr->sets[s], err);
+    double t1 = now_ms();
+    for (int s = 0; s < ns && st == ELK_OK; s++)
+        st = elk_menu_build(&pr->chip, &pr->graph.ops[rep[s]], pr->sets[s], &pr->menus[s], err);
+    pr->plan_ms = t1 - t0;
+    pr->menu_ms = now_ms() - t1;
+    free(rep);
+    if (st != ELK_OK) elk_problem_free(pr);
+    return st;
+}
+
+void elk_problem_free(elk_problem *pr)
+{
+    if (pr->menus)
+        for (int s = 0; s < pr->graph.nshapes; s++) elk_menu_free(&pr->menus[s]);
+    free(pr->menus);
+    free(pr->sets);
+    elk_graph_free(&pr->graph);
+    memset(pr, 0, sizeof *pr);
+}
+
+/* ------------------------------------------------------------------ */
+/* Schedule state                                                       */
+
+/* The backward list scheduler's working state for one run. Times are
+ * cycles, negative, with the last execution ending at 0.
+ * Invariants: positions >= placed_lo have their preload placed; preloads are
+ * serial in position order (pe[r] <= ps[r+1]); an op's preload ends before
+ * its execution starts. */
+typedef struct {
+    const elk_problem *pr;
+    const elk_chip *c;
+    const elk_sched_opts *o;
+    elk_policy pol;
+    int N;              /* ops scheduled (a prefix when screening) */
+    int window;
+    int variant;        /* Basic/Static: 0 fully distributed, 1 replicated */
+    double xlimit;      /* Static: execution region, bytes */
+    double abort_at;    /* give up once the makespan exceeds this */
+    const int *order;   /* position -> op */
+    int *pos;           /* op -> position */
+    int *pmax;          /* max position over ops 0..i */
+    double *es, *ee, *ps, *pe;
+    int *entry, *copt, *pnum;
+    double *cold, *dist, *deliv, *dur, *nocT, *hbmT, *stall, *resident;
+    int placed_lo;
+    /* scratch */
+    int *W, *Wc, *bestW, *bestWc;
+    int wcap;
+} sctx;
+
+static const elk_menu *menu_of(const sctx *x, int i) { return &x->pr->menus[x->pr->graph.ops[i].shape_id]; }
+static double hbm_of(const sctx *x, int i) { return x->pr->graph.ops[i].hbm_bytes; }
+
+static double pre_noc_cycles(const elk_chip *c, double hbm, double deliv)
+{
+    if (hbm <= 0) return 0;
+    double r = fmax(1.0, deliv / hbm);
+    return hbm / elk_cost_preload_rate(c, r);
+}
+
+/* Preload duration and NoC time of op i with cold option k. */
+static void set_cold(sctx *x, int i, int k)
+{
+    const elk_menu *m = menu_of(x, i);
+    const elk_menu_entry *e = &m->e[x->entry[i]];
+    double h = hbm_of(x, i);
+    x->copt[i] = k;
+    if (e->nc == 0 || h <= 0) {
+        x->cold[i] = 0;
+        x->dist[i] = 0;
+        x->deliv[i] = 0;
+        x->dur[i] = 0;
+        x->nocT[i] = 0;
+        x->hbmT[i] = 0;
+        return;
+    }
+    const elk_menu_cold *mc = &m->cold[e->c0 + k];
+    x->cold[i] = mc->cold;
+    x->dist[i] = x->pol == ELK_POL_IDEAL ? 0 : mc->dist;
+    x->deliv[i] = mc->deliv;
+    x->dur[i] = elk_cost_preload_cycles(x->c, h, mc->deliv);
+    x->nocT[i] = pre_noc_cycles(x->c, h, mc->deliv);
+    x->hbmT[i] = h / elk_chip_hbm_bytes_per_cycle(x->c);
+}
+
+/* The cold option an op starts with: cheapest distribution plus the time its
+ * preload would run past the HBM time because of replication. */
+static int initial_cold(const sctx *x, int i, int entry)
+{
+    const elk_menu *m = menu_of(x, i);
+    const elk_menu_entry *e = &m->e[entry];
+    if (e->nc <= 1) return 0;
+    if (x->pol == ELK_POL_IDEAL || x->o->alloc == ELK_ALLOC_ARTIFACT) return 0;
+    if (x->pol == ELK_POL_BASIC || x->pol == ELK_POL_STATIC) return x->variant ? e->nc - 1 : 0;
+    double h = hbm_of(x, i), best = INFINITY;
+    int bk = 0;
+    double thbm = h / elk_chip_hbm_bytes_per_cycle(x->c);
+    for (int k = 0; k < e->nc; k++) {
+        const elk_menu_cold *mc = &m->cold[e->c0 + k];
+        double cost = mc->dist + fmax(0.0, elk_cost_preload_cycles(x->c, h, mc->deliv) - thbm);
+        if (cost < best) {
+            best = cost;
+            bk = k;
+        }
+    }
+    return bk;
+}
+
+/* Execution length of op i ending at D, stretched by the preloads that
+ * stream in its window (network time and SRAM-port stalls). */
+static double contended_len(const sctx *x, int i, double own, double xc, double D, int q)
+{
+    if (x->pol == ELK_POL_IDEAL) return own;
+    const elk_chip *c = x->c;
+    double L = own;
+    double port = c->remote_access_pauses ? 1.0 / (c->cores * c->sram_port_bytes_per_cycle) : 0;
+    for (int it = 0; it < 4; it++) {
+        double s = D - L, B = 0, bytes = 0;
+        for (int r = q - 1; r >= x->placed_lo; r--) {
+            if (x->pe[r] <= s) break;
+            int j = x->order[r];
+            double d = x->pe[r] - x->ps[r];
+            if (d <= 0) continue;
+            double ov = fmin(x->pe[r], D) - fmax(x->ps[r], s);
+            if (ov <= 0) continue;
+            B += x->nocT[j] * ov / d;
+            bytes += x->deliv[j] * ov / d;
+        }
+        double nl = fmax(own + bytes * port, xc + B);
+        if (fabs(nl - L) < 0.5) {
+            L = nl;
+            break;
+        }
+        L = nl;
+    }
+    (void)i;
+    return L;
+}
+
+/* ------------------------------------------------------------------ */
+/* Cost-aware allocation (paper section 4.3)                            */
+
+/* Working copy of a candidate group's choices. */
+typedef struct {
+    int entry;       /* executing op's front entry */
+    int n;           /* waiting ops */
+    int *w, *k;      /* waiting op ids and their cold option indices */
+    double delta;    /* distribution time added to waiting ops */
+} alloc_t;
+
+/* Shrink the group until it fits: repeatedly take the step with the most
+ * space saved per unit of time added. Returns 0 if nothing fits. */
+static int allocate(const sctx *x, int i, alloc_t *a, double fixed)
+{
+    const elk_menu *mi = menu_of(x, i);
+    double total = fixed + mi->e[a->entry].hot;
+    for (int j = 0; j < a->n; j++) total += x->cold[a->w[j]];
+    /* the waiting ops' current colds were summed; a->k may differ from copt */
+    for (int j = 0; j < a->n; j++) {
+        int w = a->w[j];
+        const elk_menu *m = menu_of(x, w);
+        const elk_menu_entry *e = &m->e[x->entry[w]];
+        if (e->nc) total += m->cold[e->c0 + a->k[j]].cold - x->cold[w];
+    }
+    a->delta = 0;
+    while (total > x->pr->sram) {
+        double best = -1;
+        int who = -2;
+        if (a->entry > 0) {
+            double ds = mi->e[a->entry].hot - mi->e[a->entry - 1].hot;
+            double dt = mi->e[a->entry - 1].exe - mi->e[a->entry].exe;
+            double r = dt <= 0 ? INFINITY : ds / dt;
+            if (r > best) {
+                best = r;
+                who = -1;
+            }
+        }
+        if (x->o->alloc == ELK_ALLOC_PAPER)
+            for (int j = 0; j < a->n; j++) {
+                int w = a->w[j];
+                if (a->k[j] == 0) continue;
+                const elk_menu *m = menu_of(x, w);
+                const elk_menu_entry *e = &m->e[x->entry[w]];
+                const elk_menu_cold *c1 = &m->cold[e->c0 + a->k[j]], *c0 = &m->cold[e->c0 + a->k[j] - 1];
+                double ds = c1->cold - c0->cold, dt = c0->dist - c1->dist;
+                double r = dt <= 0 ? INFINITY : ds / dt;
+                if (r > best) {
+                    best = r;
+                    who = j;
+                }
+            }
+        if (who == -2) return 0;
+        if (who == -1) {
+            total -= mi->e[a->entry].hot - mi->e[a->entry - 1].hot;
+            a->entry--;
+        } else {
+            int w = a->w[who];
+            const elk_menu *m = menu_of(x, w);
+            const elk_menu_entry *e = &m->e[x->entry[w]];
+            const elk_menu_cold *c1 = &m->cold[e->c0 + a->k[who]], *c0 = &m->cold[e->c0 + a->k[who] - 1];
+            total -= c1->cold - c0->cold;
+            a->delta += c0->dist - c1->dist;
+            a->k[who]--;
+        }
+    }
+    return 1;
+}
+
+/* Move ops (i, j] earlier by d to make room for a longer distribution of
+ * op j, keeping preloads serial. */
+static void shift_earlier(sctx *x, int i, int j, double d)
+{
+    if (d <= 0) return;
+    for (int k = i + 1; k <= j; k++) {
+        if (k < j) x->ee[k] -= d;
+        x->es[k] -= d;
+        int r = x->pos[k];
+        if (r >= x->placed_lo) {
+            x->ps[r] -= d;
+            x->pe[r] -= d;
+        }
+    }
+    for (int r = x->N - 2; r >= x->placed_lo; r--)
+        if (x->pe[r] > x->ps[r + 1]) {
+            double s = x->pe[r] - x->ps[r + 1];
+            x->pe[r] -= s;
+            x->ps[r] -= s;
+        }
+}
+
+/* ------------------------------------------------------------------ */
+/* The backward pass                                                    */
+
+static int grow(sctx *x, int n)
+{
+    if (n <= x->wcap) return 0;
+    int cap = n * 2;
+    int *a = realloc(x->W, (size_t)cap * sizeof *a), *b = realloc(x->Wc, (size_t)cap * sizeof *b);
+    if (a) x->W = a;
+    if (b) x->Wc = b;
+    int *c2 = realloc(x->bestW, (size_t)cap * sizeof *c2), *d2 = realloc(x->bestWc, (size_t)cap * sizeof *d2);
+    if (c2) x->bestW = c2;
+    if (d2) x->bestWc = d2;
+    if (!a || !b || !c2 || !d2) return -1;
+    x->wcap = cap;
+    return 0;
+}
+
+static void place_preloads(sctx *x, int i)
+{
+    while (x->placed_lo > 0 && x->order[x->placed_lo - 1] >= i) {
+        int r = --x->placed_lo;
+        int op = x->order[r];
+        double end = x->es[op];
+        if (r + 1 < x->N && x->ps[r + 1] < end) end = x->ps[r + 1];
+        x->pe[r] = end;
+        x->ps[r] = end - x->dur[op];
+    }
+}
+
+/* Schedule op i given the fixed schedule after it. Returns -1 if nothing
+ * fits (the run is infeasible). */
+static int schedule_op(sctx *x, int i)
+{
+    const elk_menu *mi = menu_of(x, i);
+    const elk_problem *pr = x->pr;
+    double sram = pr->sram;
+    double next = i == x->N - 1 ? 0 : x->es[i + 1];
+    int qmin = x->pmax[i] + 1;
+    int nw = 0;
+    if (grow(x, x->window + 64)) return -1;
+    for (int r = qmin - 1; r >= 0 && r >= qmin - 64; r--)
+        if (x->order[r] > i) {
+            if (grow(x, nw + 1)) return -1;
+            x->W[nw++] = x->order[r];
+        }
+    int nforced = nw;
+    double cold_sum = 0, min_sum = 0;
+    for (int k = 0; k < nw; k++) {
+        cold_sum += x->cold[x->W[k]];
+        min_sum += menu_of(x, x->W[k])->min_cold * (hbm_of(x, x->W[k]) > 0);
+    }
+
+    double best_start = -INFINITY, best_L = 0, best_D = 0;
+    int best_q = -1, best_entry = -1, best_nw = 0;
+    int basic_target = -1;
+    if (x->pol == ELK_POL_BASIC) {
+        /* preload only up to the next operator that has HBM data */
+        for (int r = qmin; r < x->N; r++)
+            if (hbm_of(x, x->order[r]) > 0) {
+                basic_target = r + 1;
+                break;
+            }
+        if (basic_target < 0) basic_target = x->N;
+    }
+
+    for (int q = qmin;; q++) {
+        if (q > qmin) {
+            int j = x->order[q - 1];
+            if (grow(x, nw + 1)) return -1;
+            x->W[nw++] = j;
+            cold_sum += x->cold[j];
+            min_sum += menu_of(x, j)->min_cold * (hbm_of(x, j) > 0);
+        }
+        int last = q >= x->N || x->ps[q] >= next;
+        double D = last ? next : x->ps[q];
+        int feasible = 1, entry = -1;
+        double L = 0, start = -INFINITY;
+        alloc_t a = {0, 0, NULL, NULL, 0};
+
+        switch (x->pol) {
+        case ELK_POL_IDEAL: {
+            entry = mi->n - 1;
+            if (mi->e[0].hot + min_sum > sram) feasible = 0;
+            L = mi->e[entry].exe;
+            break;
+        }
+        case ELK_POL_BASIC:
+        case ELK_POL_STATIC: {
+            double budget = x->pol == ELK_POL_STATIC ? x->xlimit : sram - cold_sum;
+            if (x->pol == ELK_POL_STATIC && cold_sum > sram - x->xlimit) feasible = 0;
+            entry = elk_menu_best(mi, budget);
+            if (entry < 0) feasible = 0;
+            if (feasible) {
+                int k = initial_cold(x, i, entry);
+                const elk_menu_entry *e = &mi->e[entry];
+                double dist = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + k].dist : 0;
+                L = contended_len(x, i, e->exe + dist, e->xcyc + dist, D, q);
+            }
+            break;
+        }
+        default: { /* Elk-Dyn, Elk-Full */
+            a.entry = mi->n - 1;
+            a.n = nw;
+            a.w = x->W;
+            a.k = x->Wc;
+            for (int k = 0; k < nw; k++) a.k[k] = x->copt[x->W[k]];
+            if (!allocate(x, i, &a, 0)) {
+                feasible = 0;
+                break;
+            }
+            entry = a.entry;
+            int k = initial_cold(x, i, entry);
+            const elk_menu_entry *e = &mi->e[entry];
+            double dist = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + k].dist : 0;
+            L = contended_len(x, i, e->exe + dist, e->xcyc + dist, D, q) + a.delta;
+            break;
+        }
+        }
+        if (!feasible) {
+            if (x->pol == ELK_POL_BASIC && q < basic_target && best_q >= 0) break;
+            if (q == qmin && nforced) return -1;
+            break;
+        }
+        start = D - L;
+        int take;
+        if (x->pol == ELK_POL_BASIC) take = q <= basic_target; /* the furthest allowed candidate */
+        else if (x->pol == ELK_POL_STATIC) take = 1;          /* as many preloads as fit */
+        else take = start > best_start;
+        if (take) {
+            best_start = start;
+            best_q = q;
+            best_L = L;
+            best_D = D;
+            best_entry = entry;
+            best_nw = nw;
+            if (x->pol == ELK_POL_DYN || x->pol == ELK_POL_FULL)
+                memcpy(x->bestWc, x->Wc, (size_t)nw * sizeof *x->Wc);
+            memcpy(x->bestW, x->W, (size_t)nw * sizeof *x->W);
+        }
+        if (last || nw >= x->window) break;
+        if (x->pol == ELK_POL_BASIC && q >= basic_target) break;
+    }
+    if (best_q < 0) return -1;
+
+    /* commit */
+    x->entry[i] = best_entry;
+    const elk_menu_entry *e = &mi->e[best_entry];
+    set_cold(x, i, initial_cold(x, i, best_entry));
+    double own = e->exe + x->dist[i];
+    double D = best_D;
+    if (x->pol == ELK_POL_DYN || x->pol == ELK_POL_FULL) {
+        int changed = 0;
+        for (int k = 0; k < best_nw; k++) {
+            int w = x->bestW[k];
+            if (x->bestWc[k] != x->copt[w]) {
+                double old = x->dist[w];
+                set_cold(x, w, x->bestWc[k]);
+                shift_earlier(x, i, w, x->dist[w] - old);
+                int r = x->pos[w];
+                if (r >= x->placed_lo) x->ps[r] = x->pe[r] - x->dur[w];
+                changed = 1;
+            }
+        }
+        if (changed) {
+            next = i == x->N - 1 ? 0 : x->es[i + 1];
+            D = (best_q >= x->N || x->ps[best_q] >= next) ? next : x->ps[best_q];
+            best_L = contended_len(x, i, own, e->xcyc + x->dist[i], D, best_q);
+        } else {
+            best_L -= 0; /* the candidate's delta was zero */
+        }
+    }
+    x->ee[i] = D;
+    x->es[i] = D - best_L;
+    x->stall[i] = best_L - own;
+    if (x->pol == ELK_POL_IDEAL) x->stall[i] = 0;
+    int pn = 0;
+    double res = e->hot;
+    for (int k = 0; k < best_nw; k++) {
+        pn += hbm_of(x, x->bestW[k]) > 0;
+        res += x->pol == ELK_POL_IDEAL ? menu_of(x, x->bestW[k])->min_cold * (hbm_of(x, x->bestW[k]) > 0)
+                                       : x->cold[x->bestW[k]];
+    }
+    x->pnum[i] = pn;
+    x->resident[i] = res;
+    place_preloads(x, i);
+    return 0;
+}
+
+static void sctx_free(sctx *x)
+{
+    free(x->pos);
+    free(x->pmax);
+    free(x->es);
+    free(x->entry);
+    free(x->cold);
+    free(x->W);
+    free(x->Wc);
+    free(x->bestW);
+    free(x->bestWc);
+}
+
+static int sctx_init(sctx *x, const elk_problem *pr, const elk_sched_opts *o, elk_policy pol, const int *order, int N)
+{
+    memset(x, 0, sizeof *x);
+    x->pr = pr;
+    x->c = &pr->chip;
+    x->o = o;
+    x->pol = pol;
+    x->N = N;
+    x->order = order;
+    x->window = o->window > 0 ? o->window : 2 * (pr->graph.per_layer ? pr->graph.per_layer : 16);
+    x->abort_at = INFINITY;
+    x->pos = malloc((size_t)N * sizeof *x->pos);
+    x->pmax = malloc((size_t)N * sizeof *x->pmax);
+    x->es = malloc((size_t)N * 4 * sizeof *x->es);
+    x->entry = malloc((size_t)N * 3 * sizeof *x->entry);
+    x->cold = malloc((size_t)N * 8 * sizeof *x->cold);
+    if (!x->pos || !x->pmax || !x->es || !x->entry || !x->cold) {
+        sctx_free(x);
+        return -1;
+    }
+    x->ee = x->es + N;
+    x->ps = x->es + 2 * N;
+    x->pe = x->es + 3 * N;
+    x->copt = x->entry + N;
+    x->pnum = x->entry + 2 * N;
+    x->dist = x->cold + N;
+    x->deliv = x->cold + 2 * N;
+    x->dur = x->cold + 3 * N;
+    x->nocT = x->cold + 4 * N;
+    x->hbmT = x->cold + 5 * N;
+    x->stall = x->cold + 6 * N;
+    x->resident = x->cold + 7 * N;
+    for (int r = 0; r < N; r++) x->pos[order[r]] = r;
+    int m = -1;
+    for (int i = 0; i < N; i++) {
+        if (x->pos[i] > m) m = x->pos[i];
+        x->pmax[i] = m;
+    }
+    x->placed_lo = N;
+    return 0;
+}
+
+/* Run the backward pass; returns the makespan or INFINITY if infeasible. */
+static double run_pass(sctx *x)
+{
+    for (int i = x->N - 1; i >= 0; i--) {
+        if (x->o->cancel && *x->o->cancel) return NAN;
+        if (schedule_op(x, i)) return INFINITY;
+        if (-x->es[i] > x->abort_at) return INFINITY;
+    }
+    place_preloads(x, 0);
+    double t0 = x->es[0];
+    for (int r = 0; r < x->N; r++)
+        if (x->ps[r] < t0) t0 = x->ps[r];
+    return -t0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Metrics                                                              */
+
+static int fill_schedule(const sctx *x, double makespan, elk_schedule *s)
+{
+    const elk_problem *pr = x->pr;
+    const elk_chip *c = x->c;
+    int N = x->N;
+    s->nops = N;
+    s->ops = calloc((size_t)N, sizeof *s->ops);
+    s->order = malloc((size_t)N * sizeof *s->order);
+    if (!s->ops || !s->order) return -1;
+    double off = makespan; /* times were negative, ending at 0 */
+    memcpy(s->order, x->order, (size_t)N * sizeof *s->order);
+    for (int i = 0; i < N; i++) {
+        elk_sched_op *o = &s->ops[i];
+        const elk_menu *m = menu_of(x, i);
+        const elk_menu_entry *e = &m->e[x->entry[i]];
+        int r = x->pos[i];
+        o->exe_start = x->es[i] + off;
+        o->exe_end = x->ee[i] + off;
+        o->pre_start = x->ps[r] + off;
+        o->pre_end = x->pe[r] + off;
+        if (hbm_of(x, i) <= 0) o->pre_start = o->pre_end;
+        o->entry = x->entry[i];
+        o->copt = e->nc ? e->c0 + x->copt[i] : -1;
+        o->hot = e->hot;
+        o->cold = x->pol == ELK_POL_IDEAL ? m->min_cold * (hbm_of(x, i) > 0) : x->cold[i];
+        o->preload_number = x->pnum[i];
+        o->preload_pos = r;
+        o->comp = e->comp;
+        o->xcyc = e->xcyc;
+        o->dist = x->dist[i];
+        o->stall = x->stall[i] > 0 ? x->stall[i] : 0;
+        o->hbm_cycles = x->hbmT[i];
+        o->deliv = x->deliv[i];
+        double db = o->copt >= 0 ? m->cold[o->copt].dist_bytes : 0;
+        o->exe_noc_bytes = (e->xbytes + (x->pol == ELK_POL_IDEAL ? 0 : db)) * c->cores;
+        o->resident = x->resident[i];
+        if (o->resident > s->peak_resident) s->peak_resident = o->resident;
+    }
+    s->latency = makespan;
+    s->latency_ms = makespan / (c->clock_ghz * 1e6);
+
+    /* breakdown: sweep executions against preloads */
+    memset(s->brk, 0, sizeof s->brk);
+    int ri = 0;
+    double t = 0;
+    int ei = 0;
+    while (t < makespan - 1e-9) {
+        while (ei < N && s->ops[ei].exe_end <= t + 1e-9) ei++;
+        while (ri < N && s->ops[s->order[ri]].pre_end <= t + 1e-9) ri++;
+        double nt = makespan;
+        int ex = ei < N && s->ops[ei].exe_start <= t + 1e-9;
+        nt = ex ? fmin(nt, s->ops[ei].exe_end) : (ei < N ? fmin(nt, s->ops[ei].exe_start) : nt);
+        int pr_on = 0;
+        double h = 0;
+        if (ri < N) {
+            const elk_sched_op *po = &s->ops[s->order[ri]];
+            if (po->pre_start <= t + 1e-9 && po->pre_end > po->pre_start) {
+                pr_on = 1;
+                h = fmin(1.0, po->hbm_cycles / (po->pre_end - po->pre_start));
+                nt = fmin(nt, po->pre_end);
+            } else {
+                nt = fmin(nt, po->pre_start > t ? po->pre_start : nt);
+            }
+        }
+        if (nt <= t) nt = t + 1e-6;
+        double dt = nt - t;
+        if (ex) {
+            const elk_sched_op *eo = &s->ops[ei];
+            double len = eo->exe_end - eo->exe_start;
+            double fw = len > 0 ? (eo->comp + eo->xcyc) / len : 1, fd = len > 0 ? eo->dist / len : 0;
+            double fs = fmax(0.0, 1.0 - fw - fd);
+            if (!pr_on) h = 0;
+            s->brk[ELK_BRK_OVERLAP] += fw * h * dt;
+            s->brk[ELK_BRK_EXEC] += fw * (1 - h) * dt;
+            s->brk[ELK_BRK_DIST] += fd * dt;
+            s->brk[ELK_BRK_NOC] += fs * dt;
+        } else if (pr_on) {
+            s->brk[ELK_BRK_PRELOAD] += h * dt;
+            s->brk[ELK_BRK_NOC] += (1 - h) * dt;
+        } else {
+            s->brk[ELK_BRK_PRELOAD] += dt; /* waiting for the preload pipeline */
+        }
+        t = nt;
+    }
+    double hb = 0, pre_link = 0, exe_link = 0;
+    double hops = elk_cost_hbm_hops(c);
+    int grid = c->topology != ELK_TOPO_ALL2ALL;
+    for (int i = 0; i < N; i++) {
+        hb += s->ops[i].hbm_cycles;
+        double h = hbm_of(x, i);
+        if (h > 0) {
+            double deliv = x->pol == ELK_POL_IDEAL ? menu_of(x, i)->min_cold * c->cores : s->ops[i].deliv;
+            pre_link += grid ? h * (deliv / h + hops) : deliv;
+        }
+        exe_link += s->ops[i].exe_noc_bytes;
+    }
+    double cap = elk_chip_noc_bytes_per_cycle(c) * makespan;
+    s->hbm_util = makespan > 0 ? hb / makespan : 0;
+    s->noc_pre_util = cap > 0 ? pre_link / cap : 0;
+    s->noc_exe_util = cap > 0 ? exe_link / cap : 0;
+    s->noc_util = s->noc_pre_util + s->noc_exe_util;
+    s->tflops = makespan > 0 ? pr->graph.flops / (makespan / (c->clock_ghz * 1e9)) / 1e12 : 0;
+    return 0;
+}
+
+static elk_status run_one(const elk_problem *pr, elk_policy pol, const elk_sched_opts *o, const int *order, int N,
+                          int variant, double xlimit, double abort_at, double *makespan, elk_schedule *out,
+                          elk_error *err)
+{
+    sctx x;
+    if (sctx_init(&x, pr, o, pol, order, N)) return elk_fail(err, ELK_ENOMEM, "out of memory");
+    x.variant = variant;
+    x.xlimit = xlimit;
+    x.abort_at = abort_at;
+    double ms = run_pass(&x);
+    elk_status st = ELK_OK;
+    if (isnan(ms)) st = elk_fail(err, ELK_ECANCEL, "cancelled");
+    *makespan = ms;
+    if (st == ELK_OK && out && isfinite(ms)) {
+        out->policy = pol;
+        if (fill_schedule(&x, ms, out)) st = elk_fail(err, ELK_ENOMEM, "out of memory");
+    }
+    sctx_free(&x);
+    return st;
+}
+
+/* ------------------------------------------------------------------ */
+/* Preload orders (paper section 4.4)                                   */
+
+typedef struct {
+    int *perm;
+    int G, disp, max, n;
+    int *out; /* n x G */
+} perm_ctx;
+
+static void perm_rec(perm_ctx *p, int k, int *used)
+{
+    if (p->n >= p->max) return;
+    if (k == p->G) {
+        memcpy(p->out + (size_t)p->n * p->G, p->perm, (size_t)p->G * sizeof *p->perm);
+        p->n++;
+        return;
+    }
+    for (int g = 0; g < p->G; g++) {
+        if (used[g] || abs(g - k) > p->disp) continue;
+        /* a group left behind must still be placeable within its bound */
+        int ok = 1;
+        for (int h = 0; h < p->G && ok; h++)
+            if (!used[h] && h != g && h < k + 1 - p->disp) ok = 0;
+        if (!ok) continue;
+        used[g] = 1;
+        p->perm[k] = g;
+        perm_rec(p, k + 1, used);
+        used[g] = 0;
+    }
+}
+
+int elk_orders_build(const elk_graph *g, const elk_sched_opts *o, int **orders, int max)
+{
+    int N = g->nops, L = g->per_layer;
+    *orders = NULL;
+    if (max < 1) return 0;
+    /* groups of layer 0: each ends at an HBM-heavy op (above average bytes) */
+    double avg = (g->weight_bytes + g->kv_bytes) / (N ? N : 1);
+    int ends[256], G = 0;
+    for (int k = 0; k < L && G < 255; k++)
+        if (g->ops[g->head + k].hbm_bytes > o->heavy_factor * avg) ends[G++] = k;
+    int start_of[257];
+    if (G > 0) ends[G - 1] = L - 1; /* trailing small ops join the last group */
+    start_of[0] = 0;
+    for (int k = 1; k < G; k++) start_of[k] = ends[k - 1] + 1;
+    int *perms = NULL, np = 1;
+    if (G >= 2 && L > 0 && g->nlayers > 0) {
+        perm_ctx p = {0};
+        p.G = G;
+        p.disp = o->max_disp;
+        p.max = max;
+        p.perm = calloc((size_t)G, sizeof *p.perm);
+        int *used = calloc((size_t)G, sizeof *used);
+        p.out = malloc((size_t)max * G * sizeof *p.out);
+        if (!p.perm || !used || !p.out) {
+            free(p.perm);
+            free(used);
+            free(p.out);
+            return 0;
+        }
+        perm_rec(&p, 0, used);
+        free(p.perm);
+        free(used);
+        perms = p.out;
+        np = p.n;
+    }
+    int *out = malloc((size_t)np * N * sizeof *out);
+    if (!out) {
+        free(perms);
+        return 0;
+    }
+    for (int c = 0; c < np; c++) {
+        int *ord = out + (size_t)c * N;
+        for (int r = 0; r < N; r++) ord[r] = r;
+        if (!perms) continue;
+        const int *pm = perms + (size_t)c * G;
+        for (int l = 0; l < g->nlayers; l++) {
+            int base = g->head + l * L, w = base;
+            for (int k = 0; k < G; k++) {
+                int grp = pm[k];
+                for (int u = start_of[grp]; u <= ends[grp]; u++) ord[w++] = base + u;
+            }
+        }
+    }
+    free(perms);
+    *orders = out;
+    return np;
+}
+
+static double edit_dist(const int *order, int N)
+{
+    double s = 0;
+    for (int r = 0; r < N; r++) s += abs(order[r] - r);
+    return N ? s / N : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Policies                                                             */
+
+elk_status elk_schedule_run(const elk_problem *pr, elk_policy pol, const elk_sched_opts *o, elk_schedule *s,
+                            elk_error *err)
+{
+    memset(s, 0, sizeof *s);
+    double t0 = now_ms();
+    int N = pr->graph.nops;
+    int *ident = malloc((size_t)N * sizeof *ident);
+    if (!ident) return elk_fail(err, ELK_ENOMEM, "out of memory");
+    for (int r = 0; r < N; r++) ident[r] = r;
+    elk_status st = ELK_OK;
+    double ms = INFINITY;
+
+    switch (pol) {
+    case ELK_POL_IDEAL:
+    case ELK_POL_DYN:
+        st = run_one(pr, pol, o, ident, N, 0, 0, INFINITY, &ms, s, err);
+        break;
+    case ELK_POL_BASIC: {
+        double m0, m1;
+        st = run_one(pr, pol, o, ident, N, 0, 0, INFINITY, &m0, NULL, err);
+        if (st == ELK_OK) st = run_one(pr, pol, o, ident, N, 1, 0, INFINITY, &m1, NULL, err);
+        if (st == ELK_OK) {
+            int v = m1 < m0;
+            st = run_one(pr, pol, o, ident, N, v, 0, INFINITY, &ms, s, err);
+            s->static_variant = v;
+        }
+        break;
+    }
+    case ELK_POL_STATIC: {
+        double lo = 0;
+        for (int k = 0; k < pr->graph.nshapes; k++) lo = fmax(lo, pr->menus[k].e[0].hot);
+        double step = o->static_step_kib * 1024.0;
+        double bx = -1;
+        int bv = 0;
+        double best = INFINITY;
+        for (int v = 0; v < 2 && st == ELK_OK; v++)
+            for (double X = ceil(lo / 1024.0) * 1024.0; X <= pr->sram + 1e-9 && st == ELK_OK; X += step) {
+                double m;
+                st = run_one(pr, pol, o, ident, N, v, X, best, &m, NULL, err);
+                if (st == ELK_OK && m < best) {
+                    best = m;
+                    bx = X;
+                    bv = v;
+                }
+            }
+        if (st == ELK_OK && bx > 0) {
+            st = run_one(pr, pol, o, ident, N, bv, bx, INFINITY, &ms, s, err);
+            s->static_exec_kib = bx / 1024.0;
+            s->static_variant = bv;
+        }
+        break;
+    }
+    case ELK_POL_FULL: {
+        int *orders = NULL;
+        int no = elk_orders_build(&pr->graph, o, &orders, 2000);
+        if (no <= 0) {
+            st = elk_fail(err, ELK_ENOMEM, "out of memory building preload orders");
+            break;
+        }
+        /* screen every order on a prefix of identical layers, then run the
+         * best few (and always program order) on the whole graph */
+        const elk_graph *g = &pr->graph;
+        int M = N;
+        if (o->screen_layers > 0 && g->nlayers > o->screen_layers + 1)
+            M = g->head + o->screen_layers * g->per_layer;
+        double *score = malloc((size_t)no * sizeof *score);
+        int *idx = malloc((size_t)no * sizeof *idx);
+        if (!score || !idx) {
+            free(score);
+            free(idx);
+            free(orders);
+            st = elk_fail(err, ELK_ENOMEM, "out of memory");
+            break;
+        }
+        for (int c = 0; c < no && st == ELK_OK; c++) {
+            st = run_one(pr, pol, o, orders + (size_t)c * N, M, 0, 0, INFINITY, &score[c], NULL, err);
+            idx[c] = c;
+        }
+        /* stable selection of the finalists by score (identity is order 0) */
+        for (int a = 1; a < no; a++)
+            for (int b = a; b > 0 && score[idx[b]] < score[idx[b - 1]]; b--) {
+                int t = idx[b];
+                idx[b] = idx[b - 1];
+                idx[b - 1] = t;
+            }
+        int nf = o->finalists < no ? o->finalists : no;
+        double best = INFINITY;
+        int bc = -1;
+        for (int f = -1; f < nf && st == ELK_OK; f++) {
+            int c = f < 0 ? 0 : idx[f];
+            if (f >= 0 && c == 0) continue;
+            if (!isfinite(score[c]) && c != 0) continue;
+            double m;
+            st = run_one(pr, pol, o, orders + (size_t)c * N, N, 0, 0, best, &m, NULL, err);
+            if (st == ELK_OK && m < best) {
+                best = m;
+                bc = c;
+            }
+        }
+        if (st == ELK_OK && bc >= 0) {
+            st = run_one(pr, pol, o, orders + (size_t)bc * N, N, 0, 0, INFINITY, &ms, s, err);
+            s->orders_tried = no;
+            if (st == ELK_OK && s->order) s->avg_edit_dist = edit_dist(s->order, N);
+        }
+        free(score);
+        free(idx);
+        free(orders);
+        break;
+    }
+    default: st = elk_fail(err, ELK_EINVAL, "unknown policy %d", (int)pol);
+    }
+    free(ident);
+    if (st == ELK_OK && !isfinite(ms)) {
+        elk_schedule_free(s);
+        return elk_fail(err, ELK_ENOPLAN,
+                        "%s: no schedule fits in %.0f KiB of usable SRAM per core (an operator's smallest plan plus "
+                        "the preloads it must hold exceed it)",
+                        elk_policy_labels[pol], pr->sram / 1024.0);
+    }
+    if (st != ELK_OK) {
+        elk_schedule_free(s);
+        return st;
+    }
+    s->policy = pol;
+    s->solve_ms = now_ms() - t0;
+    return ELK_OK;
+}
+
+void elk_schedule_free(elk_schedule *s)
+{
+    free(s->ops);
+    free(s->order);
+    memset(s, 0, sizeof *s);
+}
+
+elk_status elk_schedule_copy(elk_schedule *dst, const elk_schedule *src)
+{
+    *dst = *src;
+    dst->ops = malloc((size_t)src->nops * sizeof *dst->ops);
+    dst->order = malloc((size_t)src->nops * sizeof *dst->order);
+    if (!dst->ops || !dst->order) {
+        free(dst->ops);
+        free(dst->order);
+        memset(dst, 0, sizeof *dst);
+        return ELK_ENOMEM;
+    }
+    memcpy(dst->ops, src->ops, (size_t)src->nops * sizeof *dst->ops);
+    memcpy(dst->order, src->order, (size_t)src->nops * sizeof *dst->order);
+    return ELK_OK;
+}
+
+elk_status elk_result_run(const elk_problem *pr, const elk_sched_opts *o, unsigned mask, elk_result *r,
+                          elk_error *err)
+{
+    memset(r, 0, sizeof *r);
+    static const elk_policy run_order[] = {ELK_POL_IDEAL, ELK_POL_BASIC, ELK_POL_STATIC, ELK_POL_DYN, ELK_POL_FULL};
+    for (int k = 0; k < ELK_POL_COUNT; k++) {
+        elk_policy p = run_order[k];
+        if (!(mask & (1u << p))) continue;
+        elk_status st = elk_schedule_run(pr, p, o, &r->pol[p], err);
+        if (st != ELK_OK) {
+            elk_result_free(r);
+            return st;
+        }
+        r->have[p] = 1;
+    }
+    for (int p = 0; p < ELK_POL_COUNT; p++)
+        if (r->have[p] && r->have[ELK_POL_IDEAL])
+            r->pct_ideal[p] = 100.0 * r->pol[ELK_POL_IDEAL].latency / r->pol[p].latency;
+    return ELK_OK;
+}
+
+void elk_result_free(elk_result *r)
+{
+    for (int p = 0; p < ELK_POL_COUNT; p++) elk_schedule_free(&r->pol[p]);
+    memset(r, 0, sizeof *r);
+}
