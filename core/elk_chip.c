@@ -227,18 +227,16 @@ double elk_chip_mesh_link_bytes_per_cycle(const elk_chip *c)
 
 double elk_chip_hbm_bytes_per_cycle(const elk_chip *c) { return c->hbm_tbps * 1e3 / c->clock_ghz; }
 
-double elk_chip_noc_bytes_per_cycle(const elk_chip *c)
+double elk_chip_noc_bytes_per_cycle(const elk_chip *c) { return c->cores * elk_chip_link_bytes_per_cycle(c); }
+
+double elk_chip_grid_links(const elk_chip *c)
 {
-    double l = elk_chip_mesh_link_bytes_per_cycle(c);
     switch (c->topology) {
-    case ELK_TOPO_MESH: {
-        /* directed links of an R x C grid */
-        double links = 2.0 * ((double)c->mesh_rows * (c->mesh_cols - 1) + (double)c->mesh_cols * (c->mesh_rows - 1));
-        return links * l;
-    }
-    case ELK_TOPO_TORUS: return 4.0 * c->cores * l;
-    case ELK_TOPO_RING: return 2.0 * c->cores * l;
-    default: return c->cores * elk_chip_link_bytes_per_cycle(c);
+    case ELK_TOPO_MESH:
+        return 2.0 * ((double)c->mesh_rows * (c->mesh_cols - 1) + (double)c->mesh_cols * (c->mesh_rows - 1));
+    case ELK_TOPO_TORUS: return 4.0 * c->cores;
+    case ELK_TOPO_RING: return 2.0 * c->cores;
+    default: return 0;
     }
 }
 

@@ -90,7 +90,11 @@ double elk_chip_sram_bytes(const elk_chip *c);        /* usable: sram - reserved
 double elk_chip_link_bytes_per_cycle(const elk_chip *c); /* after noc_scale */
 double elk_chip_hbm_bytes_per_cycle(const elk_chip *c);
 double elk_chip_mesh_link_bytes_per_cycle(const elk_chip *c); /* after noc_scale */
-double elk_chip_noc_bytes_per_cycle(const elk_chip *c);  /* aggregate capacity (ports or links) */
+/* Aggregate injection bandwidth of the cores' network ports: what "NoC
+ * bandwidth" means in knobs, CSV and utilisation for every topology (32.4
+ * TB/s on IPU-POD4). Grid links are counted by elk_chip_grid_links. */
+double elk_chip_noc_bytes_per_cycle(const elk_chip *c);
+double elk_chip_grid_links(const elk_chip *c); /* directed links of a mesh/torus/ring */
 double elk_chip_peak_matmul_flops(const elk_chip *c);    /* FLOP/s */
 double elk_chip_peak_vector_flops(const elk_chip *c);
 int elk_chip_multi(const elk_chip *c);  /* number of chips actually spanned */

@@ -162,7 +162,7 @@ double elk_cost_preload_rate(const elk_chip *c, double replication)
     double rate = ingress;
     if (c->topology != ELK_TOPO_ALL2ALL) {
         double l = elk_chip_mesh_link_bytes_per_cycle(c);
-        double links = elk_chip_noc_bytes_per_cycle(c) / l;
+        double links = elk_chip_grid_links(c);
         double hops = elk_cost_hbm_hops(c);
         /* a multicast tree costs about one link per replica plus the path
          * from the controller to the region */

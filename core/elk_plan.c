@@ -203,6 +203,26 @@ static long divisors(long n, long *out, int max)
     return k;
 }
 
+/* On a mesh a plan is laid out on the two mesh axes: its split dims form at
+ * most two groups (dims fused on one axis, e.g. batch x heads), each group's
+ * product fitting its axis, so rotation rings run between neighbours. */
+static int grid_fits(const enum_ctx *e, const int *p, int split)
+{
+    int sd[ELK_MAX_DIMS], k = 0;
+    for (int d = 0; d < e->nd; d++)
+        if (p[d] > 1) sd[k++] = d;
+    (void)split;
+    for (int mask = 0; mask < (1 << k); mask++) {
+        double a = 1, b = 1;
+        for (int i = 0; i < k; i++) {
+            if (mask & (1 << i)) a *= p[sd[i]];
+            else b *= p[sd[i]];
+        }
+        if ((a <= e->rows && b <= e->cols) || (a <= e->cols && b <= e->rows)) return 1;
+    }
+    return 0;
+}
+
 /* All rotation choices of each input tensor for the current spatial plan,
  * then their cross product. */
 static void spatial_leaf(enum_ctx *e)
@@ -220,16 +240,7 @@ static void spatial_leaf(enum_ctx *e)
         if (e->p[d] > 1) split++;
     }
     if (used < e->util_cores || real / padded < e->pad_thr) return;
-    if (e->grid && split > 2) return;
-    if (e->grid && split == 2) {
-        int a = 0, b = 0;
-        for (int d = 0; d < nd; d++)
-            if (e->p[d] > 1) {
-                if (!a) a = e->p[d];
-                else b = e->p[d];
-            }
-        if (!((a <= e->rows && b <= e->cols) || (a <= e->cols && b <= e->rows))) return;
-    }
+    if (e->grid && !grid_fits(e, e->p, split)) return;
     e->spatial++;
 
     static _Thread_local rot opts[ELK_MAX_TENSORS][MAX_ROTS];
@@ -299,15 +310,15 @@ static void thresholds(enum_ctx *e)
     e->pad_thr = 0.9 * fmin(1.0, fmin(P / (P + C), M / 220.0));
     double reach = fmin(C, P);
     if (e->grid) {
-        /* at most two split dims, each on a mesh axis (or one dim snaking) */
+        /* the most cores two axis groups of dims can cover */
         double best = 0;
-        for (int a = 0; a < e->nd; a++) {
-            best = fmax(best, fmin((double)e->D[a], C));
-            for (int b = 0; b < e->nd; b++) {
-                if (a == b) continue;
-                double v = fmin((double)e->D[a], e->rows) * fmin((double)e->D[b], e->cols);
-                best = fmax(best, v);
+        for (int mask = 0; mask < (1 << e->nd); mask++) {
+            double a = 1, b = 1;
+            for (int d = 0; d < e->nd; d++) {
+                if (mask & (1 << d)) a *= (double)e->D[d];
+                else b *= (double)e->D[d];
             }
+            best = fmax(best, fmax(fmin(a, e->rows) * fmin(b, e->cols), fmin(a, e->cols) * fmin(b, e->rows)));
         }
         reach = fmin(reach, best);
     }
@@ -609,11 +620,61 @@ elk_status elk_menu_build(const elk_chip *c, const elk_op *op, const elk_plan_se
         }
     }
     free(t);
+    for (int k = 0; k < ELK_PRICES; k++) {
+        m->eff[k] = malloc((size_t)(n ? n : 1) * sizeof *m->eff[k]);
+        if (!m->eff[k]) {
+            elk_menu_free(m);
+            return elk_fail(err, ELK_ENOMEM, "out of memory");
+        }
+        elk_menu_reprice(c, m, 1.0, k);
+    }
     return ELK_OK;
+}
+
+void elk_menu_reprice(const elk_chip *c, elk_menu *m, double phi, int slot)
+{
+    int n = m->n;
+    double bestc = INFINITY;
+    for (int i = 0; i < n; i++) {
+        elk_menu_entry *en = &m->e[i];
+        en->eopt[slot] = 0;
+        en->ecost[slot] = en->exe;
+        if (en->nc && m->hbm_bytes > 0) {
+            double b = INFINITY;
+            for (int k = 0; k < en->nc; k++) {
+                double cc = elk_menu_cold_cost(c, m, i, k, phi);
+                if (cc < b) {
+                    b = cc;
+                    en->eopt[slot] = k;
+                }
+            }
+            en->ecost[slot] += b;
+        }
+    }
+    /* ascending space, keep an entry only if it is cheaper than every smaller one */
+    int k2 = 0;
+    for (int i = 0; i < n; i++)
+        if (m->e[i].ecost[slot] < bestc) {
+            bestc = m->e[i].ecost[slot];
+            m->eff[slot][k2++] = i;
+        }
+    m->neff[slot] = k2;
+}
+
+double elk_menu_cold_cost(const elk_chip *c, const elk_menu *m, int e, int k, double phi)
+{
+    const elk_menu_entry *en = &m->e[e];
+    if (!en->nc || m->hbm_bytes <= 0) return 0;
+    const elk_menu_cold *mc = &m->cold[en->c0 + k];
+    double thbm = m->hbm_bytes / elk_chip_hbm_bytes_per_cycle(c);
+    double pre = elk_cost_preload_cycles(c, m->hbm_bytes, mc->deliv);
+    double extra = (mc->deliv - m->cold[en->c0].deliv) / elk_chip_noc_bytes_per_cycle(c);
+    return mc->dist + fmax(0.0, pre - thbm) + phi * fmax(0.0, extra);
 }
 
 void elk_menu_free(elk_menu *m)
 {
+    for (int k = 0; k < ELK_PRICES; k++) free(m->eff[k]);
     free(m->e);
     free(m->cold);
     memset(m, 0, sizeof *m);

@@ -58,6 +58,10 @@ typedef struct {
     double hbm_bytes;   /* real bytes of the op's HBM tensors */
 } elk_plan_set;
 
+/* The allocator prices replication's extra NoC traffic in a few ways
+ * (elk_menu_cold_cost's phi); each price has its own effective front. */
+#define ELK_PRICES 2
+
 /* One point of the time front of an operator for one chip timing. */
 typedef struct {
     double hot;     /* bytes */
@@ -67,6 +71,8 @@ typedef struct {
     double xbytes;  /* bytes per core through the NoC while executing */
     int plan;       /* index into the set */
     int c0, nc;     /* cold options in elk_menu.cold */
+    double ecost[ELK_PRICES]; /* exe + the cheapest preload-state cost, per price slot */
+    int eopt[ELK_PRICES];     /* that cold option, relative to c0 */
 } elk_menu_entry;
 
 typedef struct {
@@ -87,6 +93,8 @@ typedef struct {
     int ncold;
     double min_cold;
     double hbm_bytes;
+    int *eff[ELK_PRICES]; /* entries Pareto-optimal in (hot, ecost), hot ascending */
+    int neff[ELK_PRICES];
 } elk_menu;
 
 /* Build the plan set of op for chip c (no cache). Plans whose execution
@@ -105,6 +113,13 @@ elk_status elk_menu_build(const elk_chip *c, const elk_op *op, const elk_plan_se
 void elk_menu_free(elk_menu *m);
 /* Index of the fastest entry with hot <= budget, or -1. */
 int elk_menu_best(const elk_menu *m, double budget);
+/* Cost of holding an operator's preload in cold option k of entry e:
+ * its data distribution, the time replication adds to the preload, and the
+ * extra NoC time replication puts on the network, weighted by phi, the
+ * fraction of execution that is exchange (what that traffic will stretch). */
+double elk_menu_cold_cost(const elk_chip *c, const elk_menu *m, int e, int k, double phi);
+/* Recompute ecost/eopt/eff of price slot with a new phi. */
+void elk_menu_reprice(const elk_chip *c, elk_menu *m, double phi, int slot);
 
 /* A thread-safe cache of plan sets keyed by (operator shape, the chip
  * parameters enumeration depends on). HBM and NoC bandwidth are not part of

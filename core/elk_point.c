@@ -165,7 +165,7 @@ elk_status elk_point_resolve(const elk_point *p, elk_chip *c, elk_model *m, elk_
     ELK_TRY(elk_chip_validate(c, err));
     if (!isnan(p->noc_tbps)) {
         /* NoC TB/s names the aggregate injection bandwidth of the machine */
-        double base = elk_chip_noc_bytes_per_cycle(c) / c->noc_scale * c->clock_ghz / 1e3;
+        double base = c->cores * c->link_gbps / 1e3;
         c->noc_scale = p->noc_tbps / base;
     }
     return ELK_OK;

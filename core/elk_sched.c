@@ -70,6 +70,21 @@ elk_status elk_problem_init(elk_problem *pr, const elk_point *p, elk_plan_cache 
     double t1 = now_ms();
     for (int s = 0; s < ns && st == ELK_OK; s++)
         st = elk_menu_build(&pr->chip, &pr->graph.ops[rep[s]], pr->sets[s], &pr->menus[s], err);
+    if (st == ELK_OK) {
+        /* phi: the share of the fastest execution that is exchange, what
+         * extra preload traffic will stretch (see elk_menu_cold_cost) */
+        double xs = 0, es = 0;
+        for (int i = 0; i < pr->graph.nops; i++) {
+            const elk_menu *m = &pr->menus[pr->graph.ops[i].shape_id];
+            xs += m->e[m->n - 1].xcyc;
+            es += m->e[m->n - 1].exe;
+        }
+        pr->phi = es > 0 ? xs / es : 0;
+        for (int s2 = 0; s2 < ns; s2++) {
+            elk_menu_reprice(&pr->chip, &pr->menus[s2], pr->phi, 0);
+            elk_menu_reprice(&pr->chip, &pr->menus[s2], 1.0, 1);
+        }
+    }
     pr->plan_ms = t1 - t0;
     pr->menu_ms = now_ms() - t1;
     free(rep);
@@ -102,8 +117,10 @@ typedef struct {
     elk_policy pol;
     int N;              /* ops scheduled (a prefix when screening) */
     int window;
-    int variant;        /* Basic/Static: 0 fully distributed, 1 replicated */
-    double xlimit;      /* Static: execution region, bytes */
+    int variant;        /* Basic/Static: 0 fully distributed, 1 replicated;
+                           Elk: the allocator's price slot */
+    double xlimit;      /* Static: execution region, bytes; Dyn: execution ceiling */
+    int price;          /* Elk: which allocator price slot (elk_menu eff) */
     double abort_at;    /* give up once the makespan exceeds this */
     const int *order;   /* position -> op */
     int *pos;           /* op -> position */
@@ -161,29 +178,26 @@ static int initial_cold(const sctx *x, int i, int entry)
     if (e->nc <= 1) return 0;
     if (x->pol == ELK_POL_IDEAL || x->o->alloc == ELK_ALLOC_ARTIFACT) return 0;
     if (x->pol == ELK_POL_BASIC || x->pol == ELK_POL_STATIC) return x->variant ? e->nc - 1 : 0;
-    double h = hbm_of(x, i), best = INFINITY;
-    int bk = 0;
-    double thbm = h / elk_chip_hbm_bytes_per_cycle(x->c);
-    for (int k = 0; k < e->nc; k++) {
-        const elk_menu_cold *mc = &m->cold[e->c0 + k];
-        double cost = mc->dist + fmax(0.0, elk_cost_preload_cycles(x->c, h, mc->deliv) - thbm);
-        if (cost < best) {
-            best = cost;
-            bk = k;
-        }
-    }
-    return bk;
+    return e->eopt[x->price];
 }
 
 /* Execution length of op i ending at D, stretched by the preloads that
- * stream in its window (network time and SRAM-port stalls). */
+ * stream in its window. Two effects (paper section 2.3):
+ *  - interconnect: BSP exchange phases share the cores' ports with preload
+ *    traffic. If the preloads keep the network busy a fraction rho of the
+ *    window, max-min sharing slows the op's exchange by that fraction
+ *    (at most doubling it: the preload yields half the port);
+ *  - SRAM port: on chips whose cores pause for remote accesses, every byte
+ *    delivered into a core steals its share of the local port.
+ * Preload intervals themselves are not stretched here; the event simulator
+ * (elk_sim) shares links both ways and reports how far this estimate is off. */
 static double contended_len(const sctx *x, int i, double own, double xc, double D, int q)
 {
     if (x->pol == ELK_POL_IDEAL) return own;
     const elk_chip *c = x->c;
     double L = own;
     double port = c->remote_access_pauses ? 1.0 / (c->cores * c->sram_port_bytes_per_cycle) : 0;
-    for (int it = 0; it < 4; it++) {
+    for (int it = 0; it < 6; it++) {
         double s = D - L, B = 0, bytes = 0;
         for (int r = q - 1; r >= x->placed_lo; r--) {
             if (x->pe[r] <= s) break;
@@ -195,7 +209,8 @@ static double contended_len(const sctx *x, int i, double own, double xc, double 
             B += x->nocT[j] * ov / d;
             bytes += x->deliv[j] * ov / d;
         }
-        double nl = fmax(own + bytes * port, xc + B);
+        double rho = L > 0 ? fmin(1.0, B / L) : 0;
+        double nl = own + rho * xc + bytes * port;
         if (fabs(nl - L) < 0.5) {
             L = nl;
             break;
@@ -222,7 +237,8 @@ typedef struct {
 static int allocate(const sctx *x, int i, alloc_t *a, double fixed)
 {
     const elk_menu *mi = menu_of(x, i);
-    double total = fixed + mi->e[a->entry].hot;
+    const int *ef = mi->eff[x->price];
+    double total = fixed + mi->e[ef[a->entry]].hot;
     for (int j = 0; j < a->n; j++) total += x->cold[a->w[j]];
     /* the waiting ops' current colds were summed; a->k may differ from copt */
     for (int j = 0; j < a->n; j++) {
@@ -236,8 +252,8 @@ static int allocate(const sctx *x, int i, alloc_t *a, double fixed)
         double best = -1;
         int who = -2;
         if (a->entry > 0) {
-            double ds = mi->e[a->entry].hot - mi->e[a->entry - 1].hot;
-            double dt = mi->e[a->entry - 1].exe - mi->e[a->entry].exe;
+            double ds = mi->e[ef[a->entry]].hot - mi->e[ef[a->entry - 1]].hot;
+            double dt = mi->e[ef[a->entry - 1]].ecost[x->price] - mi->e[ef[a->entry]].ecost[x->price];
             double r = dt <= 0 ? INFINITY : ds / dt;
             if (r > best) {
                 best = r;
@@ -260,7 +276,7 @@ static int allocate(const sctx *x, int i, alloc_t *a, double fixed)
             }
         if (who == -2) return 0;
         if (who == -1) {
-            total -= mi->e[a->entry].hot - mi->e[a->entry - 1].hot;
+            total -= mi->e[ef[a->entry]].hot - mi->e[ef[a->entry - 1]].hot;
             a->entry--;
         } else {
             int w = a->w[who];
@@ -386,6 +402,7 @@ static int schedule_op(sctx *x, int i)
         }
         case ELK_POL_BASIC:
         case ELK_POL_STATIC: {
+            for (int k = 0; k < nw; k++) x->Wc[k] = x->copt[x->W[k]];
             double budget = x->pol == ELK_POL_STATIC ? x->xlimit : sram - cold_sum;
             if (x->pol == ELK_POL_STATIC && cold_sum > sram - x->xlimit) feasible = 0;
             entry = elk_menu_best(mi, budget);
@@ -399,7 +416,7 @@ static int schedule_op(sctx *x, int i)
             break;
         }
         default: { /* Elk-Dyn, Elk-Full */
-            a.entry = mi->n - 1;
+            a.entry = mi->neff[x->price] - 1;
             a.n = nw;
             a.w = x->W;
             a.k = x->Wc;
@@ -408,7 +425,7 @@ static int schedule_op(sctx *x, int i)
                 feasible = 0;
                 break;
             }
-            entry = a.entry;
+            entry = mi->eff[x->price][a.entry];
             int k = initial_cold(x, i, entry);
             const elk_menu_entry *e = &mi->e[entry];
             double dist = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + k].dist : 0;
@@ -643,16 +660,14 @@ static int fill_schedule(const sctx *x, double makespan, elk_schedule *s)
         }
         t = nt;
     }
+    /* NoC utilisation counts bytes through the cores' ports (preload
+     * deliveries and execution exchange) against their capacity, the same
+     * measure on every topology; grid link loads come from the simulator. */
     double hb = 0, pre_link = 0, exe_link = 0;
-    double hops = elk_cost_hbm_hops(c);
-    int grid = c->topology != ELK_TOPO_ALL2ALL;
     for (int i = 0; i < N; i++) {
         hb += s->ops[i].hbm_cycles;
-        double h = hbm_of(x, i);
-        if (h > 0) {
-            double deliv = x->pol == ELK_POL_IDEAL ? menu_of(x, i)->min_cold * c->cores : s->ops[i].deliv;
-            pre_link += grid ? h * (deliv / h + hops) : deliv;
-        }
+        if (hbm_of(x, i) > 0)
+            pre_link += x->pol == ELK_POL_IDEAL ? menu_of(x, i)->min_cold * c->cores : s->ops[i].deliv;
         exe_link += s->ops[i].exe_noc_bytes;
     }
     double cap = elk_chip_noc_bytes_per_cycle(c) * makespan;
@@ -671,6 +686,7 @@ static elk_status run_one(const elk_problem *pr, elk_policy pol, const elk_sched
     sctx x;
     if (sctx_init(&x, pr, o, pol, order, N)) return elk_fail(err, ELK_ENOMEM, "out of memory");
     x.variant = variant;
+    if (pol == ELK_POL_DYN || pol == ELK_POL_FULL) x.price = variant;
     x.xlimit = xlimit;
     x.abort_at = abort_at;
     double ms = run_pass(&x);
@@ -784,6 +800,23 @@ static double edit_dist(const int *order, int N)
 /* ------------------------------------------------------------------ */
 /* Policies                                                             */
 
+/* The better of the allocator's price slots for Elk-Dyn in program order. */
+static int best_price(const elk_problem *pr, const elk_sched_opts *o, const int *ident, int N, elk_status *st,
+                      elk_error *err)
+{
+    double best = INFINITY;
+    int bv = 0;
+    for (int v = 0; v < ELK_PRICES && *st == ELK_OK; v++) {
+        double m;
+        *st = run_one(pr, ELK_POL_DYN, o, ident, N, v, 0, best, &m, NULL, err);
+        if (*st == ELK_OK && m < best) {
+            best = m;
+            bv = v;
+        }
+    }
+    return bv;
+}
+
 elk_status elk_schedule_run(const elk_problem *pr, elk_policy pol, const elk_sched_opts *o, elk_schedule *s,
                             elk_error *err)
 {
@@ -798,9 +831,16 @@ elk_status elk_schedule_run(const elk_problem *pr, elk_policy pol, const elk_sch
 
     switch (pol) {
     case ELK_POL_IDEAL:
-    case ELK_POL_DYN:
         st = run_one(pr, pol, o, ident, N, 0, 0, INFINITY, &ms, s, err);
         break;
+    case ELK_POL_DYN: {
+        /* the allocator's price of replication traffic is searched, as the
+         * artifact searches its NoC threshold for Elk-Dyn */
+        int v = best_price(pr, o, ident, N, &st, err);
+        if (st == ELK_OK) st = run_one(pr, pol, o, ident, N, v, 0, INFINITY, &ms, s, err);
+        s->static_variant = v;
+        break;
+    }
     case ELK_POL_BASIC: {
         double m0, m1;
         st = run_one(pr, pol, o, ident, N, 0, 0, INFINITY, &m0, NULL, err);
@@ -858,8 +898,9 @@ elk_status elk_schedule_run(const elk_problem *pr, elk_policy pol, const elk_sch
             st = elk_fail(err, ELK_ENOMEM, "out of memory");
             break;
         }
+        int pv = best_price(pr, o, orders, N, &st, err);
         for (int c = 0; c < no && st == ELK_OK; c++) {
-            st = run_one(pr, pol, o, orders + (size_t)c * N, M, 0, 0, INFINITY, &score[c], NULL, err);
+            st = run_one(pr, pol, o, orders + (size_t)c * N, M, pv, 0, INFINITY, &score[c], NULL, err);
             idx[c] = c;
         }
         /* stable selection of the finalists by score (identity is order 0) */
@@ -877,14 +918,15 @@ elk_status elk_schedule_run(const elk_problem *pr, elk_policy pol, const elk_sch
             if (f >= 0 && c == 0) continue;
             if (!isfinite(score[c]) && c != 0) continue;
             double m;
-            st = run_one(pr, pol, o, orders + (size_t)c * N, N, 0, 0, best, &m, NULL, err);
+            st = run_one(pr, pol, o, orders + (size_t)c * N, N, pv, 0, best, &m, NULL, err);
             if (st == ELK_OK && m < best) {
                 best = m;
                 bc = c;
             }
         }
         if (st == ELK_OK && bc >= 0) {
-            st = run_one(pr, pol, o, orders + (size_t)bc * N, N, 0, 0, INFINITY, &ms, s, err);
+            st = run_one(pr, pol, o, orders + (size_t)bc * N, N, pv, 0, INFINITY, &ms, s, err);
+            s->static_variant = pv;
             s->orders_tried = no;
             if (st == ELK_OK && s->order) s->avg_edit_dist = edit_dist(s->order, N);
         }

@@ -56,6 +56,7 @@ typedef struct {
     elk_menu *menus;       /* per shape_id */
     const elk_plan_set **sets;
     double sram;           /* usable bytes per core */
+    double phi;            /* exchange share of the fastest execution */
     double plan_ms;        /* wall time to get plan sets (cache or enumeration) */
     double menu_ms;        /* wall time to time the menus */
 } elk_problem;
