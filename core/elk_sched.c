@@ -47,9 +47,25 @@ static double now_ms(void)
 elk_status elk_problem_init(elk_problem *pr, const elk_point *p, elk_plan_cache *pc, elk_error *err)
 {
     memset(pr, 0, sizeof *pr);
+    elk_chip c;
+    elk_model m;
+    elk_graph g;
+    ELK_TRY(elk_point_resolve(p, &c, &m, err));
+    ELK_TRY(elk_graph_build(&m, p->workload, p->batch, p->seq, p->layers, &g, err));
+    elk_status st = elk_problem_init_graph(pr, &c, &m, &g, pc, err);
     pr->point = *p;
-    ELK_TRY(elk_point_resolve(p, &pr->chip, &pr->model, err));
-    ELK_TRY(elk_graph_build(&pr->model, p->workload, p->batch, p->seq, p->layers, &pr->graph, err));
+    return st;
+}
+
+elk_status elk_problem_init_graph(elk_problem *pr, const elk_chip *c, const elk_model *m, elk_graph *g,
+                                  elk_plan_cache *pc, elk_error *err)
+{
+    memset(pr, 0, sizeof *pr);
+    elk_point_defaults(&pr->point);
+    pr->chip = *c;
+    if (m) pr->model = *m;
+    pr->graph = *g;
+    memset(g, 0, sizeof *g);
     pr->sram = elk_chip_sram_bytes(&pr->chip);
     int ns = pr->graph.nshapes;
     pr->menus = calloc((size_t)ns, sizeof *pr->menus);
@@ -859,9 +875,12 @@ elk_status elk_schedule_run(const elk_problem *pr, elk_policy pol, const elk_sch
         double bx = -1;
         int bv = 0;
         double best = INFINITY;
+        /* X from the largest smallest plan up to all of SRAM, in steps */
+        int nx = (int)floor((pr->sram - lo) / step) + 1;
         for (int v = 0; v < 2 && st == ELK_OK; v++)
-            for (double X = ceil(lo / 1024.0) * 1024.0; X <= pr->sram + 1e-9 && st == ELK_OK; X += step) {
-                double m;
+            for (int k = 0; k <= nx && st == ELK_OK; k++) {
+                double X = k < nx ? lo + k * step : pr->sram, m;
+                if (X > pr->sram || (k == nx && lo + (nx - 1) * step >= pr->sram)) continue;
                 st = run_one(pr, pol, o, ident, N, v, X, best, &m, NULL, err);
                 if (st == ELK_OK && m < best) {
                     best = m;

@@ -62,6 +62,10 @@ typedef struct {
 } elk_problem;
 
 elk_status elk_problem_init(elk_problem *pr, const elk_point *p, elk_plan_cache *pc, elk_error *err);
+/* The same from a chip and a graph built elsewhere; takes ownership of the
+ * graph (g is emptied) and frees it on failure. m may be NULL. */
+elk_status elk_problem_init_graph(elk_problem *pr, const elk_chip *c, const elk_model *m, elk_graph *g,
+                                  elk_plan_cache *pc, elk_error *err);
 void elk_problem_free(elk_problem *pr);
 
 /* One operator in a schedule. Times in cycles from the start of the step. */
