@@ -41,7 +41,7 @@ static void usage(FILE *fp)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) return elk_cmd_run(argc, argv);
+    if (argc < 2) return elk_cmd_tui(argc, argv);
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         usage(stdout);

@@ -1,0 +1,525 @@
+#include "tui_app.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <math.h>
+#include <panel.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tui.h"
+#include "tui_color.h"
+#include "tui_draw.h"
+#include "tui_export.h"
+#include "tui_help.h"
+#include "tui_keybar.h"
+#include "tui_knobs.h"
+#include "tui_statusline.h"
+#include "tui_worker.h"
+#include "view_breakdown.h"
+#include "view_pareto.h"
+#include "view_roofline.h"
+#include "view_sweep.h"
+#include "view_timeline.h"
+
+#define NVIEWS 5
+#define MIN_COLS 80
+#define MIN_LINES 24
+
+/* ---- terminal state, restored on every exit path ---- */
+
+static volatile sig_atomic_t curses_on;
+static int saved_stderr = -1;
+
+static void term_restore(void)
+{
+    if (curses_on) {
+        curses_on = 0;
+        endwin();
+    }
+    if (saved_stderr >= 0) {
+        fflush(stderr);
+        dup2(saved_stderr, 2);
+        close(saved_stderr);
+        saved_stderr = -1;
+    }
+}
+
+static void on_fatal(int sig)
+{
+    /* endwin is not async-signal-safe, but leaving the terminal raw is
+     * worse; this is what htop and friends do */
+    term_restore();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void install_handlers(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) sigaction(sigs[i], &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    atexit(term_restore);
+}
+
+static void redirect_stderr(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    fflush(stderr);
+    saved_stderr = fcntl(2, F_DUPFD_CLOEXEC, 10);
+    dup2(fd, 2);
+    close(fd);
+    time_t t = time(NULL);
+    char stamp[64];
+    strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M:%S", localtime(&t));
+    fprintf(stderr, "--- elk tui started %s (pid %d)\n", stamp, (int)getpid());
+}
+
+/* ---- the app ---- */
+
+typedef struct {
+    tui_opts o;
+    tui_design design;
+    tui_knobs knobs;
+    elk_view *views[NVIEWS];
+    int cur;
+    tui_statusline status;
+    tui_help *help;
+    int help_on;
+    elk_plan_cache *pc;
+    tui_worker *worker;
+    tui_sweeper *sweeper;
+    int wake[2];
+    tui_snap *snap;
+    elk_point requested;
+    unsigned long req_id;
+    tui_ctx cx;
+    int quit;
+    int dirty;
+    char log_path[1024];
+    /* benchmark */
+    int bench_i, bench_waiting;
+    double bench_t0;
+    double *bench_ms, *bench_compute;
+    int bench_knobs[8], bench_nknobs;
+} tui_app;
+
+static void ctx_message(tui_ctx *cx, int error, const char *fmt, ...)
+{
+    tui_app *a = cx->app;
+    va_list ap;
+    va_start(ap, fmt);
+    tui_status_message(&a->status, error, fmt, ap);
+    va_end(ap);
+    a->dirty = 1;
+}
+
+static void ctx_prompt(tui_ctx *cx, const char *label, const char *initial, tui_prompt_done done, void *obj)
+{
+    tui_app *a = cx->app;
+    tui_status_prompt(&a->status, label, initial, done, obj);
+    a->dirty = 1;
+}
+
+static void request(tui_app *a, int force)
+{
+    if (!force && a->req_id && !memcmp(&a->requested, &a->design.point, sizeof a->requested)) return;
+    a->requested = a->design.point;
+    a->req_id++;
+    tui_worker_request(a->worker, &a->requested, a->req_id);
+    a->dirty = 1;
+}
+
+static void build_ctx(tui_app *a)
+{
+    tui_ctx *cx = &a->cx;
+    cx->snap = a->snap;
+    cx->point = &a->design.point;
+    cx->chip = &a->design.chip;
+    cx->model = &a->design.model;
+    cx->focus = a->design.focus;
+    cx->ascii = tui_ascii();
+    cx->busy = tui_worker_busy(a->worker);
+    cx->stale = a->snap && a->snap->id != a->req_id;
+    cx->sweeper = a->sweeper;
+    cx->message = ctx_message;
+    cx->prompt = ctx_prompt;
+    cx->app = a;
+}
+
+static void draw_tabs(tui_app *a, int y)
+{
+    tui_fill(y, 0, COLS, tui_attr(TC_TAB), " ");
+    int x = tui_puts(y, 1, COLS - 1, tui_attr(TC_TITLE), "Elk Workbench") + 3;
+    for (int i = 0; i < NVIEWS; i++) {
+        char t[48];
+        snprintf(t, sizeof t, " %d %s ", i + 1, a->views[i]->title);
+        x += tui_puts(y, x, COLS - x, i == a->cur ? tui_attr(TC_TAB_ACTIVE) : tui_attr(TC_TAB), t) + 1;
+    }
+    const char *ver = tui_ascii() ? "?=help" : "?=help";
+    if (x + 8 < COLS) tui_puts(y, COLS - 7, 7, tui_attr(TC_DIM), ver);
+}
+
+static void draw_all(tui_app *a)
+{
+    build_ctx(a);
+    erase();
+    if (COLS < MIN_COLS || LINES < MIN_LINES) {
+        tui_rect r = {0, 0, LINES, COLS};
+        char msg[256];
+        snprintf(msg, sizeof msg, "Terminal too small: %dx%d\nThe workbench needs at least %dx%d.\nEnlarge the window, or press q to quit.",
+                 COLS, LINES, MIN_COLS, MIN_LINES);
+        tui_center(&r, tui_attr(TC_ERROR), msg);
+        wnoutrefresh(stdscr);
+        doupdate();
+        return;
+    }
+    int y = 0;
+    draw_tabs(a, y++);
+    int kr = tui_knobs_rows(COLS);
+    tui_rect kb = {y, 0, kr, COLS};
+    tui_knobs_draw(&a->knobs, &kb, &a->cx);
+    y += kr;
+    tui_fill(y++, 0, COLS, tui_attr(TC_DIM), tui_g.hline);
+    tui_rect vr = {y, 0, LINES - 2 - y, COLS};
+    elk_view *v = a->views[a->cur];
+    v->draw(v, &vr, &a->cx);
+    tui_rect sr = {LINES - 2, 0, 1, COLS};
+    tui_status_draw(&a->status, &sr, &a->cx);
+    tui_rect kbar = {LINES - 1, 0, 1, COLS};
+    tui_keybar_draw(&kbar, v);
+    wnoutrefresh(stdscr);
+    if (a->help_on) {
+        if (!a->help) a->help = tui_help_open(a->views, NVIEWS, tui_ascii());
+        tui_help_show(a->help);
+    }
+    doupdate();
+}
+
+static void do_export(tui_app *a, int plot)
+{
+    build_ctx(a);
+    elk_view *v = a->views[a->cur];
+    char path[1100], msg[600];
+    msg[0] = '\0';
+    int rc = plot ? tui_export_plot(v, &a->cx, a->o.plot_format, path, sizeof path, msg, sizeof msg)
+                  : tui_export_csv(v, &a->cx, path, sizeof path, msg, sizeof msg);
+    if (rc == 0) ctx_message(&a->cx, 0, "wrote %s", path);
+    else ctx_message(&a->cx, 1, "%s", msg);
+}
+
+static void set_view(tui_app *a, int i)
+{
+    a->cur = i;
+    a->dirty = 1;
+}
+
+static void handle_key(tui_app *a, int ch)
+{
+    build_ctx(a);
+    a->dirty = 1;
+    if (ch == KEY_RESIZE) {
+        if (a->help) {
+            tui_help_close(a->help);
+            a->help = NULL;
+        }
+        return;
+    }
+    if (a->help_on) {
+        if (tui_help_key(a->help, ch)) return;
+        a->help_on = 0;
+        tui_help_close(a->help);
+        a->help = NULL;
+        return;
+    }
+    if (a->status.prompting) {
+        tui_status_prompt_key(&a->status, ch, &a->cx);
+        return;
+    }
+    if (COLS < MIN_COLS || LINES < MIN_LINES) {
+        if (ch == 'q' || ch == 'Q') a->quit = 1;
+        return;
+    }
+    elk_view *v = a->views[a->cur];
+    if (v->key && (v->key(v, ch, &a->cx) & ELK_VIEW_HANDLED)) return;
+    if (tui_knobs_key(&a->knobs, ch, &a->cx) & ELK_VIEW_HANDLED) return;
+    switch (ch) {
+    case 'q':
+    case 'Q': a->quit = 1; break;
+    case '1':
+    case '2':
+    case '3':
+    case '4':
+    case '5': set_view(a, ch - '1'); break;
+    case KEY_F(1):
+    case '?':
+    case 'h': a->help_on = 1; break;
+    case 'e': do_export(a, 0); break;
+    case 'g': do_export(a, 1); break;
+    case 'p': a->design.focus = (a->design.focus + 1) % ELK_POL_COUNT; break;
+    case 'P': a->design.focus = (a->design.focus + ELK_POL_COUNT - 1) % ELK_POL_COUNT; break;
+    case 'r': request(a, 1); break;
+    case 12: /* ^L */ clearok(curscr, TRUE); break;
+    case 27: break;
+    default: a->dirty = 0; break;
+    }
+}
+
+/* ---- benchmark mode ---- */
+
+static int bench_knob(const char *name)
+{
+    static const struct {
+        const char *n;
+        int k;
+    } map[] = {{"hbm", TK_HBM},   {"noc", TK_NOC},     {"cores", TK_CORES}, {"sram", TK_SRAM},
+               {"batch", TK_BATCH}, {"seq", TK_SEQ},   {"topology", TK_TOPOLOGY}};
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (!strcmp(map[i].n, name)) return map[i].k;
+    return -1;
+}
+
+static void bench_step(tui_app *a)
+{
+    if (!a->o.bench_knobs || a->bench_waiting || !a->snap || a->snap->id != a->req_id) return;
+    if (a->bench_i >= a->o.bench_knobs) {
+        a->quit = 1;
+        return;
+    }
+    int i = a->bench_i;
+    int k = a->bench_knobs[i % a->bench_nknobs];
+    int dir = ((i / a->bench_nknobs) % 2) ? -1 : 1;
+    elk_error err;
+    if (tui_knobs_step(&a->knobs, k, dir, 0, &err) < 0) tui_knobs_step(&a->knobs, k, -dir, 0, &err);
+    a->bench_t0 = tui_now_ms();
+    a->bench_waiting = 1;
+    request(a, 1);
+}
+
+static void bench_drawn(tui_app *a)
+{
+    if (!a->o.bench_knobs || !a->bench_waiting || !a->snap || a->snap->id != a->req_id) return;
+    a->bench_ms[a->bench_i] = tui_now_ms() - a->bench_t0;
+    a->bench_compute[a->bench_i] = a->snap->ms;
+    a->bench_i++;
+    a->bench_waiting = 0;
+}
+
+static int cmpd(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+static void bench_report(tui_app *a, double first_ms)
+{
+    int n = a->bench_i;
+    FILE *fp = a->o.bench_out ? fopen(a->o.bench_out, "w") : stdout;
+    if (!fp) fp = stdout;
+    double *t = a->bench_ms, *c = a->bench_compute;
+    qsort(t, (size_t)n, sizeof *t, cmpd);
+    qsort(c, (size_t)n, sizeof *c, cmpd);
+    fprintf(fp, "model=%s chip=%s cores=%d knobs=%s changes=%d\n", a->design.model.name, a->design.chip.name,
+            a->design.chip.cores, a->o.bench_which ? a->o.bench_which : "hbm,noc", n);
+    fprintf(fp, "first_result_ms=%.1f\n", first_ms);
+    if (n) {
+        fprintf(fp, "redraw_ms median=%.1f p90=%.1f min=%.1f max=%.1f\n", t[n / 2], t[(n * 9) / 10 < n ? (n * 9) / 10 : n - 1],
+                t[0], t[n - 1]);
+        fprintf(fp, "compute_ms median=%.1f min=%.1f max=%.1f\n", c[n / 2], c[0], c[n - 1]);
+    }
+    if (fp != stdout) fclose(fp);
+}
+
+/* ---- main ---- */
+
+void tui_opts_default(tui_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->plot_format = "png";
+    o->focus = ELK_POL_FULL;
+}
+
+static int utf8_locale(void)
+{
+    const char *cs = nl_langinfo(CODESET);
+    return cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"));
+}
+
+static void app_free(tui_app *a)
+{
+    if (a->help) tui_help_close(a->help);
+    tui_sweeper_stop(a->sweeper);
+    tui_worker_stop(a->worker);
+    tui_snap_free(a->snap);
+    for (int i = 0; i < NVIEWS; i++)
+        if (a->views[i]) {
+            if (a->views[i]->destroy) a->views[i]->destroy(a->views[i]);
+            free(a->views[i]);
+        }
+    if (a->pc) elk_plan_cache_free(a->pc);
+    if (a->wake[0] >= 0) close(a->wake[0]);
+    if (a->wake[1] >= 0) close(a->wake[1]);
+    free(a->bench_ms);
+    free(a->bench_compute);
+    free(a);
+}
+
+int elk_tui_run(const elk_point *p, const tui_opts *o)
+{
+    tui_app *a = calloc(1, sizeof *a);
+    if (!a) return 1;
+    a->o = *o;
+    a->wake[0] = a->wake[1] = -1;
+    a->design.focus = o->focus;
+    a->cur = o->start_view >= 0 && o->start_view < NVIEWS ? o->start_view : 0;
+    elk_error err;
+    if (tui_design_set(&a->design, p, &err) != ELK_OK) {
+        fprintf(stderr, "elk: %s\n", err.msg);
+        free(a);
+        return 1;
+    }
+    if (o->bench_knobs > 0) {
+        a->bench_ms = calloc((size_t)o->bench_knobs, sizeof *a->bench_ms);
+        a->bench_compute = calloc((size_t)o->bench_knobs, sizeof *a->bench_compute);
+        char list[256];
+        snprintf(list, sizeof list, "%s", o->bench_which ? o->bench_which : "hbm,noc");
+        for (char *t = strtok(list, ","); t && a->bench_nknobs < 8; t = strtok(NULL, ",")) {
+            int k = bench_knob(t);
+            if (k < 0) {
+                fprintf(stderr, "elk: --bench-which: unknown knob '%s' (hbm, noc, cores, sram, batch, seq, topology)\n", t);
+                free(a->bench_ms);
+                free(a->bench_compute);
+                free(a);
+                return 2;
+            }
+            a->bench_knobs[a->bench_nknobs++] = k;
+        }
+        if (!a->bench_ms || !a->bench_compute || !a->bench_nknobs) {
+            free(a->bench_ms);
+            free(a->bench_compute);
+            free(a);
+            return 1;
+        }
+    }
+    tui_knobs_init(&a->knobs, &a->design);
+    a->views[0] = view_breakdown_new();
+    a->views[1] = view_pareto_new();
+    a->views[2] = view_roofline_new();
+    a->views[3] = view_timeline_new();
+    a->views[4] = view_sweep_new();
+    a->pc = elk_plan_cache_alloc();
+    if (pipe(a->wake) == 0) {
+        for (int i = 0; i < 2; i++) {
+            fcntl(a->wake[i], F_SETFL, fcntl(a->wake[i], F_GETFL) | O_NONBLOCK);
+            fcntl(a->wake[i], F_SETFD, FD_CLOEXEC);
+        }
+    } else {
+        a->wake[0] = a->wake[1] = -1;
+    }
+    for (int i = 0; i < NVIEWS; i++)
+        if (!a->views[i]) {
+            app_free(a);
+            fprintf(stderr, "elk: out of memory\n");
+            return 1;
+        }
+    if (!a->pc || !(a->worker = tui_worker_start(a->pc, a->wake[1])) ||
+        !(a->sweeper = tui_sweeper_start(a->pc, a->wake[1]))) {
+        app_free(a);
+        fprintf(stderr, "elk: cannot start the worker threads\n");
+        return 1;
+    }
+
+    /* the first computation starts while the terminal is set up */
+    request(a, 1);
+
+    if (o->log_path) snprintf(a->log_path, sizeof a->log_path, "%s", o->log_path);
+    else {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(a->log_path, sizeof a->log_path, "%s/elk-tui.log", tmp && *tmp ? tmp : "/tmp");
+    }
+    tui_export_set_log(a->log_path);
+    setlocale(LC_ALL, "");
+    int ascii = o->ascii || !utf8_locale();
+    tui_glyphs_init(ascii);
+    install_handlers();
+    redirect_stderr(a->log_path);
+    if (!initscr()) {
+        term_restore();
+        app_free(a);
+        fprintf(stderr, "elk: cannot initialise the terminal\n");
+        return 1;
+    }
+    curses_on = 1;
+    cbreak();
+    noecho();
+    nonl();
+    keypad(stdscr, TRUE);
+    nodelay(stdscr, TRUE);
+    set_escdelay(25);
+    curs_set(0);
+    tui_color_init(o->mono);
+
+    double t_start = tui_now_ms(), first_ms = NAN;
+    a->dirty = 1;
+    while (!a->quit) {
+        tui_snap *s = tui_worker_take(a->worker);
+        if (s) {
+            tui_snap_free(a->snap);
+            a->snap = s;
+            a->dirty = 1;
+            if (isnan(first_ms)) first_ms = tui_now_ms() - t_start;
+            if (s->status != ELK_OK && s->status != ELK_ECANCEL) {
+                build_ctx(a);
+                ctx_message(&a->cx, 1, "%s", s->err.msg);
+            }
+        }
+        int busy = tui_worker_busy(a->worker) || (a->cur == 4 && tui_sweeper_busy(a->sweeper));
+        if (a->dirty || busy) {
+            draw_all(a);
+            a->dirty = 0;
+            bench_drawn(a);
+        }
+        bench_step(a);
+        if (a->quit) break;
+
+        struct pollfd pf[2] = {{0, POLLIN, 0}, {a->wake[0], POLLIN, 0}};
+        int timeout = busy ? 100 : tui_status_has_message(&a->status) ? 1000 : 5000;
+        int pr = poll(pf, a->wake[0] >= 0 ? 2 : 1, timeout);
+        if (pr < 0 && errno != EINTR) break;
+        if (a->wake[0] >= 0 && pr > 0 && (pf[1].revents & POLLIN)) {
+            char buf[64];
+            while (read(a->wake[0], buf, sizeof buf) > 0) {
+            }
+            a->dirty = 1;
+        }
+        if (pr == 0 && tui_status_has_message(&a->status) == 0 && a->status.msg[0]) {
+            a->status.msg[0] = '\0';
+            a->dirty = 1;
+        }
+        int ch;
+        while (!a->quit && (ch = getch()) != ERR) {
+            handle_key(a, ch);
+            if (!a->status.prompting) request(a, 0);
+        }
+        if (pr < 0) a->dirty = 1; /* EINTR: likely SIGWINCH */
+    }
+    term_restore();
+    if (a->o.bench_knobs) bench_report(a, first_ms);
+    app_free(a);
+    return 0;
+}

@@ -1,0 +1,190 @@
+#include "tui_export.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static char log_path[1024] = "/dev/null";
+
+void tui_export_set_log(const char *path) { snprintf(log_path, sizeof log_path, "%s", path ? path : "/dev/null"); }
+
+int tui_export_name(const char *view, const char *ext, char *out, size_t n)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    localtime_r(&t, &tm);
+    char stamp[32];
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    struct stat st;
+    for (int i = 1; i < 100; i++) {
+        if (i == 1) snprintf(out, n, "elk-%s-%s.%s", view, stamp, ext);
+        else snprintf(out, n, "elk-%s-%s-%d.%s", view, stamp, i, ext);
+        if (stat(out, &st) != 0) return 0;
+    }
+    return -1;
+}
+
+int tui_export_csv(elk_view *v, const tui_ctx *cx, char *path, size_t pn, char *msg, size_t mn)
+{
+    if (!v->csv) {
+        snprintf(msg, mn, "%s has no data to export", v->title);
+        return -1;
+    }
+    if (tui_export_name(v->name, "csv", path, pn) != 0) {
+        snprintf(msg, mn, "cannot find a free file name for the CSV");
+        return -1;
+    }
+    char tmp[] = ".elk-export-XXXXXX";
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        snprintf(msg, mn, "cannot write in the current directory: %s", strerror(errno));
+        return -1;
+    }
+    fchmod(fd, 0644);
+    FILE *fp = fdopen(fd, "w");
+    if (!fp) {
+        close(fd);
+        unlink(tmp);
+        snprintf(msg, mn, "cannot write %s: %s", tmp, strerror(errno));
+        return -1;
+    }
+    int rc = v->csv(v, fp, cx, msg, mn);
+    if (fflush(fp) != 0 || ferror(fp)) {
+        if (!rc) snprintf(msg, mn, "write error: %s", strerror(errno));
+        rc = -1;
+    }
+    if (fclose(fp) != 0 && !rc) {
+        snprintf(msg, mn, "write error: %s", strerror(errno));
+        rc = -1;
+    }
+    if (!rc && rename(tmp, path) != 0) {
+        snprintf(msg, mn, "cannot rename to %s: %s", path, strerror(errno));
+        rc = -1;
+    }
+    if (rc) unlink(tmp);
+    return rc;
+}
+
+static int find_in_path(const char *prog, char *out, size_t n)
+{
+    const char *path = getenv("PATH");
+    if (!path || !*path) path = "/usr/bin:/bin";
+    while (*path) {
+        const char *e = strchr(path, ':');
+        size_t len = e ? (size_t)(e - path) : strlen(path);
+        snprintf(out, n, "%.*s/%s", (int)len, len ? path : ".", prog);
+        struct stat st;
+        if (stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, X_OK) == 0) return 1;
+        path += len;
+        if (*path == ':') path++;
+    }
+    return 0;
+}
+
+int tui_gnuplot_available(void)
+{
+    char p[1024];
+    return find_in_path("gnuplot", p, sizeof p);
+}
+
+void tui_gp_quote(char *out, size_t n, const char *s)
+{
+    /* gnuplot single-quoted strings: '' stands for ' */
+    size_t j = 0;
+    if (j + 1 < n) out[j++] = '\'';
+    for (; *s && j + 3 < n; s++) {
+        if (*s == '\'') out[j++] = '\'';
+        out[j++] = *s;
+    }
+    if (j + 1 < n) out[j++] = '\'';
+    out[j] = '\0';
+}
+
+int tui_export_plot(elk_view *v, const tui_ctx *cx, const char *format, char *path, size_t pn, char *msg, size_t mn)
+{
+    char gp[1024];
+    if (!v->gnuplot) {
+        snprintf(msg, mn, "%s has no figure to draw", v->title);
+        return -1;
+    }
+    if (!find_in_path("gnuplot", gp, sizeof gp)) {
+        snprintf(msg, mn, "gnuplot is not installed (not in PATH); 'e' still exports the CSV");
+        return -1;
+    }
+    int svg = format && !strcmp(format, "svg");
+    if (tui_export_name(v->name, svg ? "svg" : "png", path, pn) != 0) {
+        snprintf(msg, mn, "cannot find a free file name for the figure");
+        return -1;
+    }
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, ".%s.tmp", path);
+    int logfd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    int pfd[2];
+    if (pipe(pfd) != 0) {
+        if (logfd >= 0) close(logfd);
+        snprintf(msg, mn, "cannot start gnuplot: %s", strerror(errno));
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(pfd[0]);
+        close(pfd[1]);
+        if (logfd >= 0) close(logfd);
+        snprintf(msg, mn, "cannot start gnuplot: %s", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        dup2(pfd[0], 0);
+        int out = logfd >= 0 ? logfd : open("/dev/null", O_WRONLY);
+        dup2(out, 1);
+        dup2(out, 2);
+        close(pfd[0]);
+        close(pfd[1]);
+        signal(SIGPIPE, SIG_DFL);
+        execl(gp, "gnuplot", (char *)NULL);
+        _exit(127);
+    }
+    close(pfd[0]);
+    if (logfd >= 0) close(logfd);
+    FILE *fp = fdopen(pfd[1], "w");
+    if (!fp) {
+        close(pfd[1]);
+        waitpid(pid, NULL, 0);
+        snprintf(msg, mn, "cannot talk to gnuplot: %s", strerror(errno));
+        return -1;
+    }
+    char q[1200];
+    tui_gp_quote(q, sizeof q, tmp);
+    fprintf(fp, "set encoding utf8\n");
+    if (svg) fprintf(fp, "set terminal svg size 1280,800 dynamic enhanced font 'sans,12'\n");
+    else
+        fprintf(fp, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+                    "  set terminal pngcairo size 1280,800 enhanced font 'sans,11'\n"
+                    "} else {\n  set terminal png size 1280,800\n}\n");
+    fprintf(fp, "set output %s\n", q);
+    int rc = v->gnuplot(v, fp, cx, msg, mn);
+    fprintf(fp, "unset output\nexit\n");
+    fclose(fp);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    struct stat st;
+    if (!rc && (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || stat(tmp, &st) != 0 || st.st_size == 0)) {
+        snprintf(msg, mn, "gnuplot failed (exit %d); see %s", WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+                 log_path);
+        rc = -1;
+    }
+    if (!rc && rename(tmp, path) != 0) {
+        snprintf(msg, mn, "cannot rename to %s: %s", path, strerror(errno));
+        rc = -1;
+    }
+    if (rc) unlink(tmp);
+    return rc;
+}

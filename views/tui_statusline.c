@@ -1,0 +1,110 @@
+#include "tui_statusline.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "tui_draw.h"
+
+#define MESSAGE_MS 8000.0
+
+void tui_status_message(tui_statusline *s, int error, const char *fmt, va_list ap)
+{
+    vsnprintf(s->msg, sizeof s->msg, fmt, ap);
+    /* one line only */
+    for (char *p = s->msg; *p; p++)
+        if (*p == '\n' || *p == '\r' || *p == '\t') *p = ' ';
+    s->error = error;
+    s->when = tui_now_ms();
+}
+
+int tui_status_has_message(const tui_statusline *s) { return s->msg[0] && tui_now_ms() - s->when < MESSAGE_MS; }
+
+static void point_summary(const tui_ctx *cx, char *buf, size_t n)
+{
+    const elk_point *p = cx->point;
+    const elk_chip *c = cx->chip;
+    snprintf(buf, n, "%s %s B%d S%d%son %s, %d cores, %s", cx->model->name, elk_workload_names[p->workload],
+             p->batch, p->seq, tui_g.dot, c->name, c->cores, elk_topology_names[c->topology]);
+}
+
+void tui_status_draw(tui_statusline *s, const tui_rect *r, const tui_ctx *cx)
+{
+    attr_t a = tui_attr(TC_STATUS);
+    tui_fill(r->y, r->x, r->w, a, " ");
+    if (s->prompting) {
+        int n = tui_printf(r->y, r->x + 1, r->w - 1, a | A_BOLD, "%s: ", s->label);
+        int tw = r->w - 3 - n;
+        const char *t = s->text;
+        int len = tui_cols(t);
+        if (len > tw) t += len - tw; /* show the tail (ASCII input) */
+        int m = tui_puts(r->y, r->x + 1 + n, tw, a, t);
+        tui_puts(r->y, r->x + 1 + n + m, 1, a | A_REVERSE, " ");
+        tui_puts(r->y, r->x + r->w - 22 > r->x + n + m + 3 ? r->x + r->w - 22 : r->w, 21, a | A_DIM,
+                 "Enter: set  Esc: cancel");
+        return;
+    }
+    int x = r->x + 1;
+    char t[64];
+    if (cx->busy) {
+        s->frame = (s->frame + 1) % tui_g.nspinner;
+        x += tui_printf(r->y, x, r->w - (x - r->x), tui_attr(TC_BUSY), "%s computing", tui_g.spinner[s->frame]);
+    } else if (cx->snap) {
+        tui_fmt_ms(cx->snap->ms, t, sizeof t);
+        x += tui_printf(r->y, x, r->w - (x - r->x), a, "%s %s", cx->snap->status == ELK_OK ? "done in" : "failed after",
+                        t);
+    }
+    x += tui_puts(r->y, x, r->w - (x - r->x), a, tui_g.dot);
+    int room = r->w - (x - r->x) - 1;
+    if (tui_status_has_message(s)) {
+        tui_puts(r->y, x, room, s->error ? (tui_color_mono() ? a | A_BOLD : tui_attr(TC_ERROR) | A_REVERSE) : a | A_BOLD,
+                 s->msg);
+    } else {
+        char buf[512];
+        point_summary(cx, buf, sizeof buf);
+        tui_puts(r->y, x, room, a, buf);
+    }
+}
+
+void tui_status_prompt(tui_statusline *s, const char *label, const char *initial, tui_prompt_done done, void *obj)
+{
+    s->prompting = 1;
+    snprintf(s->label, sizeof s->label, "%s", label);
+    snprintf(s->text, sizeof s->text, "%s", initial ? initial : "");
+    s->done = done;
+    s->obj = obj;
+}
+
+int tui_status_prompt_key(tui_statusline *s, int ch, tui_ctx *cx)
+{
+    size_t len = strlen(s->text);
+    switch (ch) {
+    case 27: /* Esc */
+    case 7:  /* ^G */
+        s->prompting = 0;
+        if (s->done) s->done(s->obj, cx, NULL);
+        return 1;
+    case '\n':
+    case '\r':
+    case KEY_ENTER: {
+        char text[256];
+        snprintf(text, sizeof text, "%s", s->text);
+        s->prompting = 0;
+        if (s->done) s->done(s->obj, cx, text);
+        return 1;
+    }
+    case KEY_BACKSPACE:
+    case 127:
+    case 8:
+        if (len) s->text[len - 1] = '\0';
+        return 0;
+    case 21: /* ^U */
+        s->text[0] = '\0';
+        return 0;
+    default:
+        if (ch >= 32 && ch < 127 && len + 1 < sizeof s->text) {
+            s->text[len] = (char)ch;
+            s->text[len + 1] = '\0';
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,315 @@
+#include "tui_worker.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <stdio.h>
+
+#define ALL_POLICIES ((1u << ELK_POL_COUNT) - 1)
+
+static void wake(int fd)
+{
+    if (fd < 0) return;
+    char c = 1;
+    ssize_t r;
+    do r = write(fd, &c, 1);
+    while (r < 0 && errno == EINTR);
+}
+
+/* Compute one point into a fresh snapshot (never NULL unless out of memory). */
+static tui_snap *compute(const elk_point *p, unsigned long id, elk_plan_cache *pc, volatile int *cancel)
+{
+    tui_snap *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->id = id;
+    s->point = *p;
+    double t0 = tui_now_ms();
+    s->status = elk_problem_init(&s->pr, p, pc, &s->err);
+    s->plan_ms = tui_now_ms() - t0;
+    if (s->status == ELK_OK) {
+        s->have_pr = 1;
+        if (*cancel) {
+            s->status = elk_fail(&s->err, ELK_ECANCEL, "cancelled");
+        } else {
+            elk_sched_opts o;
+            elk_sched_opts_default(&o);
+            o.cancel = cancel;
+            s->status = elk_result_run(&s->pr, &o, ALL_POLICIES, &s->res, &s->err);
+            if (s->status == ELK_OK) s->have_res = 1;
+        }
+    }
+    s->ms = tui_now_ms() - t0;
+    return s;
+}
+
+/* ---- point worker ---- */
+
+struct tui_worker {
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    elk_plan_cache *pc;
+    int wake_fd;
+    int stop;
+    int have_req;          /* a request waits */
+    elk_point req;
+    unsigned long req_id;  /* latest requested id */
+    int running;
+    volatile int cancel;
+    tui_snap *done;        /* finished, not yet taken */
+};
+
+static void *worker_main(void *arg)
+{
+    tui_worker *w = arg;
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        while (!w->stop && !w->have_req) pthread_cond_wait(&w->cv, &w->mu);
+        if (w->stop) break;
+        elk_point p = w->req;
+        unsigned long id = w->req_id;
+        w->have_req = 0;
+        w->running = 1;
+        w->cancel = 0;
+        pthread_mutex_unlock(&w->mu);
+
+        tui_snap *s = compute(&p, id, w->pc, &w->cancel);
+
+        pthread_mutex_lock(&w->mu);
+        w->running = 0;
+        if (s && id == w->req_id && s->status != ELK_ECANCEL) {
+            if (w->done) tui_snap_free(w->done);
+            w->done = s;
+            s = NULL;
+            wake(w->wake_fd);
+        }
+        if (s) tui_snap_free(s); /* superseded or cancelled */
+        if (!w->have_req) wake(w->wake_fd); /* idle now: let the UI stop its spinner */
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+tui_worker *tui_worker_start(elk_plan_cache *pc, int wake_fd)
+{
+    tui_worker *w = calloc(1, sizeof *w);
+    if (!w) return NULL;
+    w->pc = pc;
+    w->wake_fd = wake_fd;
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->cv, NULL);
+    if (pthread_create(&w->th, NULL, worker_main, w) != 0) {
+        pthread_mutex_destroy(&w->mu);
+        pthread_cond_destroy(&w->cv);
+        free(w);
+        return NULL;
+    }
+    return w;
+}
+
+void tui_worker_request(tui_worker *w, const elk_point *p, unsigned long id)
+{
+    pthread_mutex_lock(&w->mu);
+    w->req = *p;
+    w->req_id = id;
+    w->have_req = 1;
+    if (w->running) w->cancel = 1;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+}
+
+tui_snap *tui_worker_take(tui_worker *w)
+{
+    pthread_mutex_lock(&w->mu);
+    tui_snap *s = w->done;
+    w->done = NULL;
+    pthread_mutex_unlock(&w->mu);
+    return s;
+}
+
+int tui_worker_busy(const tui_worker *w)
+{
+    tui_worker *m = (tui_worker *)w;
+    pthread_mutex_lock(&m->mu);
+    int b = m->running || m->have_req;
+    pthread_mutex_unlock(&m->mu);
+    return b;
+}
+
+void tui_worker_stop(tui_worker *w)
+{
+    if (!w) return;
+    pthread_mutex_lock(&w->mu);
+    w->stop = 1;
+    w->cancel = 1;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    pthread_join(w->th, NULL);
+    if (w->done) tui_snap_free(w->done);
+    pthread_mutex_destroy(&w->mu);
+    pthread_cond_destroy(&w->cv);
+    free(w);
+}
+
+/* ---- sweeper ---- */
+
+struct tui_sweeper {
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    elk_plan_cache *pc;
+    int wake_fd;
+    int stop;
+    int pending;           /* a new sweep waits to start */
+    int running;
+    volatile int cancel;
+    int started;           /* a sweep was ever requested */
+    tui_sweep_data data;   /* guarded by mu */
+};
+
+static void *sweeper_main(void *arg)
+{
+    tui_sweeper *s = arg;
+    pthread_mutex_lock(&s->mu);
+    for (;;) {
+        while (!s->stop && !s->pending) pthread_cond_wait(&s->cv, &s->mu);
+        if (s->stop) break;
+        s->pending = 0;
+        s->running = 1;
+        s->cancel = 0;
+        unsigned long id = s->data.id;
+        int n = s->data.n, knob = s->data.knob;
+        elk_point base = s->data.base;
+        double xs[TUI_SWEEP_MAX];
+        for (int i = 0; i < n; i++) xs[i] = s->data.pt[i].x;
+        for (int i = 0; i < n; i++) {
+            if (s->cancel || s->pending || s->stop) break;
+            s->data.pt[i].state = 1;
+            pthread_mutex_unlock(&s->mu);
+
+            tui_sweep_pt pt;
+            memset(&pt, 0, sizeof pt);
+            pt.x = xs[i];
+            elk_point p = base;
+            elk_error err;
+            tui_snap *r = NULL;
+            if (elk_point_set_num(&p, (elk_knob)knob, xs[i], &err) != ELK_OK) {
+                pt.state = 3;
+                snprintf(pt.err, sizeof pt.err, "%.150s", err.msg);
+            } else {
+                r = compute(&p, id, s->pc, &s->cancel);
+                if (!r) {
+                    pt.state = 3;
+                    snprintf(pt.err, sizeof pt.err, "out of memory");
+                } else if (r->status != ELK_OK) {
+                    pt.state = 3;
+                    snprintf(pt.err, sizeof pt.err, "%.150s", r->err.msg);
+                } else {
+                    pt.state = 2;
+                    for (int k = 0; k < ELK_POL_COUNT; k++) {
+                        pt.have[k] = r->res.have[k];
+                        if (!pt.have[k]) continue;
+                        pt.lat_ms[k] = r->res.pol[k].latency_ms;
+                        pt.pct[k] = r->res.pct_ideal[k];
+                        pt.hbm[k] = r->res.pol[k].hbm_util;
+                        pt.noc[k] = r->res.pol[k].noc_util;
+                        pt.tflops[k] = r->res.pol[k].tflops;
+                    }
+                }
+            }
+            int cancelled = r && r->status == ELK_ECANCEL;
+            tui_snap_free(r);
+
+            pthread_mutex_lock(&s->mu);
+            if (s->data.id != id) break;   /* a new sweep replaced this one */
+            if (cancelled) {
+                s->data.pt[i].state = 0;
+                break;
+            }
+            s->data.pt[i] = pt;
+            s->data.done++;
+            wake(s->wake_fd);
+        }
+        s->running = 0;
+        wake(s->wake_fd);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
+tui_sweeper *tui_sweeper_start(elk_plan_cache *pc, int wake_fd)
+{
+    tui_sweeper *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->pc = pc;
+    s->wake_fd = wake_fd;
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->cv, NULL);
+    if (pthread_create(&s->th, NULL, sweeper_main, s) != 0) {
+        pthread_mutex_destroy(&s->mu);
+        pthread_cond_destroy(&s->cv);
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void tui_sweeper_run(tui_sweeper *s, const elk_point *base, int knob, const double *xs, int n)
+{
+    if (n > TUI_SWEEP_MAX) n = TUI_SWEEP_MAX;
+    pthread_mutex_lock(&s->mu);
+    s->data.id++;
+    s->data.knob = knob;
+    s->data.n = n;
+    s->data.done = 0;
+    s->data.base = *base;
+    memset(s->data.pt, 0, sizeof s->data.pt);
+    for (int i = 0; i < n; i++) s->data.pt[i].x = xs[i];
+    s->started = 1;
+    s->pending = 1;
+    if (s->running) s->cancel = 1;
+    pthread_cond_signal(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+}
+
+void tui_sweeper_cancel(tui_sweeper *s)
+{
+    pthread_mutex_lock(&s->mu);
+    s->pending = 0;
+    if (s->running) s->cancel = 1;
+    pthread_mutex_unlock(&s->mu);
+}
+
+int tui_sweeper_get(tui_sweeper *s, tui_sweep_data *out)
+{
+    pthread_mutex_lock(&s->mu);
+    int st = s->started;
+    if (st) *out = s->data;
+    pthread_mutex_unlock(&s->mu);
+    return st;
+}
+
+int tui_sweeper_busy(tui_sweeper *s)
+{
+    pthread_mutex_lock(&s->mu);
+    int b = s->running || s->pending;
+    pthread_mutex_unlock(&s->mu);
+    return b;
+}
+
+void tui_sweeper_stop(tui_sweeper *s)
+{
+    if (!s) return;
+    pthread_mutex_lock(&s->mu);
+    s->stop = 1;
+    s->cancel = 1;
+    pthread_cond_signal(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    pthread_join(s->th, NULL);
+    pthread_mutex_destroy(&s->mu);
+    pthread_cond_destroy(&s->cv);
+    free(s);
+}

@@ -1,0 +1,160 @@
+#include "view_breakdown.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elk_report.h"
+#include "tui_draw.h"
+
+static const char *const seg_label[ELK_BRK_COUNT] = {"execute", "overlapped", "preload stall", "interconnect stall",
+                                                     "data distribution"};
+
+static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
+{
+    (void)v;
+    tui_rect r = tui_title(r0, "Breakdown", "per-token latency by policy (one decode step)");
+    if (tui_need_result(&r, cx)) return;
+    const tui_snap *s = cx->snap;
+    const elk_result *res = &s->res;
+    int y = r.y, x = r.x + 1, w = r.w - 2;
+
+    /* legend */
+    int lx = x;
+    for (int k = 0; k < ELK_BRK_COUNT; k++) {
+        char item[64];
+        snprintf(item, sizeof item, " %s  ", seg_label[k]);
+        if (lx + 2 + tui_cols(item) > x + w) break;
+        tui_puts(y, lx, 1, tui_attr(TC_BRK_EXEC + k), tui_g.brk[k]);
+        tui_puts(y, lx + 1, 1, tui_attr(TC_BRK_EXEC + k), tui_g.brk[k]);
+        lx += 2 + tui_puts(y, lx + 2, x + w - lx - 2, A_NORMAL, item);
+    }
+    y += 2;
+
+    double maxlat = 0;
+    for (int p = 0; p < ELK_POL_COUNT; p++)
+        if (res->have[p] && res->pol[p].latency_ms > maxlat) maxlat = res->pol[p].latency_ms;
+
+    int avail = r.y + r.h - y;
+    int table_rows = ELK_POL_COUNT + 2;
+    int bar_gap = avail >= 2 * ELK_POL_COUNT + table_rows + 2 ? 2 : 1;
+    int show_table = avail >= bar_gap * ELK_POL_COUNT + table_rows + 1;
+    int wide = w >= 100;
+
+    const int labw = 10;
+    const int numw = wide ? 48 : 38;
+    int barw = w - labw - numw - 1;
+    if (barw < 10) barw = 10;
+    int nx = x + labw + barw + 1;
+
+    /* column header */
+    if (wide) tui_printf(y - 1, nx, x + w - nx, tui_attr(TC_DIM), "%9s %8s %6s %6s %8s", "ms/token", "% Ideal", "HBM", "NoC", "TFLOPS");
+    else tui_printf(y - 1, nx, x + w - nx, tui_attr(TC_DIM), "%9s %8s %5s %5s", "ms/token", "% Ideal", "HBM", "NoC");
+
+    for (int p = 0; p < ELK_POL_COUNT; p++, y += bar_gap) {
+        if (y >= r.y + r.h) break;
+        int focus = p == cx->focus;
+        attr_t pa = tui_attr(TC_POL_BASIC + p) | (focus ? A_REVERSE : 0);
+        tui_printf(y, x, labw, pa, "%-9s", elk_policy_labels[p]);
+        if (!res->have[p]) {
+            tui_puts(y, x + labw, barw, tui_attr(TC_DIM), "(not computed)");
+            continue;
+        }
+        const elk_schedule *sc = &res->pol[p];
+        double cum = 0, lat = sc->latency > 0 ? sc->latency : 1;
+        int start = 0;
+        for (int k = 0; k < ELK_BRK_COUNT; k++) {
+            cum += sc->brk[k];
+            int end = (int)lround(cum / lat * sc->latency_ms / maxlat * barw);
+            if (end > barw) end = barw;
+            if (end > start) tui_fill(y, x + labw + start, end - start, tui_attr(TC_BRK_EXEC + k), tui_g.brk[k]);
+            if (end > start) start = end;
+        }
+        char pct[16];
+        if (res->have[ELK_POL_IDEAL]) snprintf(pct, sizeof pct, "%7.2f%%", res->pct_ideal[p]);
+        else snprintf(pct, sizeof pct, "%8s", "-");
+        if (wide)
+            tui_printf(y, nx, x + w - nx, focus ? A_BOLD : A_NORMAL, "%9.4g %8s %5.1f%% %5.1f%% %8.2f", sc->latency_ms,
+                       pct, 100 * sc->hbm_util, 100 * sc->noc_util, sc->tflops);
+        else
+            tui_printf(y, nx, x + w - nx, focus ? A_BOLD : A_NORMAL, "%9.4g %8s %4.0f%% %4.0f%%", sc->latency_ms, pct,
+                       100 * sc->hbm_util, 100 * sc->noc_util);
+    }
+    if (bar_gap == 2) y--;
+
+    /* the story in one line */
+    if (y < r.y + r.h && res->have[ELK_POL_FULL] && res->have[ELK_POL_BASIC] && res->have[ELK_POL_STATIC]) {
+        const elk_schedule *f = &res->pol[ELK_POL_FULL];
+        tui_printf(y, x, w, tui_attr(TC_DIM), "Elk-Full: %.2fx faster than Basic, %.2fx than Static, %.1f%% of Ideal",
+                   res->pol[ELK_POL_BASIC].latency_ms / f->latency_ms, res->pol[ELK_POL_STATIC].latency_ms / f->latency_ms,
+                   res->have[ELK_POL_IDEAL] ? res->pct_ideal[ELK_POL_FULL] : NAN);
+        y += 2;
+    }
+    if (!show_table || y + table_rows > r.y + r.h) return;
+
+    /* the breakdown in ms */
+    tui_printf(y++, x, w, tui_attr(TC_DIM), "%-9s %10s %10s %10s %10s %10s   (ms/token)", "", "execute", "overlap",
+               "preload", "NoC stall", "distrib");
+    for (int p = 0; p < ELK_POL_COUNT; p++, y++) {
+        if (!res->have[p]) continue;
+        const elk_schedule *sc = &res->pol[p];
+        int cx0 = x;
+        cx0 += tui_printf(y, cx0, 10, tui_attr(TC_POL_BASIC + p), "%-9s ", elk_policy_labels[p]);
+        for (int k = 0; k < ELK_BRK_COUNT; k++)
+            cx0 += tui_printf(y, cx0, x + w - cx0, A_NORMAL, "%10.4f ", tui_cyc_ms(s, sc->brk[k]));
+    }
+}
+
+static int csv(elk_view *v, FILE *fp, const tui_ctx *cx, char *msg, size_t n)
+{
+    (void)v;
+    if (!tui_snap_ok(cx->snap)) {
+        snprintf(msg, n, "no result to export yet");
+        return -1;
+    }
+    elk_report_csv_header(fp);
+    elk_report_csv_rows(fp, &cx->snap->pr, &cx->snap->res);
+    return 0;
+}
+
+static int gnuplot(elk_view *v, FILE *fp, const tui_ctx *cx, char *msg, size_t n)
+{
+    (void)v;
+    const tui_snap *s = cx->snap;
+    if (!tui_snap_ok(s)) {
+        snprintf(msg, n, "no result to draw yet");
+        return -1;
+    }
+    fprintf(fp, "$data << EOD\n# policy execute overlapped preload_stall noc_stall distribution pct_ideal\n");
+    for (int p = 0; p < ELK_POL_COUNT; p++) {
+        if (!s->res.have[p]) continue;
+        const elk_schedule *sc = &s->res.pol[p];
+        fprintf(fp, "\"%s\"", elk_policy_labels[p]);
+        for (int k = 0; k < ELK_BRK_COUNT; k++) fprintf(fp, " %.6f", tui_cyc_ms(s, sc->brk[k]));
+        fprintf(fp, " %.2f\n", s->res.have[ELK_POL_IDEAL] ? s->res.pct_ideal[p] : 0.0);
+    }
+    fprintf(fp, "EOD\n");
+    fprintf(fp, "set title \"%s on %s: %s B%d S%d, %.4g TB/s HBM\" noenhanced\n", s->pr.model.name, s->pr.chip.name,
+            elk_workload_names[s->pr.graph.workload], s->pr.graph.batch, s->pr.graph.seq, s->pr.chip.hbm_tbps);
+    fprintf(fp, "set style data histograms\nset style histogram rowstacked\nset style fill solid 0.85 border -1\n"
+                "set boxwidth 0.6\nset key outside right top\nset ylabel 'latency (ms/token)'\nset yrange [0:*]\n"
+                "set grid ytics\n");
+    fprintf(fp, "plot $data using 2:xtic(1) title 'execute' lc rgb '#2ca02c', '' using 3 title 'overlapped' lc rgb "
+                "'#17becf', '' using 4 title 'preload stall' lc rgb '#d62728', '' using 5 title 'interconnect stall' "
+                "lc rgb '#ffbf00', '' using 6 title 'data distribution' lc rgb '#9467bd'\n");
+    return 0;
+}
+
+elk_view *view_breakdown_new(void)
+{
+    elk_view *v = calloc(1, sizeof *v);
+    if (!v) return NULL;
+    v->name = "breakdown";
+    v->title = "Breakdown";
+    v->keys = "";
+    v->help = "p/P=focus a policy (highlighted row)";
+    v->draw = draw;
+    v->csv = csv;
+    v->gnuplot = gnuplot;
+    return v;
+}

@@ -1,0 +1,222 @@
+#include "view_roofline.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui_canvas.h"
+#include "tui_draw.h"
+
+static double hbm_bps(const elk_chip *c) { return c->hbm_tbps * 1e12; }
+static double noc_bps(const elk_chip *c) { return elk_chip_noc_bytes_per_cycle(c) * c->clock_ghz * 1e9; }
+
+static double op_seconds(const tui_snap *s, const elk_sched_op *so)
+{
+    return (so->exe_end - so->exe_start) / (s->pr.chip.clock_ghz * 1e9);
+}
+
+static double step_intensity(const elk_graph *g)
+{
+    double b = g->weight_bytes + g->kv_bytes;
+    return b > 0 ? g->flops / b : NAN;
+}
+
+static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
+{
+    (void)v;
+    tui_rect r = tui_title(r0, "Roofline", "operators of the focused policy; policies' step throughput (letters)");
+    if (tui_need_result(&r, cx)) return;
+    const tui_snap *s = cx->snap;
+    const elk_chip *c = &s->pr.chip;
+    const elk_graph *g = &s->pr.graph;
+    int pol = cx->focus;
+    if (!s->res.have[pol]) pol = ELK_POL_IDEAL;
+    const elk_schedule *sc = &s->res.pol[pol];
+    double peak = elk_chip_peak_matmul_flops(c), vpeak = elk_chip_peak_vector_flops(c);
+    double hb = hbm_bps(c), nb = noc_bps(c);
+
+    double x0 = INFINITY, x1 = 0, y0 = INFINITY, y1 = peak;
+    int skipped = 0;
+    for (int i = 0; i < g->nops && i < sc->nops; i++) {
+        const elk_op *op = &g->ops[i];
+        double t = op_seconds(s, &sc->ops[i]);
+        if (!(op->hbm_bytes > 0) || !(t > 0) || !(op->flops > 0)) {
+            skipped++;
+            continue;
+        }
+        double oi = op->flops / op->hbm_bytes, f = op->flops / t;
+        if (oi < x0) x0 = oi;
+        if (oi > x1) x1 = oi;
+        if (f < y0) y0 = f;
+        if (f > y1) y1 = f;
+    }
+    double soi = step_intensity(g);
+    if (soi > 0) {
+        if (soi < x0) x0 = soi;
+        if (soi > x1) x1 = soi;
+    }
+    for (int p = 0; p < ELK_POL_COUNT; p++)
+        if (s->res.have[p] && s->res.pol[p].tflops * 1e12 < y0) y0 = s->res.pol[p].tflops * 1e12;
+    /* keep the ridge points in view */
+    double ridge_h = peak / hb, ridge_n = peak / nb;
+    if (ridge_h > x1) x1 = ridge_h;
+    if (ridge_n > x1) x1 = ridge_n;
+    if (ridge_n < x0) x0 = ridge_n;
+    if (!(x0 < INFINITY)) x0 = x1 / 100;
+    if (!(y0 < INFINITY)) y0 = peak / 1e4;
+    x0 /= 2;
+    x1 *= 2;
+    y0 /= 2;
+    y1 *= 2;
+    tui_nice_range(&x0, &x1, 1);
+    tui_nice_range(&y0, &y1, 1);
+
+    int side = r.w >= 100 ? 38 : 0;
+    int below = side ? 0 : ELK_POL_COUNT + 1;
+    if (r.h - below < 8) below = 0;
+    tui_rect pr = {r.y, r.x, r.h - below, r.w - side};
+    tui_plot pl;
+    if (tui_plot_begin(&pl, &pr, x0, x1, 1, y0, y1, 1, cx->ascii)) {
+        tui_plot_axes(&pl, "operational intensity (FLOP per HBM byte)", "FLOP/s", tui_fmt_si, tui_fmt_si);
+        tui_canvas *cv = &pl.cv;
+        /* roofs, sampled along x in log space */
+        int nseg = cv->w * cv->dx;
+        double lx0 = log10(x0), lx1 = log10(x1);
+        for (int i = 0; i < nseg; i++) {
+            double xa = pow(10, lx0 + (lx1 - lx0) * i / nseg), xb = pow(10, lx0 + (lx1 - lx0) * (i + 1) / nseg);
+            cv_line(cv, xa, fmin(vpeak, hb * xa), xb, fmin(vpeak, hb * xb), TC_DIM);
+            cv_line(cv, xa, fmin(peak, nb * xa), xb, fmin(peak, nb * xb), TC_ROOF_NOC);
+            cv_line(cv, xa, fmin(peak, hb * xa), xb, fmin(peak, hb * xb), TC_ROOF_HBM);
+        }
+        cv_line(cv, ridge_h, peak, x1, peak, TC_ROOF_COMPUTE);
+        int ccx, ccy;
+        if (cv_cell(cv, x1, peak, &ccx, &ccy)) cv_text(cv, ccx - 12 > 0 ? ccx - 12 : 0, ccy + 1, "compute", TC_ROOF_COMPUTE);
+        /* roof labels where each slope crosses a fraction of the plot */
+        /* label each slope half way up to the compute roof, left of the line */
+        double mid = sqrt(y0 * peak);
+        if (cv_cell(cv, mid / hb, mid, &ccx, &ccy)) cv_text(cv, ccx - 4, ccy, "HBM", TC_ROOF_HBM);
+        if (cv_cell(cv, mid / nb, mid, &ccx, &ccy)) cv_text(cv, ccx - 4, ccy, "NoC", TC_ROOF_NOC);
+        for (int i = 0; i < g->nops && i < sc->nops; i++) {
+            const elk_op *op = &g->ops[i];
+            double t = op_seconds(s, &sc->ops[i]);
+            if (!(op->hbm_bytes > 0) || !(t > 0) || !(op->flops > 0)) continue;
+            cv_mark(cv, op->flops / op->hbm_bytes, op->flops / t, op->kind == ELK_OP_MATMUL ? '*' : 'o', TC_HILITE);
+        }
+        for (int k = 0; k <= ELK_POL_COUNT; k++) {
+            int p = k < ELK_POL_COUNT ? k : cx->focus;
+            if ((k < ELK_POL_COUNT && p == cx->focus) || !s->res.have[p]) continue;
+            cv_mark(cv, soi, s->res.pol[p].tflops * 1e12, tui_policy_mark[p], TC_POL_BASIC + p);
+        }
+        tui_plot_end(&pl);
+    }
+    /* legend: roofs and policies */
+    int ly = side ? r.y + 1 : r.y + r.h - below, lx = side ? r.x + r.w - side + 1 : r.x + 1;
+    int lw = side ? side - 2 : r.w - 2;
+    if (!side && !below) return;
+    char a[32], b[32], d[32];
+    tui_fmt_si(peak / 1e12, a, sizeof a);
+    tui_fmt_si(c->hbm_tbps, b, sizeof b);
+    tui_fmt_si(nb / 1e12, d, sizeof d);
+    if (side) {
+        tui_printf(ly++, lx, lw, tui_attr(TC_ROOF_COMPUTE), "compute %s TFLOPS", a);
+        tui_printf(ly++, lx, lw, tui_attr(TC_ROOF_HBM), "HBM     %s TB/s (ridge %.0f)", b, ridge_h);
+        tui_printf(ly++, lx, lw, tui_attr(TC_ROOF_NOC), "NoC     %s TB/s (ridge %.0f)", d, ridge_n);
+        tui_printf(ly++, lx, lw, tui_attr(TC_DIM), "vector  %.3g TFLOPS", vpeak / 1e12);
+        tui_printf(ly++, lx, lw, tui_attr(TC_HILITE), "* matmul  o other op (%s)", elk_policy_labels[pol]);
+        if (skipped) tui_printf(ly++, lx, lw, tui_attr(TC_DIM), "%d ops read no HBM (not shown)", skipped);
+        ly++;
+        tui_printf(ly++, lx, lw, A_BOLD, "step at %.3g FLOP/B:", soi);
+    } else {
+        tui_printf(ly++, lx, lw, tui_attr(TC_DIM), "roofs: compute %s TFLOPS, HBM %s TB/s, NoC %s TB/s; * matmul o other; step %.3g FLOP/B",
+                   a, b, d, soi);
+    }
+    for (int p = 0; p < ELK_POL_COUNT; p++) {
+        if (!s->res.have[p]) continue;
+        double tf = s->res.pol[p].tflops, ti = s->res.have[ELK_POL_IDEAL] ? s->res.pol[ELK_POL_IDEAL].tflops : NAN;
+        int n = tui_printf(ly, lx, lw, tui_attr(TC_POL_BASIC + p) | (p == cx->focus ? A_REVERSE : 0), "%c %-8s",
+                           tui_policy_mark[p], elk_policy_labels[p]);
+        tui_printf(ly++, lx + n, lw - n, A_NORMAL, " %7.2f TFLOPS %5.1f%%", tf, 100 * tf / ti);
+    }
+    if (side && ly < r.y + r.h) tui_printf(ly, lx, lw, tui_attr(TC_DIM), "(%% = of Ideal's TFLOPS)");
+}
+
+static int csv(elk_view *v, FILE *fp, const tui_ctx *cx, char *msg, size_t n)
+{
+    (void)v;
+    const tui_snap *s = cx->snap;
+    if (!tui_snap_ok(s)) {
+        snprintf(msg, n, "no result to export yet");
+        return -1;
+    }
+    const elk_graph *g = &s->pr.graph;
+    const elk_chip *c = &s->pr.chip;
+    fprintf(fp, "policy,op,name,kind,flops,hbm_bytes,intensity_flop_per_byte,exec_us,achieved_tflops,"
+                "peak_tflops,hbm_tbps,noc_tbps\n");
+    for (int p = 0; p < ELK_POL_COUNT; p++) {
+        if (!s->res.have[p]) continue;
+        const elk_schedule *sc = &s->res.pol[p];
+        for (int i = 0; i < g->nops && i < sc->nops; i++) {
+            const elk_op *op = &g->ops[i];
+            double t = op_seconds(s, &sc->ops[i]);
+            fprintf(fp, "%s,%d,%s,%s,%.0f,%.0f,%.6g,%.4f,%.6g,%.6g,%.6g,%.6g\n", elk_policy_names[p], i, op->name,
+                    elk_op_kind_names[op->kind], op->flops, op->hbm_bytes,
+                    op->hbm_bytes > 0 ? op->flops / op->hbm_bytes : NAN, t * 1e6, t > 0 ? op->flops / t / 1e12 : NAN,
+                    elk_chip_peak_matmul_flops(c) / 1e12, c->hbm_tbps, noc_bps(c) / 1e12);
+        }
+    }
+    return 0;
+}
+
+static int gnuplot(elk_view *v, FILE *fp, const tui_ctx *cx, char *msg, size_t n)
+{
+    (void)v;
+    const tui_snap *s = cx->snap;
+    if (!tui_snap_ok(s)) {
+        snprintf(msg, n, "no result to draw yet");
+        return -1;
+    }
+    const elk_graph *g = &s->pr.graph;
+    const elk_chip *c = &s->pr.chip;
+    int pol = s->res.have[cx->focus] ? cx->focus : ELK_POL_IDEAL;
+    const elk_schedule *sc = &s->res.pol[pol];
+    fprintf(fp, "$ops << EOD\n");
+    for (int i = 0; i < g->nops && i < sc->nops; i++) {
+        const elk_op *op = &g->ops[i];
+        double t = op_seconds(s, &sc->ops[i]);
+        if (op->hbm_bytes > 0 && t > 0 && op->flops > 0)
+            fprintf(fp, "%.6g %.6g %d\n", op->flops / op->hbm_bytes, op->flops / t, op->kind == ELK_OP_MATMUL);
+    }
+    fprintf(fp, "EOD\n$pols << EOD\n");
+    double soi = step_intensity(g);
+    for (int p = 0; p < ELK_POL_COUNT; p++)
+        if (s->res.have[p]) fprintf(fp, "%.6g %.6g \"%s\"\n", soi, s->res.pol[p].tflops * 1e12, elk_policy_labels[p]);
+    fprintf(fp, "EOD\n");
+    fprintf(fp, "peak = %.6g\nvpeak = %.6g\nhbm = %.6g\nnoc = %.6g\n", elk_chip_peak_matmul_flops(c),
+            elk_chip_peak_vector_flops(c), hbm_bps(c), noc_bps(c));
+    fprintf(fp, "set title \"Roofline: %s on %s (operators: %s)\" noenhanced\nset logscale xy\nset grid\n"
+                "set xlabel 'operational intensity (FLOP per HBM byte)'\nset ylabel 'FLOP/s'\n"
+                "set key outside right top\nset samples 400\nset xrange [*:*]\n",
+            s->pr.model.name, c->name, elk_policy_labels[pol]);
+    fprintf(fp, "plot (x*hbm < peak ? x*hbm : peak) with lines lw 2 lc rgb '#ff7f0e' title 'HBM roof', "
+                "(x*noc < peak ? x*noc : peak) with lines lw 2 lc rgb '#17becf' title 'NoC roof', "
+                "(x*hbm < vpeak ? x*hbm : vpeak) with lines dt 2 lc rgb '#999999' title 'vector peak', "
+                "$ops using 1:($3 > 0.5 ? $2 : 1/0) with points pt 3 lc rgb '#1f77b4' title 'matmul ops', "
+                "$ops using 1:($3 > 0.5 ? 1/0 : $2) with points pt 6 lc rgb '#9467bd' title 'other ops', "
+                "$pols using 1:2 with points pt 7 ps 1.5 lc rgb '#d62728' title 'policies (step)', "
+                "$pols using 1:2:3 with labels left offset 1,0 notitle\n");
+    return 0;
+}
+
+elk_view *view_roofline_new(void)
+{
+    elk_view *v = calloc(1, sizeof *v);
+    if (!v) return NULL;
+    v->name = "roofline";
+    v->title = "Roofline";
+    v->keys = "";
+    v->help = "p/P=focus a policy (its operators are plotted)";
+    v->draw = draw;
+    v->csv = csv;
+    v->gnuplot = gnuplot;
+    return v;
+}

@@ -1,0 +1,407 @@
+#include "view_sweep.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui_canvas.h"
+#include "tui_draw.h"
+#include "tui_worker.h"
+
+static const int sweep_knobs[] = {ELK_KNOB_HBM_TBPS, ELK_KNOB_NOC_TBPS, ELK_KNOB_CORES,
+                                  ELK_KNOB_SRAM_KIB, ELK_KNOB_BATCH,    ELK_KNOB_SEQ};
+#define NKNOBS ((int)(sizeof sweep_knobs / sizeof sweep_knobs[0]))
+
+enum { M_LATENCY, M_PCT, M_TFLOPS, M_HBM, M_COUNT };
+static const char *const metric_label[M_COUNT] = {"latency (ms/token)", "% of Ideal", "TFLOPS", "HBM utilisation (%)"};
+
+typedef struct {
+    int ki;                 /* index into sweep_knobs */
+    int metric;
+    int custom;             /* xs typed by the user */
+    int n;
+    double xs[TUI_SWEEP_MAX];
+    elk_point base;         /* the point the running sweep is around */
+    unsigned long started;  /* sweeper id we started, 0 = none */
+    int dirty;              /* restart on next draw */
+    tui_sweep_data data;    /* last copy from the sweeper */
+    int have_data;
+} sweep_state;
+
+static int knob_log(int knob) { return knob == ELK_KNOB_BATCH || knob == ELK_KNOB_SEQ; }
+
+static void default_values(sweep_state *st, const tui_ctx *cx)
+{
+    int knob = sweep_knobs[st->ki];
+    const elk_chip *c = cx->chip;
+    int n = 0;
+    switch (knob) {
+    case ELK_KNOB_HBM_TBPS:
+        for (int i = 1; i <= 10; i++) st->xs[n++] = 2.0 * i;
+        break;
+    case ELK_KNOB_NOC_TBPS: {
+        double now = elk_chip_noc_bytes_per_cycle(c) * c->clock_ghz / 1e3;
+        double base = now / c->noc_scale;
+        for (int i = 2; i <= 8; i++) st->xs[n++] = round(base * 0.25 * i * 100) / 100;
+        break;
+    }
+    case ELK_KNOB_CORES:
+        for (int i = 1; i <= 10; i++) {
+            double v = round(c->cores * i / 8.0);
+            if (v >= 1 && (n == 0 || v != st->xs[n - 1])) st->xs[n++] = v;
+        }
+        break;
+    case ELK_KNOB_SRAM_KIB:
+        for (double v = 320; v <= 960; v += 64)
+            if (v > c->reserved_kib) st->xs[n++] = v;
+        break;
+    case ELK_KNOB_BATCH:
+        for (int v = 1; v <= 256; v *= 2) st->xs[n++] = v;
+        break;
+    case ELK_KNOB_SEQ:
+        for (int v = 256; v <= 16384; v *= 2) st->xs[n++] = v;
+        break;
+    }
+    st->n = n;
+}
+
+static void start(sweep_state *st, tui_ctx *cx)
+{
+    if (!st->custom) default_values(st, cx);
+    st->base = *cx->point;
+    tui_sweeper_run(cx->sweeper, cx->point, sweep_knobs[st->ki], st->xs, st->n);
+    tui_sweep_data d;
+    if (tui_sweeper_get(cx->sweeper, &d)) st->started = d.id;
+    st->dirty = 0;
+}
+
+static double metric(const tui_sweep_pt *p, int pol, int m)
+{
+    switch (m) {
+    case M_LATENCY: return p->lat_ms[pol];
+    case M_PCT: return p->pct[pol];
+    case M_TFLOPS: return p->tflops[pol];
+    default: return 100 * p->hbm[pol];
+    }
+}
+
+static double current_value(const tui_ctx *cx, int knob)
+{
+    char buf[64];
+    elk_point_format(cx->point, cx->chip, cx->model, (elk_knob)knob, buf, sizeof buf);
+    return atof(buf);
+}
+
+static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
+{
+    sweep_state *st = v->state;
+    if (!cx->sweeper) return;
+    if (!st->started || st->dirty || memcmp(&st->base, cx->point, sizeof st->base) != 0) start(st, cx);
+    st->have_data = tui_sweeper_get(cx->sweeper, &st->data);
+    const tui_sweep_data *d = &st->data;
+    int knob = sweep_knobs[st->ki];
+    const elk_knob_info *ki = &elk_knobs[knob];
+    char sub[160];
+    snprintf(sub, sizeof sub, "%s over %d points, %d done%s", ki->label, d->n, d->done,
+             d->done < d->n ? " (computing)" : "");
+    tui_rect r = tui_title(r0, "Sweep", sub);
+
+    double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
+    for (int i = 0; i < d->n; i++) {
+        if (d->pt[i].x < x0) x0 = d->pt[i].x;
+        if (d->pt[i].x > x1) x1 = d->pt[i].x;
+        if (d->pt[i].state != 2) continue;
+        for (int p = 0; p < ELK_POL_COUNT; p++) {
+            if (!d->pt[i].have[p]) continue;
+            double y = metric(&d->pt[i], p, st->metric);
+            if (!isfinite(y)) continue;
+            if (y < y0) y0 = y;
+            if (y > y1) y1 = y;
+        }
+    }
+    int logx = knob_log(knob);
+    if (!(x1 > x0)) {
+        x0 = x0 < INFINITY ? x0 * 0.5 : 0;
+        x1 = x0 * 4 + 1;
+    }
+    if (!(y1 >= y0)) {
+        y0 = 0;
+        y1 = 1;
+    }
+    if (st->metric == M_PCT || st->metric == M_HBM) {
+        y0 = 0;
+        if (y1 < 100) y1 = 100;
+    } else {
+        y0 = 0;
+        y1 *= 1.05;
+    }
+    tui_nice_range(&y0, &y1, 0);
+    double px0 = x0, px1 = x1;
+    if (logx) {
+        px0 = x0 / 1.2;
+        px1 = x1 * 1.2;
+    } else {
+        double pad = (x1 - x0) * 0.03;
+        px0 = x0 - pad;
+        px1 = x1 + pad;
+    }
+    int side = r.w >= 96 ? 30 : 0;
+    tui_rect pr = {r.y, r.x, r.h - (side ? 0 : 2), r.w - side};
+    tui_plot pl;
+    char xl[96];
+    snprintf(xl, sizeof xl, "%s%s%s%s", ki->label, *ki->unit ? " (" : "", ki->unit, *ki->unit ? ")" : "");
+    if (tui_plot_begin(&pl, &pr, px0, px1, logx, y0, y1, 0, cx->ascii)) {
+        tui_plot_axes(&pl, xl, metric_label[st->metric], tui_fmt_si, tui_fmt_si);
+        double cur = current_value(cx, knob);
+        if (cur >= px0 && cur <= px1) cv_line(&pl.cv, cur, y0, cur, y1, TC_DIM);
+        for (int k = 0; k <= ELK_POL_COUNT; k++) {
+            int p = k < ELK_POL_COUNT ? k : cx->focus;
+            if (k < ELK_POL_COUNT && p == cx->focus) continue;
+            int prev = -1;
+            for (int i = 0; i < d->n; i++) {
+                const tui_sweep_pt *pt = &d->pt[i];
+                if (pt->state != 2 || !pt->have[p]) continue;
+                double y = metric(pt, p, st->metric);
+                if (prev >= 0) cv_line(&pl.cv, d->pt[prev].x, metric(&d->pt[prev], p, st->metric), pt->x, y,
+                                       TC_POL_BASIC + p);
+                prev = i;
+            }
+            for (int i = 0; i < d->n; i++) {
+                const tui_sweep_pt *pt = &d->pt[i];
+                if (pt->state == 2 && pt->have[p])
+                    cv_mark(&pl.cv, pt->x, metric(pt, p, st->metric), tui_policy_mark[p], TC_POL_BASIC + p);
+            }
+        }
+        /* pending and failed points along the bottom */
+        for (int i = 0; i < d->n; i++) {
+            const tui_sweep_pt *pt = &d->pt[i];
+            if (pt->state == 2) continue;
+            int ccx, ccy;
+            if (cv_cell(&pl.cv, pt->x, y0, &ccx, &ccy))
+                cv_mark_cell(&pl.cv, ccx, pl.cv.h - 1, pt->state == 3 ? 'x' : pt->state == 1 ? '*' : '.',
+                             pt->state == 3 ? TC_ERROR : TC_DIM);
+        }
+        tui_plot_end(&pl);
+    }
+    int ly = side ? r.y + 1 : r.y + r.h - 2, lx = side ? r.x + r.w - side + 1 : r.x + 1;
+    int lw = side ? side - 2 : r.w - 2;
+    if (side) {
+        tui_printf(ly++, lx, lw, A_BOLD, "%s", metric_label[st->metric]);
+        int last = -1;
+        for (int i = 0; i < d->n; i++)
+            if (d->pt[i].state == 2) last = i;
+        if (last >= 0) tui_printf(ly++, lx, lw, tui_attr(TC_DIM), "at %s = %g:", ki->name, d->pt[last].x);
+        for (int p = 0; p < ELK_POL_COUNT; p++) {
+            int n = tui_printf(ly, lx, lw, tui_attr(TC_POL_BASIC + p) | (p == cx->focus ? A_REVERSE : 0), "%c %-8s",
+                               tui_policy_mark[p], elk_policy_labels[p]);
+            if (last >= 0 && d->pt[last].have[p])
+                tui_printf(ly, lx + n, lw - n, A_NORMAL, " %10.4g", metric(&d->pt[last], p, st->metric));
+            ly++;
+        }
+        ly++;
+        int failed = 0;
+        for (int i = 0; i < d->n; i++) failed += d->pt[i].state == 3;
+        tui_printf(ly++, lx, lw, tui_attr(TC_DIM), "%d/%d points%s", d->done, d->n,
+                   d->done < d->n ? (tui_sweeper_busy(cx->sweeper) ? ", running" : "") : "");
+        if (failed) {
+            tui_printf(ly++, lx, lw, tui_attr(TC_ERROR), "%d failed (x), e.g.:", failed);
+            for (int i = 0; i < d->n; i++)
+                if (d->pt[i].state == 3) {
+                    tui_puts(ly++, lx, lw, tui_attr(TC_DIM), d->pt[i].err);
+                    break;
+                }
+        }
+        tui_puts(ly + 1, lx, lw, tui_attr(TC_DIM), "vertical line: current point");
+    } else {
+        int x = lx;
+        for (int p = 0; p < ELK_POL_COUNT; p++)
+            x += tui_printf(ly, x, lx + lw - x, tui_attr(TC_POL_BASIC + p), "%c %s  ", tui_policy_mark[p],
+                            elk_policy_labels[p]);
+        tui_printf(ly, x, lx + lw - x, tui_attr(TC_DIM), "%d/%d points", d->done, d->n);
+    }
+}
+
+static int parse_values(const char *text, double *xs, int max, char *err, size_t en)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", text);
+    int n = 0;
+    if (strchr(buf, ',')) {
+        for (char *tok = strtok(buf, ", "); tok && n < max; tok = strtok(NULL, ", ")) {
+            char *e;
+            double v = strtod(tok, &e);
+            if (e == tok || *e) {
+                snprintf(err, en, "'%s' is not a number", tok);
+                return -1;
+            }
+            xs[n++] = v;
+        }
+        return n;
+    }
+    double a[3];
+    int k = 0;
+    for (char *tok = strtok(buf, " :"); tok; tok = strtok(NULL, " :")) {
+        char *e;
+        if (k == 3) {
+            snprintf(err, en, "expected FROM TO [STEP] or a list a,b,c");
+            return -1;
+        }
+        a[k] = strtod(tok, &e);
+        if (e == tok || *e) {
+            snprintf(err, en, "'%s' is not a number", tok);
+            return -1;
+        }
+        k++;
+    }
+    if (k < 2 || !(a[1] > a[0])) {
+        snprintf(err, en, "expected FROM TO [STEP] with FROM < TO, or a list a,b,c");
+        return -1;
+    }
+    double step = k == 3 ? a[2] : (a[1] - a[0]) / 9;
+    if (!(step > 0)) {
+        snprintf(err, en, "the step must be positive");
+        return -1;
+    }
+    for (double v = a[0]; v <= a[1] + step * 1e-9 && n < max; v += step) xs[n++] = v;
+    return n;
+}
+
+static void range_done(void *obj, tui_ctx *cx, const char *text)
+{
+    elk_view *v = obj;
+    sweep_state *st = v->state;
+    if (!text) return;
+    if (!*text) {
+        st->custom = 0;
+        st->dirty = 1;
+        return;
+    }
+    char err[128];
+    double xs[TUI_SWEEP_MAX];
+    int n = parse_values(text, xs, TUI_SWEEP_MAX, err, sizeof err);
+    if (n <= 0) {
+        cx->message(cx, 1, "sweep values: %s", n == 0 ? "no values" : err);
+        return;
+    }
+    const elk_knob_info *ki = &elk_knobs[sweep_knobs[st->ki]];
+    for (int i = 0; i < n; i++)
+        if (!(xs[i] >= ki->min && xs[i] <= ki->max) || (ki->is_int && xs[i] != floor(xs[i]))) {
+            cx->message(cx, 1, "sweep values: %g is not a valid --%s (%g .. %g%s)", xs[i], ki->name, ki->min, ki->max,
+                        ki->is_int ? ", integer" : "");
+            return;
+        }
+    memcpy(st->xs, xs, sizeof xs[0] * (size_t)n);
+    st->n = n;
+    st->custom = 1;
+    st->dirty = 1;
+}
+
+static unsigned key(elk_view *v, int ch, tui_ctx *cx)
+{
+    sweep_state *st = v->state;
+    switch (ch) {
+    case 'k':
+    case 'K':
+        st->ki = (st->ki + (ch == 'k' ? 1 : NKNOBS - 1)) % NKNOBS;
+        st->custom = 0;
+        st->dirty = 1;
+        break;
+    case 'm': st->metric = (st->metric + 1) % M_COUNT; break;
+    case 'r': {
+        char init[256] = "";
+        size_t l = 0;
+        for (int i = 0; i < st->n && l + 16 < sizeof init; i++)
+            l += (size_t)snprintf(init + l, sizeof init - l, "%s%g", i ? "," : "", st->xs[i]);
+        char label[96];
+        snprintf(label, sizeof label, "%s values (a,b,c or FROM TO STEP; empty = default)",
+                 elk_knobs[sweep_knobs[st->ki]].name);
+        cx->prompt(cx, label, init, range_done, v);
+        break;
+    }
+    case 's': st->dirty = 1; break;
+    default: return ELK_VIEW_NONE;
+    }
+    return ELK_VIEW_HANDLED | ELK_VIEW_REDRAW;
+}
+
+static int csv(elk_view *v, FILE *fp, const tui_ctx *cx, char *msg, size_t n)
+{
+    sweep_state *st = v->state;
+    tui_sweep_data d;
+    if (!cx->sweeper || !tui_sweeper_get(cx->sweeper, &d) || d.done == 0) {
+        snprintf(msg, n, "no sweep points finished yet");
+        return -1;
+    }
+    (void)st;
+    char col[64];
+    snprintf(col, sizeof col, "%s", elk_knobs[d.knob].name);
+    for (char *p = col; *p; p++)
+        if (*p == '-') *p = '_';
+    fprintf(fp, "%s,policy,latency_ms,pct_ideal,tflops,hbm_util,noc_util\n", col);
+    for (int i = 0; i < d.n; i++) {
+        const tui_sweep_pt *pt = &d.pt[i];
+        if (pt->state != 2) continue;
+        for (int p = 0; p < ELK_POL_COUNT; p++)
+            if (pt->have[p])
+                fprintf(fp, "%.6g,%s,%.6f,%.4f,%.6f,%.6f,%.6f\n", pt->x, elk_policy_names[p], pt->lat_ms[p], pt->pct[p],
+                        pt->tflops[p], pt->hbm[p], pt->noc[p]);
+    }
+    return 0;
+}
+
+static int gnuplot(elk_view *v, FILE *fp, const tui_ctx *cx, char *msg, size_t n)
+{
+    sweep_state *st = v->state;
+    tui_sweep_data d;
+    if (!cx->sweeper || !tui_sweeper_get(cx->sweeper, &d) || d.done == 0) {
+        snprintf(msg, n, "no sweep points finished yet");
+        return -1;
+    }
+    for (int p = 0; p < ELK_POL_COUNT; p++) {
+        fprintf(fp, "$p%d << EOD\n", p);
+        for (int i = 0; i < d.n; i++)
+            if (d.pt[i].state == 2 && d.pt[i].have[p])
+                fprintf(fp, "%.6g %.6g\n", d.pt[i].x, metric(&d.pt[i], p, st->metric));
+        fprintf(fp, "EOD\n");
+    }
+    const elk_knob_info *ki = &elk_knobs[d.knob];
+    fprintf(fp, "set title \"Sweep of %s around %s\" noenhanced\nset grid\nset key outside right top\n", ki->label,
+            cx->model->name);
+    fprintf(fp, "set xlabel \"%s%s%s%s\"\nset ylabel \"%s\"\n", ki->label, *ki->unit ? " (" : "", ki->unit,
+            *ki->unit ? ")" : "", metric_label[st->metric]);
+    if (knob_log(d.knob)) fprintf(fp, "set logscale x 2\n");
+    static const char *const colors[ELK_POL_COUNT] = {"#d62728", "#ff7f0e", "#1f77b4", "#2ca02c", "#9467bd"};
+    fprintf(fp, "plot ");
+    for (int p = 0; p < ELK_POL_COUNT; p++)
+        fprintf(fp, "%s$p%d using 1:2 with linespoints lw 2 pt %d lc rgb '%s' title '%s'", p ? ", " : "", p, p + 4,
+                colors[p], elk_policy_labels[p]);
+    fprintf(fp, "\n");
+    return 0;
+}
+
+static void destroy(elk_view *v) { free(v->state); }
+
+elk_view *view_sweep_new(void)
+{
+    elk_view *v = calloc(1, sizeof *v);
+    sweep_state *st = calloc(1, sizeof *st);
+    if (!v || !st) {
+        free(v);
+        free(st);
+        return NULL;
+    }
+    v->state = st;
+    v->name = "sweep";
+    v->title = "Sweep";
+    v->keys = "k=Knob  r=Range  m=Metric";
+    v->help = "k K=next / previous knob to sweep (HBM, NoC, cores, SRAM, batch, seq)  "
+              "r=type the values (a,b,c or FROM TO STEP)  m=metric: latency, % of Ideal, TFLOPS, HBM utilisation  "
+              "s=restart the sweep";
+    v->draw = draw;
+    v->key = key;
+    v->csv = csv;
+    v->gnuplot = gnuplot;
+    v->destroy = destroy;
+    return v;
+}
