@@ -425,6 +425,98 @@ void elk_graph_free(elk_graph *g)
     memset(g, 0, sizeof *g);
 }
 
+static double op_bytes(const elk_op *op)
+{
+    double b = 0;
+    for (int t = 0; t < op->ntensors; t++) b += elk_op_tensor_elems(op, t) * op->dtype_bytes;
+    return b;
+}
+
+/* The dim to split op along, or -1: the largest the output indexes that no
+ * input reduces over and that every HBM tensor indexes. */
+static int split_dim(const elk_op *op)
+{
+    int best = -1;
+    for (int d = 0; d < op->ndims; d++) {
+        int in_out = 0, ok = 1;
+        for (int a = 0; a < op->t[0].naxes; a++) in_out |= op->t[0].axis[a] == d;
+        for (int t = 1; t < op->ntensors && ok; t++) {
+            if (op->t[t].role != ELK_TR_WEIGHT && op->t[t].role != ELK_TR_KV) continue;
+            int has = 0;
+            for (int a = 0; a < op->t[t].naxes; a++) has |= op->t[t].axis[a] == d;
+            ok = has;
+        }
+        if (in_out && ok && op->dim[d] > 1 && (best < 0 || op->dim[d] > op->dim[best])) best = d;
+    }
+    return best;
+}
+
+int elk_graph_split_large(elk_graph *g, double cap_bytes)
+{
+    int extra = 0, nsplit = 0;
+    int *pieces = calloc((size_t)g->nops, sizeof *pieces);
+    if (!pieces) return 0;
+    for (int i = 0; i < g->nops; i++) {
+        double b = op_bytes(&g->ops[i]);
+        pieces[i] = 1;
+        if (b <= cap_bytes || split_dim(&g->ops[i]) < 0) continue;
+        int k = (int)ceil(b / cap_bytes);
+        long D = g->ops[i].dim[split_dim(&g->ops[i])];
+        if (k > D) k = (int)D;
+        pieces[i] = k;
+        extra += k - 1;
+        nsplit++;
+    }
+    if (!extra) {
+        free(pieces);
+        return 0;
+    }
+    elk_op *ops = malloc((size_t)(g->nops + extra) * sizeof *ops);
+    if (!ops) {
+        free(pieces);
+        return 0;
+    }
+    int n = 0, head = 0, per = 0;
+    for (int i = 0; i < g->nops; i++) {
+        const elk_op *op = &g->ops[i];
+        int k = pieces[i], d = k > 1 ? split_dim(op) : -1;
+        long D = d >= 0 ? op->dim[d] : 0, chunk = d >= 0 ? (D + k - 1) / k : 0;
+        for (int p = 0; p < k; p++) {
+            elk_op *o = &ops[n++];
+            *o = *op;
+            if (k > 1) {
+                long len = p < k - 1 ? chunk : D - chunk * (k - 1);
+                double f = (double)len / (double)D;
+                o->dim[d] = len;
+                o->flops *= f;
+                o->weight_bytes *= f;
+                o->kv_bytes *= f;
+                o->hbm_bytes *= f;
+                snprintf(o->name, sizeof o->name, "%.24s#%d", op->name, p % 1000);
+            }
+        }
+        if (i < g->head) head += k;
+        else if (op->layer == 0) per += k;
+    }
+    /* renumber positions within layers */
+    int pos = 0, layer = -2;
+    for (int i = 0; i < n; i++) {
+        if (ops[i].layer != layer) {
+            layer = ops[i].layer;
+            pos = 0;
+        }
+        ops[i].layer_pos = pos++;
+    }
+    free(g->ops);
+    g->ops = ops;
+    g->nops = g->cap = n;
+    g->head = head;
+    if (g->nlayers) g->per_layer = per;
+    assign_shapes(g);
+    free(pieces);
+    return nsplit;
+}
+
 int elk_graph_find(const elk_graph *g, const char *key)
 {
     char *end;

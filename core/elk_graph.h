@@ -83,6 +83,13 @@ elk_status elk_graph_build(const elk_model *m, elk_workload wl, int batch, int s
                            int layers, elk_graph *g, elk_error *err);
 void elk_graph_free(elk_graph *g);
 
+/* Split operators whose tensors together exceed cap_bytes into equal
+ * pieces along their largest parallel dim (one the output indexes and, if
+ * they read HBM, their HBM tensors index too), as the artifact's parser does
+ * for KV-cache matmuls that outgrow a chip. Every layer is split the same
+ * way, so identical layers stay identical. Returns the number of ops split. */
+int elk_graph_split_large(elk_graph *g, double cap_bytes);
+
 /* Elements of tensor ti of op (real, unpadded). */
 double elk_op_tensor_elems(const elk_op *op, int ti);
 /* Find an operator by index ("17") or name ("L0.qkv"); -1 if none. */

@@ -67,6 +67,8 @@ elk_status elk_problem_init_graph(elk_problem *pr, const elk_chip *c, const elk_
     pr->graph = *g;
     memset(g, 0, sizeof *g);
     pr->sram = elk_chip_sram_bytes(&pr->chip);
+    /* operators whose data cannot fit half the chip's SRAM are split */
+    pr->split_ops = elk_graph_split_large(&pr->graph, 0.5 * pr->sram * pr->chip.cores);
     int ns = pr->graph.nshapes;
     pr->menus = calloc((size_t)ns, sizeof *pr->menus);
     pr->sets = calloc((size_t)ns, sizeof *pr->sets);

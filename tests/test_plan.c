@@ -1,0 +1,266 @@
+/* core/elk_plan and core/elk_cost: plan volumes on a hand-checked 4-core
+ * case, Pareto-front invariants, the plan cache, and the error for an SRAM
+ * too small for any plan. */
+#include <math.h>
+
+#include "elk_cost.h"
+#include "elk_plan.h"
+#include "elk_test.h"
+
+/* A 4-core all-to-all chip with the parametric cost model and round
+ * numbers: 1 GHz, 1 B/cycle per core port, 1 element/cycle vector rate,
+ * 4 MAC/cycle, no per-op overhead, 10-cycle syncs. */
+static void chip4(elk_chip *c)
+{
+    elk_chip_defaults(c);
+    c->chips = 1;
+    c->cores_per_chip = 4;
+    c->cores = 4;
+    c->sram_kib = 4;
+    c->reserved_kib = 0;
+    c->clock_ghz = 1;
+    c->matmul_macs_per_cycle = 4;
+    c->vector_elems_per_cycle = 1;
+    c->link_gbps = 1;
+    c->sync_cycles = 10;
+    c->hbm_tbps = 0.001;
+    c->hbm_controllers = 1;
+    c->remote_access_pauses = 0;
+    c->cost.kind = ELK_COSTK_PARAMETRIC;
+    c->cost.op_overhead = 0;
+}
+
+/* out[h] = x[h] * w[h] over h = 1024: the only plan that uses >= 90% of the
+ * cores without padding is p = 4 (every tensor indexes h, so nothing is
+ * replicated or rotated). Per core: 256 elements of each tensor. */
+static void op_scale(elk_op *op)
+{
+    memset(op, 0, sizeof *op);
+    snprintf(op->name, sizeof op->name, "scale");
+    op->kind = ELK_OP_ELEMWISE;
+    op->ndims = 1;
+    op->dim[0] = 1024;
+    op->dimname[0][0] = 'h';
+    op->ntensors = 3;
+    for (int t = 0; t < 3; t++) {
+        op->t[t].naxes = 1;
+        op->t[t].axis[0] = 0;
+    }
+    op->t[0].role = ELK_TR_OUT;
+    op->t[1].role = ELK_TR_ACT;
+    op->t[2].role = ELK_TR_WEIGHT;
+    op->dtype_bytes = 2;
+    op->weight_bytes = op->hbm_bytes = 2048;
+}
+
+/* A small matmul C[m,n] = A[m,k] B[k,n] with B a weight: m=8, n=32, k=16. */
+static void op_mm(elk_op *op)
+{
+    memset(op, 0, sizeof *op);
+    snprintf(op->name, sizeof op->name, "mm");
+    op->kind = ELK_OP_MATMUL;
+    op->ndims = 3;
+    long d[3] = {8, 32, 16};
+    const char *nm = "mnk";
+    for (int i = 0; i < 3; i++) {
+        op->dim[i] = d[i];
+        op->dimname[i][0] = nm[i];
+    }
+    op->ntensors = 3;
+    op->t[0] = (elk_tensor){ELK_TR_OUT, 2, {0, 1}};
+    op->t[1] = (elk_tensor){ELK_TR_ACT, 2, {0, 2}};
+    op->t[2] = (elk_tensor){ELK_TR_WEIGHT, 2, {2, 1}};
+    op->dtype_bytes = 2;
+    op->weight_bytes = op->hbm_bytes = 16 * 32 * 2;
+}
+
+START_TEST(scale_plan_by_hand)
+{
+    elk_chip c;
+    chip4(&c);
+    elk_op op;
+    op_scale(&op);
+    elk_plan_set set;
+    elk_error err;
+    ck_assert_msg(elk_plan_enumerate(&c, &op, elk_chip_sram_bytes(&c), &set, NULL, NULL, &err) == ELK_OK, "%s", err.msg);
+    ck_assert_int_eq(set.nplans, 1);
+    const elk_plan *p = &set.plans[0];
+    ck_assert_int_eq(p->p[0], 4);
+    /* 3 tensors x 256 elements x 2 bytes */
+    ck_assert_double_eq(p->hot, 1536);
+    /* parametric elementwise: n / rate = 256 cycles */
+    ck_assert_double_eq(p->comp, 256);
+    /* the output slice (512 B) is re-laid out for the consumer, one sync */
+    ck_assert_double_eq(p->rd_bytes, 512);
+    ck_assert_double_eq(p->rs_bytes, 0);
+    ck_assert_double_eq(p->shift_bytes, 0);
+    ck_assert_double_eq(p->syncs, 1);
+    /* all-to-all: 512 B through a 1 B/cycle port */
+    ck_assert_double_eq(elk_plan_xcycles(&c, p), 512);
+    /* one preload-state layout: the weight's 256 elements, delivered to 4 cores */
+    ck_assert_int_eq(p->nopt, 1);
+    ck_assert_double_eq(set.opts[p->opt0].cold, 512);
+    ck_assert_double_eq(set.opts[p->opt0].deliv, 2048);
+    ck_assert_double_eq(set.opts[p->opt0].dist_bytes, 0);
+
+    elk_menu m;
+    ck_assert(elk_menu_build(&c, &op, &set, &m, &err) == ELK_OK);
+    ck_assert_int_eq(m.n, 1);
+    ck_assert_double_eq(m.e[0].exe, 256 + 512 + 10);
+    ck_assert_double_eq(m.min_cold, 512);
+    elk_menu_free(&m);
+    elk_plan_set_free(&set);
+}
+END_TEST
+
+/* The matmul's front: strictly more space for strictly less time, every
+ * kept plan inside SRAM, and its cold options ordered. */
+START_TEST(matmul_front_invariants)
+{
+    elk_chip c;
+    chip4(&c);
+    elk_op op;
+    op_mm(&op);
+    elk_plan_set set;
+    elk_error err;
+    ck_assert(elk_plan_enumerate(&c, &op, elk_chip_sram_bytes(&c), &set, NULL, NULL, &err) == ELK_OK);
+    ck_assert_int_gt(set.nplans, 1);
+    elk_menu m;
+    ck_assert(elk_menu_build(&c, &op, &set, &m, &err) == ELK_OK);
+    ck_assert_int_gt(m.n, 1);
+    for (int i = 0; i < m.n; i++) {
+        ck_assert(m.e[i].hot <= elk_chip_sram_bytes(&c));
+        if (i) {
+            ck_assert(m.e[i].hot > m.e[i - 1].hot);
+            ck_assert(m.e[i].exe < m.e[i - 1].exe);
+        }
+        for (int k = 1; k < m.e[i].nc; k++) {
+            ck_assert(m.cold[m.e[i].c0 + k].cold > m.cold[m.e[i].c0 + k - 1].cold);
+            ck_assert(m.cold[m.e[i].c0 + k].dist < m.cold[m.e[i].c0 + k - 1].dist);
+        }
+    }
+    /* fully distributed preload: the 1 KiB weight over 4 cores */
+    ck_assert_double_eq(m.min_cold, 256);
+    /* the fastest plan does every MAC in parallel: 8*32*16/4 cores/4 MAC */
+    ck_assert(m.e[m.n - 1].comp >= 8.0 * 32 * 16 / 4 / 4);
+    /* every evaluated plan is either kept or dominated by a kept plan */
+    for (int i = 0; i < set.nplans; i++)
+        for (int j = 0; j < set.nplans; j++) {
+            if (i == j) continue;
+            const elk_plan *a = &set.plans[i], *b = &set.plans[j];
+            int dom = a->hot <= b->hot && a->comp + a->syncs * 10 <= b->comp + b->syncs * 10 && a->xcyc <= b->xcyc &&
+                      (a->hot < b->hot || a->comp + a->syncs * 10 < b->comp + b->syncs * 10 || a->xcyc < b->xcyc);
+            ck_assert_msg(!dom, "kept plan %d dominates kept plan %d", i, j);
+        }
+    elk_menu_free(&m);
+    elk_plan_set_free(&set);
+}
+END_TEST
+
+/* Real operators on the reference chip: fronts stay strictly monotone. */
+START_TEST(llama_fronts_monotone)
+{
+    elk_chip c;
+    elk_model md;
+    elk_graph g;
+    elk_error err;
+    char path[1024];
+    ck_assert(elk_chip_load(src_path(path, sizeof path, "presets/chips/ipu-pod4.cfg"), &c, &err) == ELK_OK);
+    ck_assert(elk_model_load(src_path(path, sizeof path, "presets/models/llama2-13b.cfg"), &md, &err) == ELK_OK);
+    ck_assert(elk_graph_build(&md, ELK_WL_DECODE, 32, 2048, 1, &g, &err) == ELK_OK);
+    elk_plan_cache *pc = elk_plan_cache_alloc();
+    for (int i = 0; i < g.nops; i++) {
+        const elk_plan_set *set;
+        ck_assert_msg(elk_plan_cache_get(pc, &c, &g.ops[i], &set, &err) == ELK_OK, "%s", err.msg);
+        elk_menu m;
+        ck_assert(elk_menu_build(&c, &g.ops[i], set, &m, &err) == ELK_OK);
+        for (int k = 1; k < m.n; k++) {
+            ck_assert(m.e[k].hot > m.e[k - 1].hot);
+            ck_assert(m.e[k].exe < m.e[k - 1].exe);
+        }
+        for (int s = 0; s < ELK_PRICES; s++)
+            for (int k = 1; k < m.neff[s]; k++) {
+                ck_assert(m.e[m.eff[s][k]].hot > m.e[m.eff[s][k - 1]].hot);
+                ck_assert(m.e[m.eff[s][k]].ecost[s] < m.e[m.eff[s][k - 1]].ecost[s]);
+            }
+        elk_menu_free(&m);
+    }
+    /* a second pass is served from the cache */
+    long hits, misses, entries;
+    elk_plan_cache_stats(pc, &hits, &misses, &entries);
+    for (int i = 0; i < g.nops; i++) {
+        const elk_plan_set *set;
+        ck_assert(elk_plan_cache_get(pc, &c, &g.ops[i], &set, &err) == ELK_OK);
+    }
+    long h2, m2, e2;
+    elk_plan_cache_stats(pc, &h2, &m2, &e2);
+    ck_assert_int_eq(m2, misses);
+    ck_assert_int_eq(e2, entries);
+    ck_assert_int_eq(h2, hits + g.nops);
+    /* a bandwidth change does not miss; a core-count change does */
+    c.hbm_tbps = 8;
+    c.noc_scale = 1.5;
+    const elk_plan_set *set;
+    ck_assert(elk_plan_cache_get(pc, &c, &g.ops[g.head + 2], &set, &err) == ELK_OK);
+    elk_plan_cache_stats(pc, &h2, &m2, &e2);
+    ck_assert_int_eq(m2, misses);
+    ck_assert(elk_chip_set_cores(&c, 2944, &err) == ELK_OK);
+    ck_assert(elk_plan_cache_get(pc, &c, &g.ops[g.head + 2], &set, &err) == ELK_OK);
+    elk_plan_cache_stats(pc, &h2, &m2, &e2);
+    ck_assert_int_eq(m2, misses + 1);
+    elk_plan_cache_free(pc);
+    elk_graph_free(&g);
+}
+END_TEST
+
+START_TEST(sram_too_small_names_operator)
+{
+    elk_chip c;
+    chip4(&c);
+    c.sram_kib = 1; /* 1 KiB: the scale op needs 1.5 KiB per core */
+    elk_op op;
+    op_scale(&op);
+    elk_plan_set set;
+    elk_error err;
+    elk_status st = elk_plan_enumerate(&c, &op, elk_chip_sram_bytes(&c), &set, NULL, NULL, &err);
+    ck_assert_int_eq(st, ELK_ENOPLAN);
+    ck_assert_contains(err.msg, "scale");
+    ck_assert_contains(err.msg, "1 KiB");
+    ck_assert_contains(err.msg, "KiB per core");
+}
+END_TEST
+
+/* Costs by hand: the IPU matmul formula takes the faster orientation. */
+START_TEST(ipu_matmul_orientation)
+{
+    elk_chip c;
+    elk_chip_defaults(&c);
+    elk_op op;
+    op_mm(&op);
+    /* tile m=1, n=2048, k=128: as written 24*1*8*128 + 514*8*128 + 113*128 + 173
+     * = 24576 + 526336 + 14464 + 173 = 565549; swapped (m=2048, n=1):
+     * 24*342*8*1 + 514*8*1 + 113 + 173 = 65664 + 4112 + 286 = 70062 */
+    long sub[3] = {1, 2048, 128};
+    ck_assert_double_eq(elk_cost_compute(&c, &op, sub), 70062);
+    /* elementwise, n = 100 elements at the IPU's 2 elem/cycle: 0.75n + 290 */
+    elk_op e;
+    op_scale(&e);
+    long s1[1] = {100};
+    ck_assert_double_eq(elk_cost_compute(&c, &e, s1), 365);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("plan");
+    TCase *tc = tcase_create("plan");
+    tcase_add_test(tc, scale_plan_by_hand);
+    tcase_add_test(tc, matmul_front_invariants);
+    tcase_add_test(tc, llama_fronts_monotone);
+    tcase_add_test(tc, sram_too_small_names_operator);
+    tcase_add_test(tc, ipu_matmul_orientation);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) { return run_suite(suite()); }

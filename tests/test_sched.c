@@ -1,0 +1,341 @@
+/* core/elk_sched: the five policies on a 3-operator problem worked out by
+ * hand, and invariants on real models: Ideal is a lower bound, Elk-Full is
+ * never slower than Elk-Dyn, SRAM is never exceeded at any instant, the
+ * breakdown adds up, and preload orders keep their displacement bound and
+ * repeat in every identical layer. */
+#include <math.h>
+
+#include "elk_sched.h"
+#include "elk_test.h"
+
+/* ---------------------------------------------------------------------
+ * The hand-worked case. A 4-core chip at 1 GHz: HBM 1 B/cycle, each core
+ * port 1 B/cycle (NoC 4 B/cycle, so preloads are HBM-bound), 700 B of SRAM
+ * per core, no exchange inside operators (so no contention), no SRAM-port
+ * pauses. Three operators, each with one preload-state layout (cold bytes
+ * per core, delivered to all 4 cores):
+ *
+ *   op  HBM bytes  preload  cold/core  plans (hot bytes -> cycles)
+ *   0      200       200        50     300 -> 1000
+ *   1      400       400       100     300 -> 400,  600 -> 200
+ *   2      800       800       200     500 -> 100
+ *
+ * Backward from the end of op 2 (t = 0), times in cycles:
+ *
+ * Ideal (fastest plans, memory checked against smallest plans + smallest
+ * preloads): op2 [-100,0], pre2 [-900,-100]; op1 may overlap pre2
+ * (300+200 <= 700): [-300,-100]; pre1 ends at min(-300, -900): [-1300,-900];
+ * op0 may overlap pre1 and pre2 (300+100+200): ends at op1's start,
+ * [-1300,-300]; pre0 ends at min(-1300, -1300): [-1500,-1300]. Latency 1500.
+ *
+ * Elk-Dyn: op1 overlapping pre2 must fit 700-200 = 500 B, so it takes the
+ * 300 B plan (400 cycles) and still starts later (-500) than without the
+ * overlap (-900-200 = -1100): op1 [-500,-100], pre1 [-1300,-900]. op0 fits
+ * both preloads (300+100+200 = 600): op0 [-1500,-500], pre0 ends at
+ * min(-1500, -1300) -> [-1700,-1500]. Latency 1700; preload numbers 2,1,0.
+ *
+ * Static: the execution region X is searched from 500 B (op2's only plan)
+ * to 700 B in 100 B steps. X=500 leaves 200 B of preload space: op1 (300 B
+ * plan) overlaps pre2 (200): [-500,-100]; op0 can hold pre1 (100) but not
+ * pre1+pre2 (300 > 200): it ends when pre2 starts, [-1900,-900]; pre0 ends
+ * at min(-1900, -1300): latency 2100. X=600: op1 takes the 600 B plan but
+ * cannot overlap pre2 (200 > 100): op1 [-1100,-900], pre1 [-1500,-1100],
+ * op0 overlaps pre1: [-2100,-1100], pre0 [-2300,-2100]: 2300. X=700: 2700.
+ * Static = 2100 with X = 500 B; preload numbers 1,1,0.
+ *
+ * Basic: each op preloads only the next op with HBM data. op1 overlaps pre2
+ * with 500 B left: [-500,-100]; op0 overlaps pre1 only: ends when pre2
+ * starts (-900): [-1900,-900]; pre0 [-2100,-1900]. Latency 2100.
+ *
+ * Elk-Full: with no repeated layers there is one order, program order:
+ * 1700 as Elk-Dyn.
+ * ------------------------------------------------------------------- */
+
+typedef struct {
+    double hot, exe;
+} hand_plan;
+
+static void hand_menu(elk_menu *m, double hbm, double cold, const hand_plan *pl, int n)
+{
+    memset(m, 0, sizeof *m);
+    m->e = calloc((size_t)n, sizeof *m->e);
+    m->cold = calloc((size_t)n, sizeof *m->cold);
+    m->n = n;
+    m->hbm_bytes = hbm;
+    m->min_cold = cold;
+    for (int i = 0; i < n; i++) {
+        m->e[i].hot = pl[i].hot;
+        m->e[i].exe = pl[i].exe;
+        m->e[i].comp = pl[i].exe;
+        m->e[i].plan = i;
+        m->e[i].c0 = i;
+        m->e[i].nc = 1;
+        m->cold[i] = (elk_menu_cold){cold, 0, 0, cold * 4};
+    }
+    m->ncold = n;
+}
+
+static void hand_problem(elk_problem *pr)
+{
+    memset(pr, 0, sizeof *pr);
+    elk_point_defaults(&pr->point);
+    elk_chip *c = &pr->chip;
+    elk_chip_defaults(c);
+    c->chips = 1;
+    c->cores_per_chip = c->cores = 4;
+    c->sram_kib = 700.0 / 1024.0;
+    c->reserved_kib = 0;
+    c->clock_ghz = 1;
+    c->link_gbps = 1;
+    c->hbm_tbps = 0.001;
+    c->hbm_controllers = 1;
+    c->remote_access_pauses = 0;
+    c->sync_cycles = 0;
+    pr->sram = 700;
+    elk_graph *g = &pr->graph;
+    g->nops = g->cap = 3;
+    g->ops = calloc(3, sizeof *g->ops);
+    g->nshapes = 3;
+    static const double hbm[3] = {200, 400, 800};
+    for (int i = 0; i < 3; i++) {
+        snprintf(g->ops[i].name, sizeof g->ops[i].name, "op%d", i);
+        g->ops[i].shape_id = i;
+        g->ops[i].hbm_bytes = g->ops[i].weight_bytes = hbm[i];
+        g->ops[i].flops = 1e6;
+        g->ops[i].layer = -1;
+        g->weight_bytes += hbm[i];
+        g->flops += 1e6;
+    }
+    pr->menus = calloc(3, sizeof *pr->menus);
+    pr->sets = calloc(3, sizeof *pr->sets);
+    hand_plan p0[] = {{300, 1000}}, p1[] = {{300, 400}, {600, 200}}, p2[] = {{500, 100}};
+    hand_menu(&pr->menus[0], 200, 50, p0, 1);
+    hand_menu(&pr->menus[1], 400, 100, p1, 2);
+    hand_menu(&pr->menus[2], 800, 200, p2, 1);
+    for (int s = 0; s < 3; s++)
+        for (int k = 0; k < ELK_PRICES; k++) {
+            pr->menus[s].eff[k] = malloc((size_t)pr->menus[s].n * sizeof(int));
+            elk_menu_reprice(c, &pr->menus[s], k ? 1.0 : 0.0, k);
+        }
+}
+
+typedef struct {
+    elk_policy pol;
+    double latency;
+    int pnum[3];
+    int entry1;        /* op1's plan: 0 = 300 B, 1 = 600 B */
+    double exe[3][2];  /* execution intervals, from the start of the step */
+} hand_case;
+
+static const hand_case hand_cases[] = {
+    {ELK_POL_IDEAL, 1500, {2, 1, 0}, 1, {{200, 1200}, {1200, 1400}, {1400, 1500}}},
+    {ELK_POL_DYN, 1700, {2, 1, 0}, 0, {{200, 1200}, {1200, 1600}, {1600, 1700}}},
+    {ELK_POL_FULL, 1700, {2, 1, 0}, 0, {{200, 1200}, {1200, 1600}, {1600, 1700}}},
+    {ELK_POL_STATIC, 2100, {1, 1, 0}, 0, {{200, 1200}, {1600, 2000}, {2000, 2100}}},
+    {ELK_POL_BASIC, 2100, {1, 1, 0}, 0, {{200, 1200}, {1600, 2000}, {2000, 2100}}},
+};
+
+START_TEST(hand_worked_policies)
+{
+    const hand_case *hc = &hand_cases[_i];
+    elk_problem pr;
+    hand_problem(&pr);
+    elk_sched_opts o;
+    elk_sched_opts_default(&o);
+    o.static_step_kib = 100.0 / 1024.0;
+    elk_schedule s;
+    elk_error err;
+    ck_assert_msg(elk_schedule_run(&pr, hc->pol, &o, &s, &err) == ELK_OK, "%s", err.msg);
+    ck_assert_msg(fabs(s.latency - hc->latency) < 1e-6, "%s: latency %g, expected %g", elk_policy_labels[hc->pol],
+                  s.latency, hc->latency);
+    for (int i = 0; i < 3; i++) {
+        ck_assert_msg(s.ops[i].preload_number == hc->pnum[i], "%s op%d preload number %d, expected %d",
+                      elk_policy_labels[hc->pol], i, s.ops[i].preload_number, hc->pnum[i]);
+        ck_assert_msg(fabs(s.ops[i].exe_start - hc->exe[i][0]) < 1e-6 && fabs(s.ops[i].exe_end - hc->exe[i][1]) < 1e-6,
+                      "%s op%d runs [%g,%g], expected [%g,%g]", elk_policy_labels[hc->pol], i, s.ops[i].exe_start,
+                      s.ops[i].exe_end, hc->exe[i][0], hc->exe[i][1]);
+    }
+    ck_assert_int_eq(s.ops[1].entry, hc->entry1);
+    if (hc->pol == ELK_POL_STATIC) ck_assert_double_eq_tol(s.static_exec_kib * 1024, 500, 1e-9);
+    /* the preloads are serial and each ends before its op runs */
+    for (int r = 0; r < 3; r++) {
+        const elk_sched_op *a = &s.ops[s.order[r]];
+        ck_assert(a->pre_end <= a->exe_start + 1e-9);
+        if (r) ck_assert(s.ops[s.order[r - 1]].pre_end <= a->pre_start + 1e-9);
+    }
+    /* HBM busy 1400 cycles of the step */
+    ck_assert_double_eq_tol(s.hbm_util, 1400 / hc->latency, 1e-9);
+    double sum = 0;
+    for (int k = 0; k < ELK_BRK_COUNT; k++) sum += s.brk[k];
+    ck_assert_double_eq_tol(sum, s.latency, 1e-6);
+    elk_schedule_free(&s);
+    elk_problem_free(&pr);
+}
+END_TEST
+
+/* ------------------------------------------------------------------- */
+
+static elk_problem *load_point(const char *chip, const char *model, int layers, int batch, int seq,
+                               elk_plan_cache *pc)
+{
+    static elk_problem pr;
+    elk_point p;
+    elk_point_defaults(&p);
+    char path[1024];
+    snprintf(p.chip_path, sizeof p.chip_path, "%s", src_path(path, sizeof path, chip));
+    snprintf(p.model_path, sizeof p.model_path, "%s", src_path(path, sizeof path, model));
+    p.layers = layers;
+    p.batch = batch;
+    p.seq = seq;
+    elk_error err;
+    ck_assert_msg(elk_problem_init(&pr, &p, pc, &err) == ELK_OK, "%s", err.msg);
+    return &pr;
+}
+
+/* At every instant: the running op's execution space plus every preload
+ * that has started for a later op fits the usable SRAM. Checked from the
+ * intervals alone, independently of the scheduler's own bookkeeping. */
+static void check_memory(const elk_problem *pr, const elk_schedule *s)
+{
+    for (int i = 0; i < s->nops; i++) {
+        double used = s->ops[i].hot;
+        for (int j = i + 1; j < s->nops; j++)
+            if (s->ops[j].pre_end > s->ops[j].pre_start && s->ops[j].pre_start < s->ops[i].exe_end - 1e-6)
+                used += s->ops[j].cold;
+        ck_assert_msg(used <= pr->sram + 1e-6, "%s: %s runs with %.0f B resident > %.0f B SRAM",
+                      elk_policy_labels[s->policy], pr->graph.ops[i].name, used, pr->sram);
+    }
+}
+
+static const struct {
+    const char *chip, *model;
+    int layers, batch, seq;
+} points[] = {
+    {"presets/chips/ipu-pod4.cfg", "presets/models/tiny.cfg", 0, 32, 2048},
+    {"presets/chips/ipu-pod4.cfg", "presets/models/llama2-13b.cfg", 3, 32, 2048},
+    {"presets/chips/ipu-pod4-mesh.cfg", "presets/models/llama2-70b.cfg", 3, 32, 2048},
+    {"presets/chips/ipu-pod4.cfg", "presets/models/gemma2-27b.cfg", 3, 16, 4096},
+    {"presets/chips/ipu-mk2.cfg", "presets/models/opt-30b.cfg", 2, 64, 2048},
+    {"presets/chips/tt-mesh.cfg", "presets/models/llama2-7b.cfg", 2, 8, 1024},
+};
+
+START_TEST(policy_invariants)
+{
+    elk_plan_cache *pc = elk_plan_cache_alloc();
+    elk_problem *pr = load_point(points[_i].chip, points[_i].model, points[_i].layers, points[_i].batch,
+                                 points[_i].seq, pc);
+    elk_sched_opts o;
+    elk_sched_opts_default(&o);
+    o.screen_layers = 1;
+    elk_result r;
+    elk_error err;
+    ck_assert_msg(elk_result_run(pr, &o, (1u << ELK_POL_COUNT) - 1, &r, &err) == ELK_OK, "%s", err.msg);
+    double ideal = r.pol[ELK_POL_IDEAL].latency;
+    for (int p = 0; p < ELK_POL_COUNT; p++) {
+        const elk_schedule *s = &r.pol[p];
+        ck_assert_msg(ideal <= s->latency * (1 + 1e-9), "Ideal %.1f above %s %.1f", ideal, elk_policy_labels[p],
+                      s->latency);
+        if (p != ELK_POL_IDEAL) check_memory(pr, s);
+        double sum = 0;
+        for (int k = 0; k < ELK_BRK_COUNT; k++) {
+            ck_assert(s->brk[k] >= -1e-6);
+            sum += s->brk[k];
+        }
+        ck_assert_double_eq_tol(sum, s->latency, 1e-6 * s->latency);
+        ck_assert(s->hbm_util > 0 && s->hbm_util <= 1 + 1e-9);
+        ck_assert(r.pct_ideal[p] <= 100 + 1e-9);
+        /* the HBM alone needs the whole step's bytes */
+        double hbm_cycles = (pr->graph.weight_bytes + pr->graph.kv_bytes) / elk_chip_hbm_bytes_per_cycle(&pr->chip);
+        ck_assert(s->latency >= hbm_cycles * (1 - 1e-9));
+    }
+    ck_assert_msg(r.pol[ELK_POL_FULL].latency <= r.pol[ELK_POL_DYN].latency * (1 + 1e-12), "Elk-Full %.1f > Elk-Dyn %.1f",
+                  r.pol[ELK_POL_FULL].latency, r.pol[ELK_POL_DYN].latency);
+    elk_result_free(&r);
+    elk_problem_free(pr);
+    elk_plan_cache_free(pc);
+}
+END_TEST
+
+/* Candidate preload orders: program order first, every op once, the same
+ * permutation in every identical layer, groups moved at most max_disp. */
+START_TEST(orders_bounded_and_repeated)
+{
+    elk_plan_cache *pc = elk_plan_cache_alloc();
+    elk_problem *pr = load_point("presets/chips/ipu-pod4.cfg", "presets/models/llama2-13b.cfg", 4, 32, 2048, pc);
+    const elk_graph *g = &pr->graph;
+    elk_sched_opts o;
+    elk_sched_opts_default(&o);
+    for (int disp = 1; disp <= 4; disp++) {
+        o.max_disp = disp;
+        int *orders;
+        int n = elk_orders_build(g, &o, &orders, 5000);
+        ck_assert_int_gt(n, 1);
+        int N = g->nops, L = g->per_layer;
+        for (int r = 0; r < N; r++) ck_assert_int_eq(orders[r], r);
+        char *seen = calloc((size_t)N, 1);
+        for (int c = 0; c < n; c++) {
+            const int *ord = orders + (size_t)c * N;
+            memset(seen, 0, (size_t)N);
+            for (int r = 0; r < N; r++) {
+                ck_assert(!seen[ord[r]]);
+                seen[ord[r]] = 1;
+                /* head and tail stay in place; layers stay within themselves */
+                if (r < g->head || r >= g->head + g->nlayers * L) ck_assert_int_eq(ord[r], r);
+                else ck_assert_int_eq((ord[r] - g->head) / L, (r - g->head) / L);
+                if (r >= g->head + L && r < g->head + g->nlayers * L)
+                    ck_assert_int_eq(ord[r] - ord[r - L], L); /* same order in every layer */
+            }
+            /* displacement in groups: heavy ops move at most disp groups */
+            int heavy_pos = 0;
+            for (int r = g->head; r < g->head + L; r++) {
+                double avg = (g->weight_bytes + g->kv_bytes) / N;
+                if (g->ops[ord[r]].hbm_bytes > avg) {
+                    int rank = 0;
+                    for (int k = g->head; k < ord[r]; k++) rank += g->ops[k].hbm_bytes > avg;
+                    ck_assert_msg(abs(rank - heavy_pos) <= disp, "group moved %d > %d", abs(rank - heavy_pos), disp);
+                    heavy_pos++;
+                }
+            }
+        }
+        free(seen);
+        free(orders);
+    }
+    elk_problem_free(pr);
+    elk_plan_cache_free(pc);
+}
+END_TEST
+
+START_TEST(sram_too_small_is_an_error)
+{
+    elk_plan_cache *pc = elk_plan_cache_alloc();
+    elk_point p;
+    elk_point_defaults(&p);
+    char path[1024];
+    snprintf(p.chip_path, sizeof p.chip_path, "%s", src_path(path, sizeof path, "presets/chips/ipu-mk2.cfg"));
+    snprintf(p.model_path, sizeof p.model_path, "%s", src_path(path, sizeof path, "presets/models/llama2-13b.cfg"));
+    p.layers = 1;
+    p.sram_kib = 24;
+    elk_problem pr;
+    elk_error err;
+    elk_status st = elk_problem_init(&pr, &p, pc, &err);
+    ck_assert_int_eq(st, ELK_ENOPLAN);
+    ck_assert_contains(err.msg, "operator L0.");
+    ck_assert_contains(err.msg, "KiB per core");
+    elk_plan_cache_free(pc);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("sched");
+    TCase *tc = tcase_create("sched");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, hand_worked_policies, 0, (int)(sizeof hand_cases / sizeof hand_cases[0]));
+    tcase_add_loop_test(tc, policy_invariants, 0, (int)(sizeof points / sizeof points[0]));
+    tcase_add_test(tc, orders_bounded_and_repeated);
+    tcase_add_test(tc, sram_too_small_is_an_error);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) { return run_suite(suite()); }
