@@ -94,11 +94,3 @@ int elk_cmd_run(int argc, char **argv)
     elk_plan_cache_free(pc);
     return 0;
 }
-
-int elk_cmd_bench(int argc, char **argv)
-{
-    (void)argc;
-    (void)argv;
-    elk_cli_error("bench: this command is not available yet");
-    return ELK_EXIT_FAIL;
-}

@@ -425,12 +425,9 @@ static int schedule_op(sctx *x, int i)
             if (x->pol == ELK_POL_STATIC && cold_sum > sram - x->xlimit) feasible = 0;
             entry = elk_menu_best(mi, budget);
             if (entry < 0) feasible = 0;
-            if (feasible) {
-                int k = initial_cold(x, i, entry);
-                const elk_menu_entry *e = &mi->e[entry];
-                double dist = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + k].dist : 0;
-                L = contended_len(x, i, e->exe + dist, e->xcyc + dist, D, q);
-            }
+            /* Basic and Static pick their candidate by rule, not by start
+             * time: the contended length is computed once, at commit */
+            if (feasible) L = mi->e[entry].exe;
             break;
         }
         default: { /* Elk-Dyn, Elk-Full */
@@ -483,6 +480,8 @@ static int schedule_op(sctx *x, int i)
     set_cold(x, i, initial_cold(x, i, best_entry));
     double own = e->exe + x->dist[i];
     double D = best_D;
+    if (x->pol == ELK_POL_BASIC || x->pol == ELK_POL_STATIC)
+        best_L = contended_len(x, i, own, e->xcyc + x->dist[i], D, best_q);
     if (x->pol == ELK_POL_DYN || x->pol == ELK_POL_FULL) {
         int changed = 0;
         for (int k = 0; k < best_nw; k++) {
