@@ -1,0 +1,278 @@
+#!/usr/bin/env bash
+# Headless test of the workbench (`elk tui`): drives the real binary inside a
+# private tmux server, sends keys, and polls the captured screen for expected
+# text (never fixed sleeps). Checks: every view shows its title and values;
+# Breakdown numbers equal `elk run` and change when HBM bandwidth steps; a
+# typed value; help; resize to 60x20 (too-small message) and back; `e`
+# writes a CSV equal to `elk run --format csv`; `g` draws a png (or says
+# gnuplot is missing); ASCII fallback under LANG=C; `q`, SIGTERM and Ctrl-C
+# leave a sane terminal; `elk` without a terminal prints `elk run`'s table.
+#
+# usage: tui_test.sh ELK SRCDIR        (exit 77 = skipped: no tmux)
+set -u
+
+ELK=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+SRC=$2
+command -v tmux >/dev/null 2>&1 || { echo "SKIP: tmux not installed"; exit 77; }
+
+SOCK=elktest-$$
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/elk-tui-test.XXXXXX")
+export ELK_DATADIR=$SRC
+POINT="--model tiny --chip ipu-mk2"
+FAILS=0
+T=t
+
+cleanup() {
+    tmux -L "$SOCK" kill-server >/dev/null 2>&1
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+tm() { tmux -L "$SOCK" "$@"; }
+cap() { tm capture-pane -p -t "$T"; }
+send() { tm send-keys -t "$T" "$@"; }
+fail() {
+    echo "FAIL: $*"
+    echo "---- screen ----"
+    cap
+    echo "----------------"
+    FAILS=$((FAILS + 1))
+}
+ok() { echo "ok: $*"; }
+
+# wait_for TEXT [SECONDS]: poll the screen until TEXT (fixed string) shows.
+wait_for() {
+    local text=$1 secs=${2:-30} i
+    for ((i = 0; i < secs * 20; i++)); do
+        cap | grep -qF -- "$text" && return 0
+        sleep 0.05
+    done
+    return 1
+}
+# wait_gone TEXT [SECONDS]
+wait_gone() {
+    local text=$1 secs=${2:-30} i
+    for ((i = 0; i < secs * 20; i++)); do
+        cap | grep -qF -- "$text" || return 0
+        sleep 0.05
+    done
+    return 1
+}
+expect() { # expect TEXT WHAT
+    if wait_for "$1"; then ok "$2"; else fail "$2: '$1' not on screen"; fi
+}
+
+# The status line says "done in" once the last request's result is drawn.
+settled() { wait_for "done in" 60 && wait_gone "computing" 60; }
+
+# Breakdown row of a policy: its ms/token as printed ("%.4g").
+row_ms() { cap | awk -v p="$1" '$1 == p && $2 ~ /[█#]/ { print $(NF-4); exit }'; }
+# The same number from `elk run --format csv` at a point.
+run_ms() { # run_ms POLICY-NAME ARGS...
+    local pol=$1
+    shift
+    "$ELK" run $POINT "$@" --format csv | awk -F, -v p="$pol" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        $c["policy"] == p { printf "%.4g\n", $c["latency_ms"] }'
+}
+
+start_shell() { # start_shell LANG [extra env...]
+    tm -f /dev/null new-session -d -s "$T" -x 120 -y 40 -c "$WORK" \
+        "env -i HOME=$WORK PATH=$PATH TERM=screen LANG=$1 ELK_DATADIR=$SRC ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} PS1='READY\$ ' bash --norc --noprofile"
+    tm set-option -t "$T" -g window-size manual >/dev/null 2>&1
+    wait_for 'READY$' 20 || { echo "FAIL: no shell in tmux"; exit 1; }
+}
+
+sane_terminal() { # after the TUI exited: prompt back, exit status, tty modes
+    local what=$1 want_rc=$2
+    if ! wait_for 'READY$' 30; then
+        fail "$what: the shell prompt did not return"
+        return
+    fi
+    # (quotes split the words so the typed command never matches the output)
+    send "st=\$?; clear; echo r''c=\$st" Enter
+    if [ -n "$want_rc" ]; then
+        wait_for "rc=" 10
+        if cap | grep -q "rc=$want_rc\$"; then ok "$what: exit status $want_rc"; else fail "$what: exit status (want $want_rc)"; fi
+    fi
+    send "clear; stty -a | tr ' ;' '\n\n' | grep -xE -- '-?(echo|icanon|isig)' | sort | tr '\n' ' '; echo E''ND" Enter
+    wait_for "END" 10
+    if cap | grep -q "^echo icanon isig END"; then ok "$what: terminal sane (echo icanon isig)"; else fail "$what: terminal left raw"; fi
+}
+
+# ---------------------------------------------------------------- run 1
+start_shell C.UTF-8
+send "$ELK tui $POINT --log $WORK/tui.log" Enter
+expect "Elk Workbench" "workbench opens"
+settled || fail "first result never arrived"
+expect "Breakdown  per-token latency" "Breakdown title"
+expect "% Ideal" "Breakdown header"
+for p in Basic Static Elk-Dyn Elk-Full Ideal; do
+    cap | grep -q "^ $p " || fail "Breakdown row $p missing"
+done
+cap | grep -qF "█" && ok "Breakdown draws Unicode bars" || fail "no Unicode bars under UTF-8"
+
+base_full=$(row_ms Elk-Full)
+want_full=$(run_ms elk-full)
+[ -n "$base_full" ] && [ "$base_full" = "$want_full" ] && ok "Elk-Full ms/token $base_full = elk run" ||
+    fail "Elk-Full ms/token '$base_full' != elk run '$want_full'"
+base_basic=$(row_ms Basic)
+
+# HBM is the knob selected at start: step it down twice (4 -> 2 TB/s)
+send Left
+wait_for "3 TB/s" 10 || fail "HBM knob did not step to 3 TB/s"
+send Left
+wait_for "2 TB/s" 10 || fail "HBM knob did not step to 2 TB/s"
+settled
+for ((i = 0; i < 200; i++)); do
+    [ "$(row_ms Basic)" != "$base_basic" ] && break
+    sleep 0.05
+done
+new_basic=$(row_ms Basic)
+want_basic=$(run_ms basic --hbm-tbps 2)
+[ "$new_basic" != "$base_basic" ] && ok "stepping HBM changed Basic: $base_basic -> $new_basic ms" ||
+    fail "Breakdown did not change after stepping HBM ($base_basic)"
+[ "$new_basic" = "$want_basic" ] && ok "Basic at 2 TB/s = elk run ($want_basic)" ||
+    fail "Basic at 2 TB/s '$new_basic' != elk run '$want_basic'"
+
+# e: CSV export equals elk run --format csv
+send e
+if wait_for "wrote elk-breakdown-" 10; then
+    f=$(ls "$WORK"/elk-breakdown-*.csv 2>/dev/null | head -n1)
+    if [ -n "$f" ] && diff <("$ELK" run $POINT --hbm-tbps 2 --format csv) "$f" >"$WORK/diff.txt"; then
+        ok "e: $(basename "$f") equals elk run --format csv"
+    else
+        fail "e: CSV differs from elk run --format csv: $(head -5 "$WORK/diff.txt")"
+    fi
+else
+    fail "e: no 'wrote' message"
+fi
+
+# g: a png through gnuplot, or a clear message without it
+send g
+if command -v gnuplot >/dev/null 2>&1; then
+    if wait_for ".png" 20 && f=$(ls "$WORK"/elk-breakdown-*.png 2>/dev/null | head -n1) && [ -n "$f" ] &&
+        [ "$(head -c 4 "$f" | tail -c 3)" = "PNG" ]; then
+        ok "g: gnuplot wrote $(basename "$f")"
+    else
+        fail "g: no png written"
+    fi
+else
+    expect "gnuplot is not installed" "g without gnuplot: message"
+fi
+
+# Enter types a value
+send Enter
+expect "HBM bandwidth (TB/s):" "Enter opens the prompt"
+send C-u 8 Enter
+wait_for "8 TB/s" 10 && ok "typed HBM 8 TB/s" || fail "typed value not applied"
+settled
+want=$(run_ms elk-full --hbm-tbps 8)
+for ((i = 0; i < 200; i++)); do
+    [ "$(row_ms Elk-Full)" = "$want" ] && break
+    sleep 0.05
+done
+[ "$(row_ms Elk-Full)" = "$want" ] && ok "Elk-Full at 8 TB/s = elk run ($want)" || fail "Elk-Full at 8 TB/s != elk run ($want)"
+send Enter C-u abc Enter
+expect "expected a number" "a bad typed value is reported"
+
+# the views
+send 2
+expect "Pareto  one operator's plans" "view 2: Pareto title"
+expect "front plans" "Pareto: operator summary"
+expect "F Elk-Full" "Pareto: chosen plans table"
+cap | LC_ALL=C grep -q $'\xe2[\xa0-\xa3]' && ok "Pareto: braille canvas" || fail "Pareto: no braille dots"
+op1=$(cap | grep -o "^ op [0-9]* [^ ]*" | head -n1)
+send ]
+for ((i = 0; i < 100; i++)); do
+    [ "$(cap | grep -o "^ op [0-9]* [^ ]*" | head -n1)" != "$op1" ] && break
+    sleep 0.05
+done
+[ "$(cap | grep -o "^ op [0-9]* [^ ]*" | head -n1)" != "$op1" ] && ok "Pareto: ] picks another operator" || fail "Pareto: ] did nothing"
+
+send 3
+expect "Roofline  operators" "view 3: Roofline title"
+expect "TFLOPS" "Roofline: policies' TFLOPS"
+expect "compute" "Roofline: compute roof"
+
+send 4
+expect "Timeline  Elk-Full" "view 4: Timeline title"
+expect "HBM preload" "Timeline: legend"
+cap | grep -q "L1.qkv" && ok "Timeline: operator rows" || fail "Timeline: no operator rows"
+send t
+expect "whole step" "Timeline: t switches to the whole step"
+send +
+expect "zoom x2" "Timeline: + zooms"
+
+send 5
+expect "Sweep  HBM bandwidth over 10 points" "view 5: Sweep title"
+wait_for "10/10 points" 60 && ok "Sweep: all 10 points filled in" || fail "Sweep did not finish"
+send k
+expect "Sweep  NoC bandwidth over" "Sweep: k picks the next knob"
+
+send 1
+expect "Breakdown  per-token latency" "back to Breakdown"
+
+# help
+send '?'
+expect "Elk Workbench keys" "? shows help"
+send x
+wait_gone "Elk Workbench keys" 10 && ok "a key closes help" || fail "help did not close"
+
+# resize to 60x20 and back
+tm resize-window -t "$T" -x 60 -y 20
+expect "Terminal too small" "60x20 shows the too-small message"
+tm resize-window -t "$T" -x 120 -y 40
+wait_gone "Terminal too small" 10 && wait_for "Breakdown  per-token latency" 10 && ok "back to 120x40 redraws" ||
+    fail "no redraw after growing back"
+tm resize-window -t "$T" -x 80 -y 24
+wait_for "Elk-Full:" 10 && ok "80x24 (the minimum) draws the view" || fail "80x24 does not draw"
+tm resize-window -t "$T" -x 120 -y 40
+
+# q: quit, terminal sane, exit 0 (under ASan also: no leaks)
+send q
+sane_terminal "q" 0
+[ -s "$WORK/tui.log" ] && ok "stderr went to the log file" || fail "no log file"
+
+# ---------------------------------------------------------------- run 2: LANG=C, no gnuplot, SIGTERM
+mkdir -p "$WORK/nopath"
+send "clear; env PATH=$WORK/nopath LANG=C $ELK tui $POINT --log $WORK/tui2.log" Enter
+expect "Elk Workbench" "LANG=C: workbench opens"
+settled
+if cap | grep -q "^ Elk-Full  #" && ! cap | LC_ALL=C grep -q $'[\x80-\xff]'; then
+    ok "LANG=C: ASCII bars, no UTF-8 on screen"
+else
+    fail "LANG=C: expected ASCII-only drawing"
+fi
+send 2
+expect "Pareto  one operator's plans" "LANG=C: Pareto draws"
+send g
+expect "gnuplot is not installed" "no gnuplot in PATH: a message"
+send 1
+expect "Breakdown  per-token latency" "LANG=C: still running after the gnuplot message"
+pid=$(sed -n 's/.*(pid \([0-9]*\)).*/\1/p' "$WORK/tui2.log" | tail -n1)
+[ -n "$pid" ] && kill -TERM "$pid"
+sane_terminal "SIGTERM" 143
+
+# ---------------------------------------------------------------- run 3: Ctrl-C; `elk` opens it
+send "clear; $ELK tui $POINT --log $WORK/tui3.log" Enter
+settled
+send C-c
+sane_terminal "Ctrl-C" 130
+
+# not a terminal: `elk` prints `elk run`'s table and never waits for keys
+if out=$(timeout 60 "$ELK" tui $POINT --view 2 </dev/null) && echo "$out" | grep -q "ms/token"; then
+    ok "elk tui without a terminal prints elk run's table"
+else
+    fail "elk tui without a terminal: no table"
+fi
+if out=$(timeout 120 "$ELK" </dev/null) && echo "$out" | grep -q "ms/token"; then
+    ok "elk (no arguments) without a terminal prints elk run's table"
+else
+    fail "elk without a terminal: no table"
+fi
+
+if [ "$FAILS" -ne 0 ]; then
+    echo "$FAILS check(s) failed"
+    exit 1
+fi
+echo "all TUI checks passed"
