@@ -626,7 +626,9 @@ elk_status elk_menu_build(const elk_chip *c, const elk_op *op, const elk_plan_se
             elk_menu_free(m);
             return elk_fail(err, ELK_ENOMEM, "out of memory");
         }
-        elk_menu_reprice(c, m, 1.0, k);
+        /* the NoC time replication adds, priced from free (0) to stalling
+         * execution outright (1); Elk-Dyn searches this grid */
+        elk_menu_reprice(c, m, (double)k / (ELK_PRICES - 1), k);
     }
     return ELK_OK;
 }

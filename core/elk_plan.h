@@ -60,7 +60,7 @@ typedef struct {
 
 /* The allocator prices replication's extra NoC traffic in a few ways
  * (elk_menu_cold_cost's phi); each price has its own effective front. */
-#define ELK_PRICES 2
+#define ELK_PRICES 5
 
 /* One point of the time front of an operator for one chip timing. */
 typedef struct {

@@ -88,21 +88,6 @@ elk_status elk_problem_init_graph(elk_problem *pr, const elk_chip *c, const elk_
     double t1 = now_ms();
     for (int s = 0; s < ns && st == ELK_OK; s++)
         st = elk_menu_build(&pr->chip, &pr->graph.ops[rep[s]], pr->sets[s], &pr->menus[s], err);
-    if (st == ELK_OK) {
-        /* phi: the share of the fastest execution that is exchange, what
-         * extra preload traffic will stretch (see elk_menu_cold_cost) */
-        double xs = 0, es = 0;
-        for (int i = 0; i < pr->graph.nops; i++) {
-            const elk_menu *m = &pr->menus[pr->graph.ops[i].shape_id];
-            xs += m->e[m->n - 1].xcyc;
-            es += m->e[m->n - 1].exe;
-        }
-        pr->phi = es > 0 ? xs / es : 0;
-        for (int s2 = 0; s2 < ns; s2++) {
-            elk_menu_reprice(&pr->chip, &pr->menus[s2], pr->phi, 0);
-            elk_menu_reprice(&pr->chip, &pr->menus[s2], 1.0, 1);
-        }
-    }
     pr->plan_ms = t1 - t0;
     pr->menu_ms = now_ms() - t1;
     free(rep);

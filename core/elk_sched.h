@@ -56,7 +56,6 @@ typedef struct {
     elk_menu *menus;       /* per shape_id */
     const elk_plan_set **sets;
     double sram;           /* usable bytes per core */
-    double phi;            /* exchange share of the fastest execution */
     int split_ops;         /* operators split because they outgrew SRAM */
     double plan_ms;        /* wall time to get plan sets (cache or enumeration) */
     double menu_ms;        /* wall time to time the menus */
