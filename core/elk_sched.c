@@ -31,6 +31,7 @@ void elk_sched_opts_default(elk_sched_opts *o)
     o->alloc = ELK_ALLOC_PAPER;
     o->static_step_kib = 10;
     o->window = 0;
+    o->price = -1;
     o->cancel = NULL;
 }
 
@@ -903,7 +904,7 @@ elk_status elk_schedule_run(const elk_problem *pr, elk_policy pol, const elk_sch
             st = elk_fail(err, ELK_ENOMEM, "out of memory");
             break;
         }
-        int pv = best_price(pr, o, orders, N, &st, err);
+        int pv = o->price >= 0 && o->price < ELK_PRICES ? o->price : best_price(pr, o, orders, N, &st, err);
         for (int c = 0; c < no && st == ELK_OK; c++) {
             st = run_one(pr, pol, o, orders + (size_t)c * N, M, pv, 0, INFINITY, &score[c], NULL, err);
             idx[c] = c;
@@ -987,10 +988,13 @@ elk_status elk_result_run(const elk_problem *pr, const elk_sched_opts *o, unsign
 {
     memset(r, 0, sizeof *r);
     static const elk_policy run_order[] = {ELK_POL_IDEAL, ELK_POL_BASIC, ELK_POL_STATIC, ELK_POL_DYN, ELK_POL_FULL};
+    elk_sched_opts o2 = *o;
     for (int k = 0; k < ELK_POL_COUNT; k++) {
         elk_policy p = run_order[k];
         if (!(mask & (1u << p))) continue;
-        elk_status st = elk_schedule_run(pr, p, o, &r->pol[p], err);
+        /* Elk-Full reuses the price Elk-Dyn found */
+        if (p == ELK_POL_FULL && r->have[ELK_POL_DYN] && o->price < 0) o2.price = r->pol[ELK_POL_DYN].static_variant;
+        elk_status st = elk_schedule_run(pr, p, &o2, &r->pol[p], err);
         if (st != ELK_OK) {
             elk_result_free(r);
             return st;

@@ -41,6 +41,7 @@ typedef struct {
     elk_alloc_mode alloc;  /* cost-aware allocator (paper) or the artifact's min-cold charge */
     double static_step_kib;/* Static: split search step (10) */
     int window;            /* most ops one op may overlap with preloads (0 = two layers) */
+    int price;             /* Elk-Full: allocator price slot to use; -1 searches them */
     volatile int *cancel;  /* set non-zero to abandon work (returns ELK_ECANCEL) */
 } elk_sched_opts;
 void elk_sched_opts_default(elk_sched_opts *o);
@@ -97,7 +98,8 @@ typedef struct {
     double tflops;
     double peak_resident;         /* max over ops of resident bytes */
     double static_exec_kib;       /* Static: the chosen execution region */
-    int static_variant;           /* Basic/Static: 0 all fully distributed, 1 all replicated */
+    int static_variant;           /* Basic/Static: 0 all fully distributed, 1 all replicated;
+                                     Elk: the allocator price slot chosen (elk_menu eff) */
     int orders_tried;             /* Elk-Full: candidate orders scheduled */
     double avg_edit_dist;         /* Elk-Full: mean |position - op| over the winning order */
     double solve_ms;              /* wall time of this policy */
