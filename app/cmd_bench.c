@@ -33,14 +33,17 @@ static int solve(const elk_point *p, elk_plan_cache *pc, double *t_problem, doub
     *t_problem = now_ms() - t0;
     elk_sched_opts o;
     elk_sched_opts_default(&o);
+    /* in elk_result_run's order, Elk-Full reusing Elk-Dyn's allocator price */
+    static const elk_policy order[] = {ELK_POL_IDEAL, ELK_POL_BASIC, ELK_POL_STATIC, ELK_POL_DYN, ELK_POL_FULL};
     for (int k = 0; k < ELK_POL_COUNT; k++) {
         elk_schedule s;
         double t1 = now_ms();
-        if (elk_schedule_run(&pr, (elk_policy)k, &o, &s, err) != ELK_OK) {
+        if (elk_schedule_run(&pr, order[k], &o, &s, err) != ELK_OK) {
             elk_problem_free(&pr);
             return -1;
         }
-        t_pol[k] = now_ms() - t1;
+        t_pol[order[k]] = now_ms() - t1;
+        if (order[k] == ELK_POL_DYN) o.price = s.static_variant;
         elk_schedule_free(&s);
     }
     elk_problem_free(&pr);

@@ -26,8 +26,8 @@ void elk_sched_opts_default(elk_sched_opts *o)
     memset(o, 0, sizeof *o);
     o->max_disp = 4;
     o->heavy_factor = 1.0;
-    o->screen_layers = 4;
-    o->finalists = 8;
+    o->screen_layers = 2;
+    o->finalists = 4;
     o->alloc = ELK_ALLOC_PAPER;
     o->static_step_kib = 10;
     o->window = 0;

@@ -36,8 +36,8 @@ typedef enum { ELK_ALLOC_PAPER, ELK_ALLOC_ARTIFACT } elk_alloc_mode;
 typedef struct {
     int max_disp;          /* Elk-Full: displacement bound, in layer groups (4) */
     double heavy_factor;   /* Elk-Full: HBM-heavy threshold, x average op bytes (1.0) */
-    int screen_layers;     /* Elk-Full: layers of the prefix orders are screened on (4) */
-    int finalists;         /* Elk-Full: best screened orders re-run on the full graph (8) */
+    int screen_layers;     /* Elk-Full: layers of the prefix orders are screened on (2) */
+    int finalists;         /* Elk-Full: best screened orders re-run on the full graph (4) */
     elk_alloc_mode alloc;  /* cost-aware allocator (paper) or the artifact's min-cold charge */
     double static_step_kib;/* Static: split search step (10) */
     int window;            /* most ops one op may overlap with preloads (0 = two layers) */
