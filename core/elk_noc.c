@@ -1,0 +1,821 @@
+#include "elk_noc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const elk_sim_mode_names[] = {"auto", "fast", "detailed", NULL};
+
+enum { PAT_PRELOAD, PAT_SHIFT, PAT_EXCH };
+
+struct noc_cache_ent {
+    int type, ctrl, plane;
+    double v;
+    int tmpl;
+};
+
+/* ------------------------------------------------------------------ */
+/* helpers                                                              */
+
+static int *ialloc(size_t n, int fill)
+{
+    int *p = malloc((n ? n : 1) * sizeof *p);
+    if (p)
+        for (size_t i = 0; i < n; i++) p[i] = fill;
+    return p;
+}
+
+static int blk_rows(const elk_noc *nc, int i) { return nc->br0[i + 1] - nc->br0[i]; }
+static int blk_cols(const elk_noc *nc, int j) { return nc->bc0[j + 1] - nc->bc0[j]; }
+
+static int row_block(const elk_noc *nc, int y)
+{
+    int lo = 0, hi = nc->nbr - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (nc->br0[mid] <= y) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
+static int col_block(const elk_noc *nc, int x)
+{
+    int lo = 0, hi = nc->nbc - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (nc->bc0[mid] <= x) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
+/* Split n into nb near-equal parts: starts[0..nb]. */
+static void split(int n, int nb, int *starts)
+{
+    for (int i = 0; i <= nb; i++) starts[i] = (int)((long)n * i / nb);
+}
+
+static int add_link(elk_noc *nc, elk_link_kind kind, double cap, double count, int plane, double width)
+{
+    int l = elk_net_link(nc->net, kind, cap, count, plane);
+    if (l < 0) return -1;
+    double *w = realloc(nc->lwidth, (size_t)(l + 1) * sizeof *w);
+    if (!w) return -1;
+    nc->lwidth = w;
+    nc->lwidth[l] = width;
+    return l;
+}
+
+/* Near-square tile of about g cores that fits an R x C grid. */
+static void tile_shape(int R, int C, double g, int *tr, int *tc)
+{
+    long n = (long)llround(g);
+    if (n < 1) n = 1;
+    if (n >= (long)R * C) {
+        *tr = R;
+        *tc = C;
+        return;
+    }
+    long best_r = -1, best_c = -1;
+    double best = INFINITY;
+    for (long a = 1; a <= R && a <= n; a++) {
+        if (n % a) continue;
+        long b = n / a;
+        if (b > C) continue;
+        double s = fabs(log((double)a / (double)b));
+        if (s < best) {
+            best = s;
+            best_r = a;
+            best_c = b;
+        }
+    }
+    if (best_r < 0) {
+        /* no exact factorisation fits: whole rows, then a near-square block */
+        best_c = n < C ? n : C;
+        best_r = (n + best_c - 1) / best_c;
+        if (best_r > R) best_r = R;
+    }
+    *tr = (int)best_r;
+    *tc = (int)best_c;
+}
+
+/* ------------------------------------------------------------------ */
+/* build                                                                */
+
+static void placement(elk_noc *nc)
+{
+    const elk_chip *c = &nc->chip;
+    int R = nc->R, C = nc->C;
+    int K = nc->nctrl;
+    /* the routers of each controller, appended to att */
+    int cap = 0, n = 0;
+    int *att = NULL;
+#define PUSH(r)                                                     \
+    do {                                                            \
+        if (n == cap) {                                             \
+            cap = cap ? cap * 2 : 64;                               \
+            int *na = realloc(att, (size_t)cap * sizeof *na);       \
+            if (!na) {                                              \
+                free(att);                                          \
+                nc->att = NULL;                                     \
+                return;                                             \
+            }                                                       \
+            att = na;                                               \
+        }                                                           \
+        att[n++] = (r);                                             \
+    } while (0)
+    if (c->hbm_broadcast) {
+        nc->att0[0] = 0;
+        PUSH(R > 1 ? (R / 2) * C : 0);
+        nc->natt[0] = 1;
+    } else if (c->topology == ELK_TOPO_RING) {
+        for (int k = 0; k < K; k++) {
+            nc->att0[k] = n;
+            PUSH((int)((long)C * k / K));
+            nc->natt[k] = 1;
+        }
+    } else if (c->hbm_placement == ELK_HBM_CORNERS || R < 2 || C < 2) {
+        int corners[4] = {0, C - 1, (R - 1) * C + C - 1, (R - 1) * C};
+        for (int k = 0; k < K; k++) {
+            nc->att0[k] = n;
+            PUSH(corners[k % 4]);
+            nc->natt[k] = 1;
+        }
+    } else if (c->hbm_placement == ELK_HBM_WEST) {
+        for (int k = 0; k < K; k++) {
+            nc->att0[k] = n;
+            int a = (int)((long)R * k / K), b = (int)((long)R * (k + 1) / K);
+            if (b <= a) b = a + 1;
+            if (a >= R) a = R - 1, b = R;
+            for (int y = a; y < b; y++) PUSH(y * C);
+            nc->natt[k] = n - nc->att0[k];
+        }
+    } else {
+        /* edges: the perimeter, clockwise from the north-west corner, in K segments */
+        int P = 2 * (R + C) - 4;
+        int *per = malloc((size_t)P * sizeof *per);
+        if (!per) {
+            free(att);
+            return;
+        }
+        int m = 0;
+        for (int x = 0; x < C; x++) per[m++] = x;
+        for (int y = 1; y < R; y++) per[m++] = y * C + C - 1;
+        for (int x = C - 2; x >= 0; x--) per[m++] = (R - 1) * C + x;
+        for (int y = R - 2; y >= 1; y--) per[m++] = y * C;
+        for (int k = 0; k < K; k++) {
+            nc->att0[k] = n;
+            int a = (int)((long)P * k / K), b = (int)((long)P * (k + 1) / K);
+            if (b <= a) b = a + 1;
+            if (a >= P) a = P - 1, b = P;
+            for (int i = a; i < b; i++) PUSH(per[i]);
+            nc->natt[k] = n - nc->att0[k];
+        }
+        free(per);
+    }
+#undef PUSH
+    nc->att = att;
+}
+
+static int g_sort_C;
+static int cmp_row(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return x < y ? -1 : x > y; /* row-major index: by row, then column */
+}
+static int cmp_col(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    int kx = (x % g_sort_C) * 65536 + x / g_sort_C, ky = (y % g_sort_C) * 65536 + y / g_sort_C;
+    return kx < ky ? -1 : kx > ky;
+}
+
+/* Each controller's routers in order along its edge: by row when they run
+ * down a column (or span more rows than columns), else by column. */
+static void sort_attachments(elk_noc *nc)
+{
+    for (int k = 0; k < nc->nctrl; k++) {
+        int *a = nc->att + nc->att0[k], n = nc->natt[k];
+        int y0 = nc->R, y1 = -1, x0 = nc->C, x1 = -1;
+        for (int i = 0; i < n; i++) {
+            int y = a[i] / nc->C, x = a[i] % nc->C;
+            if (y < y0) y0 = y;
+            if (y > y1) y1 = y;
+            if (x < x0) x0 = x;
+            if (x > x1) x1 = x;
+        }
+        nc->att_vert[k] = y1 - y0 >= x1 - x0;
+        g_sort_C = nc->C;
+        qsort(a, (size_t)n, sizeof *a, nc->att_vert[k] ? cmp_row : cmp_col);
+    }
+}
+
+elk_status elk_noc_build(elk_noc *nc, const elk_chip *c, elk_sim_mode mode, int block, int planes, elk_error *err)
+{
+    memset(nc, 0, sizeof *nc);
+    nc->chip = *c;
+    nc->planes = planes == 2 ? 2 : 1;
+    nc->net = elk_net_new();
+    if (!nc->net) return elk_fail(err, ELK_ENOMEM, "out of memory building the network");
+    int cores = c->cores;
+    nc->detailed = mode == ELK_SIM_DETAILED || (mode == ELK_SIM_AUTO && cores <= ELK_SIM_DETAILED_MAX);
+    nc->grid = c->topology != ELK_TOPO_ALL2ALL;
+    double port = elk_chip_link_bytes_per_cycle(c);
+    double cpb = c->cost.kind == ELK_COSTK_IPU ? c->cost.xchg_cycles_per_byte / c->noc_scale : 1.0 / port;
+    nc->exch_bpc = 1.0 / cpb;
+    double hbm = elk_chip_hbm_bytes_per_cycle(c);
+    double ic = c->interchip_gbps / c->clock_ghz;
+
+    /* chips */
+    nc->nchips = elk_chip_multi(c);
+    nc->chip_cores = ialloc((size_t)nc->nchips, 0);
+    nc->chip_out = ialloc((size_t)nc->nchips, -1);
+    nc->chip_in = ialloc((size_t)nc->nchips, -1);
+    if (!nc->chip_cores || !nc->chip_out || !nc->chip_in) goto oom;
+    for (int k = 0; k < nc->nchips; k++) {
+        int left = cores - k * c->cores_per_chip;
+        nc->chip_cores[k] = left < c->cores_per_chip ? left : c->cores_per_chip;
+        if (nc->nchips > 1) {
+            nc->chip_out[k] = add_link(nc, ELK_LK_CHIP_OUT, ic, 1, 0, 1);
+            nc->chip_in[k] = add_link(nc, ELK_LK_CHIP_IN, ic, 1, 0, 1);
+        }
+    }
+
+    /* cells */
+    if (!nc->grid) {
+        nc->ncell = nc->detailed ? cores : nc->nchips;
+        nc->cell_cores = ialloc((size_t)nc->ncell, 1);
+        nc->cell_chip = ialloc((size_t)nc->ncell, 0);
+        if (!nc->cell_cores || !nc->cell_chip) goto oom;
+        for (int i = 0; i < nc->ncell; i++) {
+            if (nc->detailed) {
+                nc->cell_chip[i] = i / c->cores_per_chip;
+            } else {
+                nc->cell_chip[i] = i;
+                nc->cell_cores[i] = nc->chip_cores[i];
+            }
+        }
+    } else {
+        if (c->topology == ELK_TOPO_RING) {
+            nc->R = 1;
+            nc->C = cores;
+        } else {
+            nc->R = c->mesh_rows;
+            nc->C = c->mesh_cols;
+        }
+        nc->wrap = c->topology != ELK_TOPO_MESH;
+        int B = 1;
+        if (!nc->detailed) {
+            B = block > 0 ? block : (int)ceil((nc->R > nc->C ? nc->R : nc->C) / 12.0);
+            if (B < 1) B = 1;
+        }
+        nc->nbr = (nc->R + B - 1) / B;
+        nc->nbc = (nc->C + B - 1) / B;
+        nc->br0 = ialloc((size_t)nc->nbr + 1, 0);
+        nc->bc0 = ialloc((size_t)nc->nbc + 1, 0);
+        if (!nc->br0 || !nc->bc0) goto oom;
+        split(nc->R, nc->nbr, nc->br0);
+        split(nc->C, nc->nbc, nc->bc0);
+        nc->ncell = nc->nbr * nc->nbc;
+        nc->cell_cores = ialloc((size_t)nc->ncell, 0);
+        nc->cell_chip = ialloc((size_t)nc->ncell, 0);
+        if (!nc->cell_cores || !nc->cell_chip) goto oom;
+        for (int i = 0; i < nc->nbr; i++)
+            for (int j = 0; j < nc->nbc; j++) nc->cell_cores[i * nc->nbc + j] = blk_rows(nc, i) * blk_cols(nc, j);
+    }
+
+    /* ports and engines */
+    for (int p = 0; p < nc->planes; p++) {
+        nc->port_in[p] = ialloc((size_t)nc->ncell, -1);
+        if (!nc->port_in[p]) goto oom;
+    }
+    nc->port_out = ialloc((size_t)nc->ncell, -1);
+    nc->engine = ialloc((size_t)nc->ncell, -1);
+    if (!nc->port_out || !nc->engine) goto oom;
+    for (int i = 0; i < nc->ncell; i++) {
+        double n = nc->cell_cores[i];
+        for (int p = 0; p < nc->planes; p++) nc->port_in[p][i] = add_link(nc, ELK_LK_PORT_IN, port, n, p, 1);
+        nc->port_out[i] = add_link(nc, ELK_LK_PORT_OUT, port, n, 0, 1);
+        nc->engine[i] = add_link(nc, ELK_LK_ENGINE, nc->exch_bpc, n, 0, 1);
+    }
+
+    /* grid links */
+    if (nc->grid) {
+        double ml = elk_chip_mesh_link_bytes_per_cycle(c);
+        int nb = nc->ncell;
+        for (int p = 0; p < nc->planes; p++) {
+            for (int d = 0; d < ELK_DIR_COUNT; d++) {
+                nc->lk[p][d] = ialloc((size_t)nb, -1);
+                if (!nc->lk[p][d]) goto oom;
+            }
+            nc->lint[p] = ialloc((size_t)nb, -1);
+            if (!nc->lint[p]) goto oom;
+            for (int i = 0; i < nc->nbr; i++)
+                for (int j = 0; j < nc->nbc; j++) {
+                    int b = i * nc->nbc + j;
+                    int h = blk_rows(nc, i), w = blk_cols(nc, j);
+                    int hasE = j + 1 < nc->nbc || (nc->wrap && nc->nbc > 1);
+                    int hasW = j > 0 || (nc->wrap && nc->nbc > 1);
+                    int hasS = i + 1 < nc->nbr || (nc->wrap && nc->nbr > 1);
+                    int hasN = i > 0 || (nc->wrap && nc->nbr > 1);
+                    if (hasE) nc->lk[p][ELK_DIR_E][b] = add_link(nc, ELK_LK_MESH, ml, h, p, h);
+                    if (hasW) nc->lk[p][ELK_DIR_W][b] = add_link(nc, ELK_LK_MESH, ml, h, p, h);
+                    if (hasS) nc->lk[p][ELK_DIR_S][b] = add_link(nc, ELK_LK_MESH, ml, w, p, w);
+                    if (hasN) nc->lk[p][ELK_DIR_N][b] = add_link(nc, ELK_LK_MESH, ml, w, p, w);
+                    double in = 2.0 * h * (w - 1) + 2.0 * w * (h - 1);
+                    if (nc->wrap && nc->nbc == 1 && w > 2) in += 2.0 * h;
+                    if (nc->wrap && nc->nbr == 1 && h > 2) in += 2.0 * w;
+                    if (in > 0) nc->lint[p][b] = add_link(nc, ELK_LK_MESH_INT, ml, in, p, in);
+                }
+        }
+    }
+
+    /* HBM controllers */
+    if (!nc->grid) {
+        int kc = c->hbm_broadcast ? 1 : c->hbm_controllers / nc->nchips;
+        if (kc < 1) kc = 1;
+        nc->nctrl = kc * nc->nchips;
+    } else {
+        nc->nctrl = c->hbm_broadcast ? 1 : c->hbm_controllers;
+    }
+    nc->hbm = ialloc((size_t)nc->nctrl, -1);
+    nc->ctrl_chip = ialloc((size_t)nc->nctrl, -1);
+    if (!nc->hbm || !nc->ctrl_chip) goto oom;
+    for (int k = 0; k < nc->nctrl; k++) {
+        nc->hbm[k] = add_link(nc, ELK_LK_HBM, hbm / nc->nctrl, 1, 0, 1);
+        if (!nc->grid) nc->ctrl_chip[k] = k / (nc->nctrl / nc->nchips);
+    }
+    if (nc->grid) {
+        nc->att0 = ialloc((size_t)nc->nctrl, 0);
+        nc->natt = ialloc((size_t)nc->nctrl, 0);
+        if (!nc->att0 || !nc->natt) goto oom;
+        placement(nc);
+        if (!nc->att) goto oom;
+    }
+    if (elk_net_oom(nc->net)) goto oom;
+    int nl = elk_net_nlinks(nc->net);
+    nc->amax = calloc((size_t)nl, sizeof *nc->amax);
+    nc->asum = calloc((size_t)nl, sizeof *nc->asum);
+    nc->mark = calloc((size_t)nl, sizeof *nc->mark);
+    nc->moff = ialloc((size_t)nl, -1);
+    if (!nc->amax || !nc->asum || !nc->mark || !nc->moff) goto oom;
+    if (nc->grid) {
+        long members = 0;
+        for (int l = 0; l < nl; l++)
+            if (elk_net_links(nc->net)[l].kind == ELK_LK_MESH) {
+                nc->moff[l] = (int)members;
+                members += (long)nc->lwidth[l];
+            }
+        nc->mconc = calloc((size_t)(members ? members : 1), sizeof *nc->mconc);
+        nc->rconc = calloc((size_t)nc->R * nc->C, sizeof *nc->rconc);
+        nc->rmark = calloc((size_t)nc->R * nc->C, sizeof *nc->rmark);
+        if (!nc->rmark) goto oom;
+        nc->att_vert = ialloc((size_t)nc->nctrl, 1);
+        if (!nc->mconc || !nc->rconc || !nc->att_vert) goto oom;
+        sort_attachments(nc);
+    }
+    return ELK_OK;
+oom:
+    elk_noc_free(nc);
+    return elk_fail(err, ELK_ENOMEM, "out of memory building the network of %s", c->name);
+}
+
+void elk_noc_free(elk_noc *nc)
+{
+    elk_net_free(nc->net);
+    free(nc->br0);
+    free(nc->bc0);
+    free(nc->cell_cores);
+    free(nc->cell_chip);
+    for (int p = 0; p < 2; p++) {
+        free(nc->port_in[p]);
+        for (int d = 0; d < ELK_DIR_COUNT; d++) free(nc->lk[p][d]);
+        free(nc->lint[p]);
+    }
+    free(nc->port_out);
+    free(nc->engine);
+    free(nc->lwidth);
+    free(nc->hbm);
+    free(nc->ctrl_chip);
+    free(nc->att0);
+    free(nc->natt);
+    free(nc->att);
+    free(nc->chip_cores);
+    free(nc->chip_out);
+    free(nc->chip_in);
+    free(nc->cache);
+    free(nc->amax);
+    free(nc->asum);
+    free(nc->mark);
+    free(nc->moff);
+    free(nc->mconc);
+    free(nc->rconc);
+    free(nc->rmark);
+    free(nc->att_vert);
+    memset(nc, 0, sizeof *nc);
+}
+
+/* ------------------------------------------------------------------ */
+/* accumulation                                                         */
+
+static void acc(elk_noc *nc, int l, double cmax, double csum)
+{
+    if (l < 0) return;
+    nc->amax[l] += cmax;
+    nc->asum[l] += csum;
+}
+
+/* Emit the accumulated loads as uses of the open template and clear them.
+ * A bundle's busiest member carries the evenly spread load plus its own
+ * concentrated load; an internal class, its mean load or the busiest first
+ * hop out of a router inside the block, whichever is larger. */
+static void flush(elk_noc *nc)
+{
+    int nl = elk_net_nlinks(nc->net);
+    const elk_link *links = elk_net_links(nc->net);
+    double *intmax = NULL;
+    if (nc->grid && !nc->detailed) {
+        intmax = calloc((size_t)nc->ncell, sizeof *intmax);
+        for (int r = 0; r < nc->R * nc->C; r++)
+            if (nc->rconc[r] > 0) {
+                int b = row_block(nc, r / nc->C) * nc->nbc + col_block(nc, r % nc->C);
+                if (intmax && nc->rconc[r] > intmax[b]) intmax[b] = nc->rconc[r];
+                nc->rconc[r] = 0;
+            }
+    }
+    for (int l = 0; l < nl; l++) {
+        double conc = 0;
+        if (nc->moff && nc->moff[l] >= 0)
+            for (int m = 0; m < (int)nc->lwidth[l]; m++) {
+                double *v = &nc->mconc[nc->moff[l] + m];
+                if (*v > conc) conc = *v;
+                *v = 0;
+            }
+        if (nc->amax[l] > 0 || nc->asum[l] > 0) {
+            const elk_link *lk = &links[l];
+            double cmax = nc->amax[l] + conc;
+            if (lk->kind == ELK_LK_MESH_INT) {
+                cmax = nc->asum[l] / lk->count;
+                if (intmax)
+                    for (int b = 0; b < nc->ncell; b++)
+                        if (nc->lint[lk->plane][b] == l) cmax = fmax(cmax, intmax[b]);
+            }
+            elk_net_tmpl_use(nc->net, l, cmax, nc->asum[l]);
+        }
+        nc->amax[l] = nc->asum[l] = 0;
+    }
+    free(intmax);
+}
+
+static void acc_internal(elk_noc *nc, int plane, int b, double amt)
+{
+    if (amt > 0) acc(nc, nc->lint[plane][b], 0, amt);
+}
+
+/* Signed block steps along one dimension (shortest way round on a torus). */
+static int steps(int from, int to, int nb, int wrap)
+{
+    int d = to - from;
+    if (wrap && nb > 1) {
+        int fw = ((d % nb) + nb) % nb;
+        return fw <= nb - fw ? fw : -(nb - fw);
+    }
+    return d;
+}
+
+/* Route amt between blocks (i1,j1) -> (i2,j2), X first (or Y first when
+ * yx), adding bundle loads; with a mark value, a bundle already in this
+ * multicast tree is not loaded again. src >= 0 is the router the traffic
+ * leaves from: its first leg then stays on that router's row (column) of
+ * each bundle instead of spreading over the bundle. fan is the number of
+ * parallel lines the second leg splits into (a multicast tree reaching
+ * fan columns (rows) of the destination block carries every byte on each).
+ * Internal hops are charged in fast mode. */
+static void route(elk_noc *nc, int plane, int i1, int j1, int i2, int j2, int yx, double amt, int markv, int src,
+                  double fan)
+{
+    int dx = steps(j1, j2, nc->nbc, nc->wrap), dy = steps(i1, i2, nc->nbr, nc->wrap);
+    int i = i1, j = j1;
+    int fast = !nc->detailed;
+    if (fast && src >= 0 && (dx || dy)) {
+        /* the first hop out of the source router, once per tree */
+        if (!markv || nc->rmark[src] != markv) nc->rconc[src] += amt;
+        if (markv) nc->rmark[src] = markv;
+    }
+    for (int leg = 0; leg < 2; leg++) {
+        int alongx = (leg == 0) != (yx != 0);
+        int n = alongx ? dx : dy;
+        int dir = alongx ? (n > 0 ? ELK_DIR_E : ELK_DIR_W) : (n > 0 ? ELK_DIR_S : ELK_DIR_N);
+        int cnt = n > 0 ? n : -n;
+        int conc = leg == 0 && src >= 0; /* the first leg runs on the source's row/column */
+        for (int s = 0; s < cnt; s++) {
+            int b = i * nc->nbc + j;
+            int l = nc->lk[plane][dir][b];
+            int fresh = 1;
+            if (l >= 0 && markv) {
+                if (nc->mark[l] == markv) fresh = 0;
+                else nc->mark[l] = markv;
+            }
+            if (fresh && l >= 0) {
+                if (conc && nc->moff[l] >= 0) {
+                    int m = alongx ? src / nc->C - nc->br0[i] : src % nc->C - nc->bc0[j];
+                    if (m < 0) m = 0;
+                    if (m >= (int)nc->lwidth[l]) m = (int)nc->lwidth[l] - 1;
+                    nc->mconc[nc->moff[l] + m] += amt;
+                    nc->asum[l] += amt;
+                } else if (leg == 1 && fan > 1) {
+                    double w = nc->lwidth[l];
+                    acc(nc, l, amt * fmin(fan, w) / w, amt * fan);
+                } else {
+                    acc(nc, l, amt / nc->lwidth[l], amt);
+                }
+                if (fast) {
+                    /* half of this block's extent, then half of the next */
+                    double ext = alongx ? blk_cols(nc, j) - 1 : blk_rows(nc, i) - 1;
+                    acc_internal(nc, plane, b, amt * ext / 2 * (leg == 1 && fan > 1 ? fan : 1));
+                }
+            }
+            if (alongx) j = ((j + (n > 0 ? 1 : -1)) % nc->nbc + nc->nbc) % nc->nbc;
+            else i = ((i + (n > 0 ? 1 : -1)) % nc->nbr + nc->nbr) % nc->nbr;
+            if (fresh && fast) {
+                double ext = alongx ? blk_cols(nc, j) - 1 : blk_rows(nc, i) - 1;
+                acc_internal(nc, plane, i * nc->nbc + j, amt * ext / 2 * (leg == 1 && fan > 1 ? fan : 1));
+            }
+        }
+    }
+}
+
+static void ports_all(elk_noc *nc, int plane, int in, int out)
+{
+    for (int b = 0; b < nc->ncell; b++) {
+        double n = nc->cell_cores[b];
+        if (in) acc(nc, nc->port_in[plane][b], 1, n);
+        if (out) {
+            acc(nc, nc->port_out[b], 1, n);
+            acc(nc, nc->engine[b], 1, n);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* template cache                                                       */
+
+static int cache_get(const elk_noc *nc, int type, int ctrl, int plane, double v)
+{
+    for (int i = nc->ncache - 1; i >= 0; i--) {
+        const noc_cache_ent *e = &nc->cache[i];
+        if (e->type == type && e->ctrl == ctrl && e->plane == plane && e->v == v) return e->tmpl;
+    }
+    return -1;
+}
+
+static int cache_put(elk_noc *nc, int type, int ctrl, int plane, double v, int tmpl)
+{
+    if (tmpl < 0) return -1;
+    if (nc->ncache == nc->capcache) {
+        int cap = nc->capcache ? nc->capcache * 2 : 64;
+        noc_cache_ent *e = realloc(nc->cache, (size_t)cap * sizeof *e);
+        if (!e) return -1;
+        nc->cache = e;
+        nc->capcache = cap;
+    }
+    nc->cache[nc->ncache++] = (noc_cache_ent){type, ctrl, plane, v, tmpl};
+    return tmpl;
+}
+
+double elk_noc_ctrl_dests(const elk_noc *nc, int ctrl)
+{
+    if (!nc->grid) return nc->chip_cores[nc->ctrl_chip[ctrl]];
+    return nc->chip.cores;
+}
+
+int elk_noc_is_fabric(const elk_noc *nc, int l)
+{
+    elk_link_kind k = elk_net_links(nc->net)[l].kind;
+    if (nc->grid) return k == ELK_LK_MESH || k == ELK_LK_MESH_INT;
+    return k == ELK_LK_PORT_IN;
+}
+
+/* ------------------------------------------------------------------ */
+/* preload                                                              */
+
+/* The router through which controller k sends to core (y, x): the
+ * controller's routers share its destinations in proportion, in order
+ * along its edge (destinations by row for a segment down a column, by
+ * column for one along a row), so every router of a segment carries the
+ * same share. */
+static int entry_of(const elk_noc *nc, int k, int y, int x)
+{
+    int n = nc->natt[k];
+    const int *a = nc->att + nc->att0[k];
+    if (n == 1) return a[0];
+    long key = nc->att_vert[k] ? (long)y * nc->C + x : (long)x * nc->R + y;
+    long idx = key * n / ((long)nc->R * nc->C);
+    if (idx >= n) idx = n - 1;
+    return a[idx];
+}
+
+/* Route from router e towards block (bi, bj): leave the controller's edge
+ * first (X first from a west or east router, Y first from a north or south
+ * one). */
+static void route_from(elk_noc *nc, int plane, int e, int bi, int bj, double amt, int markv, int rows, int cols)
+{
+    int ey = e / nc->C, ex = e % nc->C;
+    int yx = nc->R > 1 && ex != 0 && ex != nc->C - 1;
+    route(nc, plane, row_block(nc, ey), col_block(nc, ex), bi, bj, yx, amt, markv, e, yx ? rows : cols);
+}
+
+static void next_mark(elk_noc *nc)
+{
+    if (++nc->markv == 0x7fffffff) {
+        memset(nc->mark, 0, (size_t)elk_net_nlinks(nc->net) * sizeof *nc->mark);
+        if (nc->rmark) memset(nc->rmark, 0, (size_t)nc->R * nc->C * sizeof *nc->rmark);
+        nc->markv = 1;
+    }
+}
+
+/* Multicast trees of controller k's preload with replication r: replica
+ * groups are near-square tiles of r cores; each group's unique bytes travel
+ * once along the union of the routes to its members. */
+static void preload_grid(elk_noc *nc, int k, double r, int plane)
+{
+    int R = nc->R, C = nc->C;
+    int tr, tc;
+    tile_shape(R, C, r, &tr, &tc);
+    int nty = (R + tr - 1) / tr, ntx = (C + tc - 1) / tc;
+    double groups = (double)nc->chip.cores / r;
+    double scale = groups / ((double)nty * ntx); /* unique bytes per tile, per unit rate */
+    int nb = nc->ncell, na = nc->natt[k];
+    /* fast mode: groups wholly inside one block, by block and entry router */
+    double *inner = nc->detailed ? NULL : calloc((size_t)nb * na, sizeof *inner);
+    if (!nc->detailed && !inner) return;
+    for (int ty = 0; ty < nty; ty++)
+        for (int tx = 0; tx < ntx; tx++) {
+            int y0 = ty * tr, y1 = y0 + tr < R ? y0 + tr : R;
+            int x0 = tx * tc, x1 = x0 + tc < C ? x0 + tc : C;
+            int bi0 = row_block(nc, y0), bi1 = row_block(nc, y1 - 1);
+            int bj0 = col_block(nc, x0), bj1 = col_block(nc, x1 - 1);
+            /* a group's bytes enter the mesh once, at the router serving its centre */
+            int e = entry_of(nc, k, (y0 + y1 - 1) / 2, (x0 + x1 - 1) / 2);
+            if (nc->detailed) {
+                next_mark(nc);
+                for (int y = y0; y < y1; y++)
+                    for (int x = x0; x < x1; x++) route_from(nc, plane, e, y, x, scale, nc->markv, 1, 1);
+                continue;
+            }
+            if (bi0 == bi1 && bj0 == bj1) {
+                int ai = 0;
+                while (ai < na && nc->att[nc->att0[k] + ai] != e) ai++;
+                inner[(size_t)(bi0 * nc->nbc + bj0) * na + ai] += scale;
+                continue;
+            }
+            /* a group spanning blocks: one tree to its member blocks */
+            next_mark(nc);
+            for (int bi = bi0; bi <= bi1; bi++)
+                for (int bj = bj0; bj <= bj1; bj++) {
+                    int my0 = y0 > nc->br0[bi] ? y0 : nc->br0[bi];
+                    int my1 = y1 < nc->br0[bi + 1] ? y1 : nc->br0[bi + 1];
+                    int mx0 = x0 > nc->bc0[bj] ? x0 : nc->bc0[bj];
+                    int mx1 = x1 < nc->bc0[bj + 1] ? x1 : nc->bc0[bj + 1];
+                    route_from(nc, plane, e, bi, bj, scale, nc->markv, my1 - my0, mx1 - mx0);
+                    double m = (double)(my1 - my0) * (mx1 - mx0);
+                    acc_internal(nc, plane, bi * nc->nbc + bj, scale * (m - 1));
+                }
+        }
+    if (inner) {
+        for (int b = 0; b < nb; b++)
+            for (int ai = 0; ai < na; ai++) {
+                double amt = inner[(size_t)b * na + ai];
+                if (amt <= 0) continue;
+                int bi = b / nc->nbc, bj = b % nc->nbc;
+                route_from(nc, plane, nc->att[nc->att0[k] + ai], bi, bj, amt, 0, tr < blk_rows(nc, bi) ? tr : blk_rows(nc, bi),
+                           tc < blk_cols(nc, bj) ? tc : blk_cols(nc, bj));
+                /* inside the block: a tree of r - 1 links per group plus the way in */
+                double in = (r - 1) + (blk_rows(nc, bi) + blk_cols(nc, bj)) / 4.0;
+                acc_internal(nc, plane, b, amt * in);
+            }
+        free(inner);
+    }
+}
+
+int elk_noc_preload(elk_noc *nc, int k, double r, int plane)
+{
+    if (r < 1) r = 1;
+    if (plane >= nc->planes) plane = 0;
+    int t = cache_get(nc, PAT_PRELOAD, k, plane, r);
+    if (t >= 0) return t;
+    double dests = elk_noc_ctrl_dests(nc, k);
+    /* the whole preload weighs as much as one execution transfer */
+    int kc = nc->grid ? nc->nctrl : nc->nctrl / nc->nchips;
+    elk_net_tmpl_begin(nc->net, ELK_XF_PRELOAD, 1.0 / kc, dests, 1.0 / r);
+    acc(nc, nc->hbm[k], dests / r, dests / r);
+    if (!nc->grid) {
+        for (int b = 0; b < nc->ncell; b++)
+            if (nc->cell_chip[b] == nc->ctrl_chip[k]) acc(nc, nc->port_in[plane][b], 1, nc->cell_cores[b]);
+    } else {
+        ports_all(nc, plane, 1, 0);
+        preload_grid(nc, k, r, plane);
+    }
+    flush(nc);
+    return cache_put(nc, PAT_PRELOAD, k, plane, r, elk_net_tmpl_end(nc->net));
+}
+
+/* ------------------------------------------------------------------ */
+/* execution traffic                                                    */
+
+int elk_noc_shift(elk_noc *nc)
+{
+    int t = cache_get(nc, PAT_SHIFT, 0, 0, 0);
+    if (t >= 0) return t;
+    elk_net_tmpl_begin(nc->net, ELK_XF_EXEC, 1.0, nc->chip.cores, 1.0);
+    ports_all(nc, 0, 1, 1);
+    if (nc->grid) {
+        /* folded rings along each row: every directed X link carries one
+         * stream (along Y on a one-column grid) */
+        int alongx = nc->C > 1;
+        for (int b = 0; b < nc->ncell; b++) {
+            int i = b / nc->nbc, j = b % nc->nbc;
+            int h = blk_rows(nc, i), w = blk_cols(nc, j);
+            int d0 = alongx ? ELK_DIR_E : ELK_DIR_S;
+            for (int d = d0; d < d0 + 2; d++) {
+                int l = nc->lk[0][d][b];
+                if (l >= 0) acc(nc, l, 1, nc->lwidth[l]);
+            }
+            double in = alongx ? 2.0 * h * (w - 1) : 2.0 * w * (h - 1);
+            if (!nc->detailed && nc->lint[0][b] >= 0 && in > 0) acc(nc, nc->lint[0][b], 0, in);
+        }
+    }
+    flush(nc);
+    return cache_put(nc, PAT_SHIFT, 0, 0, 0, elk_net_tmpl_end(nc->net));
+}
+
+static void exchange_grid(elk_noc *nc, double g)
+{
+    int R = nc->R, C = nc->C;
+    int tr, tc;
+    tile_shape(R, C, g, &tr, &tc);
+    int nty = (R + tr - 1) / tr, ntx = (C + tc - 1) / tc;
+    int maxb = nc->ncell;
+    int *bl = malloc((size_t)maxb * sizeof *bl);
+    double *bm = malloc((size_t)maxb * sizeof *bm);
+    if (!bl || !bm) {
+        free(bl);
+        free(bm);
+        return;
+    }
+    for (int ty = 0; ty < nty; ty++)
+        for (int tx = 0; tx < ntx; tx++) {
+            int y0 = ty * tr, y1 = y0 + tr < R ? y0 + tr : R;
+            int x0 = tx * tc, x1 = x0 + tc < C ? x0 + tc : C;
+            double gm = (double)(y1 - y0) * (x1 - x0);
+            if (gm < 2) continue;
+            int bi0 = row_block(nc, y0), bi1 = row_block(nc, y1 - 1);
+            int bj0 = col_block(nc, x0), bj1 = col_block(nc, x1 - 1);
+            int n = 0;
+            for (int bi = bi0; bi <= bi1; bi++)
+                for (int bj = bj0; bj <= bj1; bj++) {
+                    int my0 = y0 > nc->br0[bi] ? y0 : nc->br0[bi];
+                    int my1 = y1 < nc->br0[bi + 1] ? y1 : nc->br0[bi + 1];
+                    int mx0 = x0 > nc->bc0[bj] ? x0 : nc->bc0[bj];
+                    int mx1 = x1 < nc->bc0[bj + 1] ? x1 : nc->bc0[bj + 1];
+                    bl[n] = bi * nc->nbc + bj;
+                    bm[n++] = (double)(my1 - my0) * (mx1 - mx0);
+                }
+            for (int a = 0; a < n; a++) {
+                int ia = bl[a] / nc->nbc, ja = bl[a] % nc->nbc;
+                if (!nc->detailed) {
+                    /* pairs inside one block: about (h + w) / 3 hops each */
+                    double hops = (blk_rows(nc, ia) + blk_cols(nc, ja)) / 3.0;
+                    acc_internal(nc, 0, bl[a], bm[a] * (bm[a] - 1) / (gm - 1) * hops);
+                }
+                for (int b = 0; b < n; b++) {
+                    if (a == b) continue;
+                    double amt = bm[a] * bm[b] / (gm - 1);
+                    route(nc, 0, ia, ja, bl[b] / nc->nbc, bl[b] % nc->nbc, 0, amt, 0, -1, 1);
+                }
+            }
+        }
+    free(bl);
+    free(bm);
+}
+
+int elk_noc_exchange(elk_noc *nc, double g)
+{
+    if (g > nc->chip.cores) g = nc->chip.cores;
+    int t = cache_get(nc, PAT_EXCH, 0, 0, g);
+    if (t >= 0) return t;
+    elk_net_tmpl_begin(nc->net, ELK_XF_EXEC, 1.0, nc->chip.cores, 1.0);
+    ports_all(nc, 0, 1, 1);
+    if (nc->grid && g >= 2) exchange_grid(nc, g);
+    if (nc->nchips > 1 && g > nc->chip.cores_per_chip) {
+        /* groups span chips: (chips-1)/chips of every chip's bytes leave it */
+        double f = (nc->nchips - 1.0) / nc->nchips;
+        for (int k = 0; k < nc->nchips; k++) {
+            acc(nc, nc->chip_out[k], nc->chip_cores[k] * f, nc->chip_cores[k] * f);
+            acc(nc, nc->chip_in[k], nc->chip_cores[k] * f, nc->chip_cores[k] * f);
+        }
+    }
+    flush(nc);
+    return cache_put(nc, PAT_EXCH, 0, 0, g, elk_net_tmpl_end(nc->net));
+}

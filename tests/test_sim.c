@@ -1,0 +1,626 @@
+/* core/elk_flow, elk_noc, elk_sim, elk_trace: the event simulator.
+ * Closed-form cases computed by hand and matched exactly (max-min sharing,
+ * a broadcast across a 4x4 mesh from an edge controller, a 3-operator
+ * schedule with known overlap and breakdown), conservation of bytes, SRAM
+ * occupancy, agreement of the fast and detailed modes, agreement with the
+ * planner where its closed form is exact, and the trace file. */
+#include <glob.h>
+#include <jansson.h>
+#include <math.h>
+
+#include "elk_flow.h"
+#include "elk_noc.h"
+#include "elk_point.h"
+#include "elk_sched.h"
+#include "elk_sim.h"
+#include "elk_test.h"
+#include "elk_trace.h"
+
+static void rel_eq(double a, double b, double tol, const char *what, int line)
+{
+    ck_assert_msg(fabs(a - b) <= tol * fmax(1.0, fabs(b)), "line %d: %s = %.12g, expected %.12g", line, what, a, b);
+}
+#define REL_EQ(a, b, tol) rel_eq((double)(a), (double)(b), (tol), #a, __LINE__)
+
+/* ------------------------------------------------------------------ */
+/* elk_flow: max-min fair sharing, by hand                              */
+
+typedef struct {
+    const char *name;
+    int nlinks;
+    double cap[4];
+    int nflows;
+    struct {
+        double weight, size;
+        int nu;
+        int link[3];
+        double cmax[3];
+        double end; /* expected completion, cycles */
+    } f[4];
+} flow_case;
+
+static const flow_case flow_cases[] = {
+    /* 100 B at 4 B/cycle */
+    {"one flow, one link", 1, {4}, 1, {{1, 100, 1, {0}, {1}, 25}}},
+    /* each gets 5; the first ends at 6 with the other's 20 B left at 10 B/cycle */
+    {"two flows share a link", 1, {10}, 2, {{1, 30, 1, {0}, {1}, 6}, {1, 50, 1, {0}, {1}, 8}}},
+    /* the second is held to 2 by link 1; max-min gives the first the other 8.
+     * At 10 the first has 20 B left at the full 10 B/cycle */
+    {"max-min with a second bottleneck", 2, {10, 2}, 2,
+     {{1, 100, 1, {0}, {1}, 12}, {1, 20, 2, {0, 1}, {1, 1}, 10}}},
+    /* weights 1:3 on 8 B/cycle: rates 2 and 6 */
+    {"weighted shares", 1, {8}, 2, {{1, 10, 1, {0}, {1}, 5}, {3, 30, 1, {0}, {1}, 5}}},
+    /* a multicast tree puts 3 copies on one link: rate 6/3 */
+    {"multicast load on one link", 1, {6}, 1, {{1, 10, 1, {0}, {3}, 5}}},
+    /* three flows, one link each pair: a triangle, all at 5 */
+    {"triangle", 3, {10, 10, 10}, 3,
+     {{1, 50, 2, {0, 1}, {1, 1}, 10}, {1, 50, 2, {1, 2}, {1, 1}, 10}, {1, 50, 2, {2, 0}, {1, 1}, 10}}},
+};
+
+START_TEST(flow_closed_form)
+{
+    const flow_case *fc = &flow_cases[_i];
+    elk_net *n = elk_net_new();
+    ck_assert_ptr_nonnull(n);
+    for (int l = 0; l < fc->nlinks; l++) ck_assert_int_eq(elk_net_link(n, ELK_LK_MESH, fc->cap[l], 1, 0), l);
+    for (int f = 0; f < fc->nflows; f++) {
+        elk_net_tmpl_begin(n, ELK_XF_EXEC, fc->f[f].weight, 1, 1);
+        for (int u = 0; u < fc->f[f].nu; u++) elk_net_tmpl_use(n, fc->f[f].link[u], fc->f[f].cmax[u], fc->f[f].cmax[u]);
+        int t = elk_net_tmpl_end(n);
+        ck_assert_int_eq(elk_net_start(n, t, fc->f[f].size, f, 0), f);
+    }
+    double now = 0;
+    while (elk_net_nactive(n) > 0) {
+        elk_net_solve(n);
+        double dt = elk_net_next(n);
+        ck_assert_msg(dt < INFINITY, "%s: stuck", fc->name);
+        elk_net_advance(n, dt, now);
+        now += dt;
+    }
+    const elk_flow *fl = elk_net_flows(n);
+    for (int f = 0; f < fc->nflows; f++) {
+        ck_assert_msg(fabs(fl[f].end - fc->f[f].end) <= 1e-9 * fc->f[f].end, "%s: flow %d ends at %.12g, expected %g",
+                      fc->name, f, fl[f].end, fc->f[f].end);
+        ck_assert_double_eq(fl[f].rem, 0);
+    }
+    /* conservation: every link carried exactly size x load per flow */
+    double sum[4];
+    elk_net_link_totals(n, -1, sum, NULL);
+    for (int l = 0; l < fc->nlinks; l++) {
+        double want = 0;
+        for (int f = 0; f < fc->nflows; f++)
+            for (int u = 0; u < fc->f[f].nu; u++)
+                if (fc->f[f].link[u] == l) want += fc->f[f].size * fc->f[f].cmax[u];
+        REL_EQ(sum[l], want, 1e-12);
+    }
+    elk_net_free(n);
+}
+END_TEST
+
+/* The memo returns the same rates as a fresh solve. */
+START_TEST(flow_memo)
+{
+    elk_net *n = elk_net_new();
+    int a = elk_net_link(n, ELK_LK_MESH, 10, 1, 0), b = elk_net_link(n, ELK_LK_MESH, 2, 1, 0);
+    elk_net_tmpl_begin(n, ELK_XF_EXEC, 1, 1, 1);
+    elk_net_tmpl_use(n, a, 1, 1);
+    int t0 = elk_net_tmpl_end(n);
+    elk_net_tmpl_begin(n, ELK_XF_EXEC, 1, 1, 1);
+    elk_net_tmpl_use(n, a, 1, 1);
+    elk_net_tmpl_use(n, b, 1, 1);
+    int t1 = elk_net_tmpl_end(n);
+    for (int rep = 0; rep < 3; rep++) {
+        int f0 = elk_net_start(n, t0, 100, 0, 0), f1 = elk_net_start(n, t1, 100, 0, 0);
+        elk_net_solve(n);
+        REL_EQ(elk_net_flows(n)[f0].rate, 8, 1e-12);
+        REL_EQ(elk_net_flows(n)[f1].rate, 2, 1e-12);
+        elk_net_advance(n, 1e9, 0);
+    }
+    long solves, hits;
+    elk_net_stats(n, &solves, &hits);
+    ck_assert_int_eq(solves, 3);
+    ck_assert_int_eq(hits, 2);
+    elk_net_free(n);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Hand-built chips                                                     */
+
+/* A single chip at 1 GHz, so bytes/cycle = GB/s; parametric costs (the
+ * exchange engine runs at the port rate), no sync cost, no SRAM pausing. */
+static elk_chip small_chip(elk_topology topo, int rows, int cols, double port_gbps, double mesh_gbps, double hbm_gbps,
+                           int ctrls, int broadcast)
+{
+    elk_chip c;
+    elk_chip_defaults(&c);
+    c.chips = 1;
+    c.cores = rows * cols;
+    c.cores_per_chip = c.cores;
+    c.clock_ghz = 1;
+    c.topology = topo;
+    c.mesh_rows = topo == ELK_TOPO_MESH || topo == ELK_TOPO_TORUS ? rows : 0;
+    c.mesh_cols = topo == ELK_TOPO_MESH || topo == ELK_TOPO_TORUS ? cols : 0;
+    c.link_gbps = port_gbps;
+    c.mesh_link_gbps = mesh_gbps;
+    c.hbm_tbps = hbm_gbps / 1000.0;
+    c.hbm_controllers = ctrls;
+    c.hbm_broadcast = broadcast;
+    c.sync_cycles = 0;
+    c.remote_access_pauses = 0;
+    c.cost.kind = ELK_COSTK_PARAMETRIC;
+    return c;
+}
+
+/* Run every active flow of the network to completion. */
+static double drain(elk_net *n)
+{
+    double now = 0;
+    while (elk_net_nactive(n) > 0) {
+        elk_net_solve(n);
+        double dt = elk_net_next(n);
+        ck_assert(dt < INFINITY);
+        elk_net_advance(n, dt, now);
+        now += dt;
+    }
+    return now;
+}
+
+/* A broadcast from the one broadcasting controller, attached to the west
+ * edge router (2,0) of a 4x4 mesh, XY routing. Ports 100 B/cycle, mesh
+ * links 2 B/cycle, HBM 1000 B/cycle: the links bind.
+ * r = 16 (every core gets the same 1000 B): the tree is row 2 eastwards (3
+ * links) plus every column from row 2 up to rows 1, 0 and down to row 3
+ * (4 x 3 links): 15 links, each carrying each byte once, so 1000 B at
+ * 2 B/cycle = 500 cycles, 15000 link-bytes, 1000 B read from HBM.
+ * r = 1 (1000 B of its own for every core): the first link east of (2,0)
+ * carries the data of columns 1..3 (12 cores), so 2/12 B/cycle per core:
+ * 6000 cycles; link-bytes = 1000 x the total hop count (24 + 16 = 40). */
+static const struct {
+    double r, t, link_bytes, hbm_bytes, max_link, links_used;
+} bcast_cases[] = {
+    {16, 500, 15000, 1000, 1000, 15},
+    {1, 6000, 40000, 16000, 12000, 15},
+};
+
+START_TEST(mesh_broadcast_4x4)
+{
+    elk_chip c = small_chip(ELK_TOPO_MESH, 4, 4, 100, 2, 1000, 1, 1);
+    elk_noc nc;
+    elk_error err;
+    ck_assert_msg(elk_noc_build(&nc, &c, ELK_SIM_DETAILED, 0, 1, &err) == ELK_OK, "%s", err.msg);
+    ck_assert_int_eq(nc.nctrl, 1);
+    ck_assert_int_eq(nc.att[nc.att0[0]], 2 * 4 + 0);
+    int t = elk_noc_preload(&nc, 0, bcast_cases[_i].r, 0);
+    ck_assert_int_ge(t, 0);
+    elk_net_start(nc.net, t, 1000, 0, 0);
+    double end = drain(nc.net);
+    REL_EQ(end, bcast_cases[_i].t, 1e-12);
+    int nl = elk_net_nlinks(nc.net);
+    double *sum = calloc((size_t)nl, sizeof *sum), *mx = calloc((size_t)nl, sizeof *mx);
+    elk_net_link_totals(nc.net, -1, sum, mx);
+    double mesh = 0, hbm = 0, in = 0, most = 0;
+    int used = 0;
+    for (int l = 0; l < nl; l++) {
+        const elk_link *lk = &elk_net_links(nc.net)[l];
+        if (lk->kind == ELK_LK_MESH) {
+            mesh += sum[l];
+            most = fmax(most, mx[l]);
+            used += sum[l] > 0;
+        }
+        if (lk->kind == ELK_LK_HBM) hbm += sum[l];
+        if (lk->kind == ELK_LK_PORT_IN) in += sum[l];
+    }
+    REL_EQ(mesh, bcast_cases[_i].link_bytes, 1e-12);
+    REL_EQ(hbm, bcast_cases[_i].hbm_bytes, 1e-12);
+    REL_EQ(in, 16 * 1000, 1e-12); /* every core received its 1000 B */
+    REL_EQ(most, bcast_cases[_i].max_link, 1e-12);
+    if (bcast_cases[_i].r > 1) ck_assert_int_eq(used, bcast_cases[_i].links_used);
+    free(sum);
+    free(mx);
+    elk_noc_free(&nc);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* A 3-operator schedule with known overlap                             */
+
+/* 4 cores, all-to-all, 1 B/cycle ports, 4 B/cycle HBM (one controller).
+ * op0: preload 400 B (100 per core), compute 50.
+ * op1: no HBM data; compute 100, then a ring shift of 50 B per core.
+ * op2: preload 800 B (200 per core), allowed once op0 has ended; compute 30.
+ * Timeline: preload0 0..100 (port and HBM both saturated); op0 100..150;
+ * preload2 from 150 at 1 B/cycle while op1 computes (100 B by 250); op1's
+ * shift shares the ingress ports with it 250..350 (0.5 B/cycle each: the
+ * shift takes 100 cycles, the preload gets 50 B); the preload finishes its
+ * last 50 B alone 350..400; op2 runs 400..430.
+ * Breakdown: preload only 100 + 50; execute only 50 + 25 + 30;
+ * overlapped 100 + 25 (half rate x half the HBM); interconnect 50. */
+static void three_op_job(elk_sim_job *j, double sram)
+{
+    elk_error err;
+    ck_assert(elk_sim_job_alloc(j, 3, &err) == ELK_OK);
+    elk_sim_jop *o = j->ops;
+    o[0] = (elk_sim_jop){.name = "op0", .comp = 50, .hbm_bytes = 400, .deliv = 400, .hot = 100, .cold = 100, .dep = -1};
+    o[1] = (elk_sim_jop){.name = "op1", .comp = 100, .shift_bytes = 50, .hot = 300, .dep = -1};
+    o[2] = (elk_sim_jop){.name = "op2", .comp = 30, .hbm_bytes = 800, .deliv = 800, .hot = 250, .cold = 200, .dep = 0};
+    for (int i = 0; i < 3; i++) o[i].rs_group = o[i].rd_group = o[i].dist_group = 1;
+    j->sram = sram;
+    j->check_sram = 1;
+    j->est_latency = 430;
+}
+
+START_TEST(three_op_overlap)
+{
+    elk_chip c = small_chip(ELK_TOPO_ALL2ALL, 1, 4, 1, 0, 4, 1, 0);
+    elk_sim_job j;
+    three_op_job(&j, 512);
+    elk_sim_opts o;
+    elk_sim_opts_default(&o);
+    o.record = 1;
+    elk_sim_result r;
+    elk_error err;
+    ck_assert_msg(elk_sim_run_job(&c, &j, &o, &r, &err) == ELK_OK, "%s", err.msg);
+    static const double want[3][4] = {{100, 150, 0, 100}, {150, 350, 0, 0}, {400, 430, 150, 400}};
+    for (int i = 0; i < 3; i++) {
+        REL_EQ(r.ops[i].exe_start, want[i][0], 1e-12);
+        REL_EQ(r.ops[i].exe_end, want[i][1], 1e-12);
+        if (i != 1) {
+            REL_EQ(r.ops[i].pre_start, want[i][2], 1e-12);
+            REL_EQ(r.ops[i].pre_end, want[i][3], 1e-12);
+        }
+    }
+    REL_EQ(r.ops[1].nominal, 150, 1e-12);
+    REL_EQ(r.ops[1].stall, 50, 1e-9);
+    REL_EQ(r.latency, 430, 1e-12);
+    REL_EQ(r.brk[ELK_BRK_PRELOAD], 150, 1e-9);
+    REL_EQ(r.brk[ELK_BRK_EXEC], 105, 1e-9);
+    REL_EQ(r.brk[ELK_BRK_OVERLAP], 125, 1e-9);
+    REL_EQ(r.brk[ELK_BRK_NOC], 50, 1e-9);
+    REL_EQ(r.brk[ELK_BRK_DIST], 0, 1e-9);
+    REL_EQ(r.err, 0, 1e-12);
+    /* HBM: 1200 B at 4 B/cycle = 300 of 430 cycles */
+    REL_EQ(r.hbm_util, 300.0 / 430.0, 1e-12);
+    /* ports: 1200 B preloaded + 200 B shifted into 4 ports of 1 B/cycle */
+    REL_EQ(r.noc_util, 1400.0 / (4 * 430.0), 1e-12);
+    /* SRAM: op1 (300) runs while op2's 200 B preload space is held */
+    REL_EQ(r.peak_resident, 500, 1e-12);
+    ck_assert_int_eq(r.sram_violations, 0);
+    /* phases: 1 preload slice each for op0 and op2, 3 computes, 1 shift */
+    ck_assert_int_eq(r.nphases, 6);
+    elk_sim_result_free(&r);
+    elk_sim_job_free(&j);
+}
+END_TEST
+
+/* The same job in 400 B of SRAM overflows while op1 runs: counted. */
+START_TEST(sram_overflow_detected)
+{
+    elk_chip c = small_chip(ELK_TOPO_ALL2ALL, 1, 4, 1, 0, 4, 1, 0);
+    elk_sim_job j;
+    three_op_job(&j, 400);
+    elk_sim_result r;
+    elk_error err;
+    ck_assert(elk_sim_run_job(&c, &j, NULL, &r, &err) == ELK_OK);
+    ck_assert_int_gt(r.sram_violations, 0);
+    elk_sim_result_free(&r);
+    elk_sim_job_free(&j);
+}
+END_TEST
+
+/* A preload that waits for an execution that waits for it: reported. */
+START_TEST(deadlock_reported)
+{
+    elk_chip c = small_chip(ELK_TOPO_ALL2ALL, 1, 4, 1, 0, 4, 1, 0);
+    elk_sim_job j;
+    three_op_job(&j, 512);
+    j.ops[2].dep = 2;
+    elk_sim_result r;
+    elk_error err;
+    ck_assert_int_eq(elk_sim_run_job(&c, &j, NULL, &r, &err), ELK_EINVAL);
+    ck_assert_contains(err.msg, "deadlock");
+    elk_sim_job_free(&j);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Conservation and fast/detailed agreement on synthetic jobs           */
+
+/* A mix of preloads (replication 1..all), exchanges in groups of 16..all
+ * cores, shifts and distributions, overlapping each other. */
+static void mixed_job(elk_sim_job *j, int cores)
+{
+    elk_error err;
+    ck_assert(elk_sim_job_alloc(j, 8, &err) == ELK_OK);
+    static const double rep[8] = {1, 4, 16, 1, 64, 256, 2, 1};
+    static const double grp[8] = {16, 64, 256, 32, 4, 256, 128, 8};
+    for (int i = 0; i < 8; i++) {
+        elk_sim_jop *o = &j->ops[i];
+        snprintf(o->name, sizeof o->name, "op%d", i);
+        o->comp = 2000 + 500 * (i % 3);
+        o->hbm_bytes = 64.0 * 1024 * (1 + i % 4);
+        o->deliv = o->hbm_bytes * fmin(rep[i], cores);
+        o->cold = o->deliv / cores;
+        o->hot = 1000;
+        o->shift_bytes = 3000 * (i % 2);
+        o->rs_bytes = 2000;
+        o->rs_group = grp[i];
+        o->rd_bytes = 1000;
+        o->rd_group = cores;
+        o->dist_bytes = i % 3 == 0 ? 800 : 0;
+        o->dist_group = 16;
+        o->dist_syncs = 1;
+        o->syncs = 2;
+        o->dep = i >= 3 ? i - 3 : -1;
+    }
+    j->sram = 1e12;
+}
+
+static void check_conservation(const elk_sim_result *r, const elk_sim_job *j)
+{
+    REL_EQ(r->recv, r->expect_recv, 1e-9);
+    REL_EQ(r->sent, r->recv, 1e-9);
+    double hbm = 0, deliv = 0;
+    for (int i = 0; i < j->nops; i++) {
+        hbm += j->ops[i].hbm_bytes;
+        deliv += j->ops[i].deliv;
+    }
+    REL_EQ(r->hbm_bytes, hbm, 1e-9);
+    REL_EQ(r->pre_bytes, deliv, 1e-9);
+    double sum = 0;
+    for (int b = 0; b < ELK_BRK_COUNT; b++) sum += r->brk[b];
+    REL_EQ(sum, r->latency, 1e-9);
+}
+
+static const struct {
+    const char *name;
+    elk_topology topo;
+    int rows, cols, chips, ctrls;
+    double mesh_gbps;
+    double tol; /* allowed |fast - detailed| / detailed */
+} agree_cases[] = {
+    /* all-to-all classes are exact */
+    {"all-to-all, 2 chips", ELK_TOPO_ALL2ALL, 16, 16, 2, 8, 0, 1e-9},
+    /* grids, links about as fast as ports: the links bind often */
+    {"mesh 16x16, slow links", ELK_TOPO_MESH, 16, 16, 1, 8, 6, 0.10},
+    {"torus 16x16, slow links", ELK_TOPO_TORUS, 16, 16, 1, 8, 6, 0.10},
+    {"ring 64, slow links", ELK_TOPO_RING, 1, 64, 1, 4, 24, 0.10},
+    /* links 4x the port (ipu-pod4-mesh has 23x) */
+    {"mesh 16x16", ELK_TOPO_MESH, 16, 16, 1, 8, 16, 0.10},
+    {"torus 16x16", ELK_TOPO_TORUS, 16, 16, 1, 8, 16, 0.10},
+    {"mesh 8x32", ELK_TOPO_MESH, 8, 32, 1, 16, 16, 0.10},
+};
+
+START_TEST(fast_matches_detailed)
+{
+    elk_chip c = small_chip(agree_cases[_i].topo, agree_cases[_i].rows, agree_cases[_i].cols, 4,
+                            agree_cases[_i].mesh_gbps, 200, agree_cases[_i].ctrls, 0);
+    if (c.topology == ELK_TOPO_ALL2ALL) c.mesh_link_gbps = 0;
+    c.chips = agree_cases[_i].chips;
+    c.cores_per_chip = c.cores / c.chips;
+    c.interchip_gbps = 50;
+    elk_sim_job j;
+    mixed_job(&j, c.cores);
+    elk_sim_result d, f;
+    elk_sim_opts o;
+    elk_error err;
+    elk_sim_opts_default(&o);
+    o.mode = ELK_SIM_DETAILED;
+    ck_assert_msg(elk_sim_run_job(&c, &j, &o, &d, &err) == ELK_OK, "%s", err.msg);
+    o.mode = ELK_SIM_FAST;
+    o.block = 4;
+    ck_assert_msg(elk_sim_run_job(&c, &j, &o, &f, &err) == ELK_OK, "%s", err.msg);
+    ck_assert(d.mode_detailed && !f.mode_detailed);
+    check_conservation(&d, &j);
+    check_conservation(&f, &j);
+    double rel = fabs(f.latency - d.latency) / d.latency;
+    double worst = 0;
+    for (int i = 0; i < j.nops; i++) {
+        double dp = d.ops[i].pre_end - d.ops[i].pre_start, fp = f.ops[i].pre_end - f.ops[i].pre_start;
+        worst = fmax(worst, fabs(fp - dp) / dp);
+    }
+    printf("fast vs detailed, %s: latency %.0f vs %.0f cycles (%.2f%%), worst preload %.2f%%, links %d vs %d\n",
+           agree_cases[_i].name, f.latency, d.latency, 100 * rel, 100 * worst, f.nlinks, d.nlinks);
+    ck_assert_msg(rel <= agree_cases[_i].tol, "%s: fast %.0f vs detailed %.0f", agree_cases[_i].name, f.latency,
+                  d.latency);
+    elk_sim_result_free(&d);
+    elk_sim_result_free(&f);
+    elk_sim_job_free(&j);
+}
+END_TEST
+
+/* One broadcasting controller versus several with queues, on the same job:
+ * on a mesh the single entry router is the bottleneck. */
+START_TEST(broadcast_vs_controllers)
+{
+    elk_chip c = small_chip(ELK_TOPO_MESH, 16, 16, 4, 6, 200, 8, 0);
+    elk_sim_job j;
+    mixed_job(&j, c.cores);
+    elk_sim_result a, b;
+    elk_sim_opts o;
+    elk_error err;
+    elk_sim_opts_default(&o);
+    ck_assert(elk_sim_run_job(&c, &j, &o, &a, &err) == ELK_OK);
+    o.hbm_broadcast = 1;
+    ck_assert(elk_sim_run_job(&c, &j, &o, &b, &err) == ELK_OK);
+    ck_assert_int_eq(a.nctrl, 8);
+    ck_assert_int_eq(b.nctrl, 1);
+    ck_assert_msg(b.latency > a.latency, "broadcast %.0f vs controllers %.0f", b.latency, a.latency);
+    check_conservation(&b, &j);
+    elk_sim_result_free(&a);
+    elk_sim_result_free(&b);
+    elk_sim_job_free(&j);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Real schedules                                                       */
+
+static const struct {
+    const char *chip;
+    int cores;
+} real_cases[] = {
+    {"ipu-mk2", 4},
+    {"ipu-mk2", 64},
+    {"tt-mesh", 16},
+};
+
+static void tiny_problem(const char *chip, int cores, elk_plan_cache *pc, elk_problem *pr)
+{
+    elk_point p;
+    elk_point_defaults(&p);
+    char path[1024];
+    snprintf(p.chip_path, sizeof p.chip_path, "%s/presets/chips/%s.cfg", ELK_SRC_DIR, chip);
+    snprintf(p.model_path, sizeof p.model_path, "%s", src_path(path, sizeof path, "presets/models/tiny.cfg"));
+    p.layers = 1;
+    p.batch = 1;
+    p.seq = 64;
+    p.cores = cores;
+    elk_error err;
+    ck_assert_msg(elk_problem_init(pr, &p, pc, &err) == ELK_OK, "%s", err.msg);
+}
+
+/* Every policy's schedule replays: SRAM never exceeded, program order kept,
+ * every execution after its preload, bytes conserved; Ideal (no contention,
+ * no distribution) matches the planner exactly on all-to-all, where the
+ * closed form is exact. */
+START_TEST(real_schedules)
+{
+    elk_plan_cache *pc = elk_plan_cache_alloc();
+    elk_problem pr;
+    tiny_problem(real_cases[_i].chip, real_cases[_i].cores, pc, &pr);
+    elk_sched_opts so;
+    elk_sched_opts_default(&so);
+    for (int pol = 0; pol < ELK_POL_COUNT; pol++) {
+        elk_schedule s;
+        elk_error err;
+        ck_assert_msg(elk_schedule_run(&pr, (elk_policy)pol, &so, &s, &err) == ELK_OK, "%s", err.msg);
+        elk_sim_result r;
+        ck_assert_msg(elk_sim_run(&pr, &s, NULL, &r, &err) == ELK_OK, "%s", err.msg);
+        ck_assert_int_eq(r.nops, s.nops);
+        ck_assert_int_eq(r.sram_violations, 0);
+        ck_assert(r.peak_resident <= pr.sram || pol == ELK_POL_IDEAL);
+        for (int i = 0; i < r.nops; i++) {
+            if (i > 0) ck_assert(r.ops[i].exe_start >= r.ops[i - 1].exe_end - 1e-9);
+            if (pr.graph.ops[i].hbm_bytes > 0) ck_assert(r.ops[i].pre_end <= r.ops[i].exe_start + 1e-9);
+            ck_assert(r.ops[i].stall >= -1e-6 * r.ops[i].nominal);
+        }
+        elk_sim_job j;
+        ck_assert(elk_sim_job_from_schedule(&pr, &s, &j, &err) == ELK_OK);
+        check_conservation(&r, &j);
+        elk_sim_job_free(&j);
+        ck_assert_msg(fabs(r.err) < 0.25, "%s: estimate %.0f vs simulated %.0f", elk_policy_labels[pol],
+                      r.est_latency, r.latency);
+        if (pol == ELK_POL_IDEAL && pr.chip.topology == ELK_TOPO_ALL2ALL) REL_EQ(r.latency, s.latency, 1e-9);
+        elk_sim_result_free(&r);
+        elk_schedule_free(&s);
+    }
+    elk_problem_free(&pr);
+    elk_plan_cache_free(pc);
+}
+END_TEST
+
+/* The trace parses as JSON and has one event per operator phase, on the
+ * right tracks, plus one enclosing event per operator. */
+START_TEST(trace_json)
+{
+    elk_plan_cache *pc = elk_plan_cache_alloc();
+    elk_problem pr;
+    tiny_problem("ipu-mk2", 64, pc, &pr);
+    elk_sched_opts so;
+    elk_sched_opts_default(&so);
+    elk_schedule s;
+    elk_error err;
+    ck_assert(elk_schedule_run(&pr, ELK_POL_FULL, &so, &s, &err) == ELK_OK);
+    elk_sim_opts o;
+    elk_sim_opts_default(&o);
+    o.record = 1;
+    elk_sim_result r;
+    ck_assert(elk_sim_run(&pr, &s, &o, &r, &err) == ELK_OK);
+    /* every op computes; every op with HBM data has one slice per controller */
+    int want = 0;
+    for (int i = 0; i < r.nops; i++) {
+        want += 1 + (pr.graph.ops[i].hbm_bytes > 0 ? r.nctrl : 0);
+        ck_assert(r.ops[i].exe_end > r.ops[i].exe_start);
+    }
+    int counted = 0;
+    for (int p = 0; p < r.nphases; p++)
+        counted += r.phases[p].kind == ELK_PH_COMPUTE || r.phases[p].kind == ELK_PH_PRELOAD;
+    ck_assert_int_eq(counted, want);
+
+    char dir[512], path[600];
+    scratch_new(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/trace.json", dir);
+    ck_assert_msg(elk_trace_write(path, &r, &pr.graph, &pr.chip, "test", &err) == ELK_OK, "%s", err.msg);
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je);
+    ck_assert_msg(root != NULL, "trace does not parse: %s at line %d", je.text, je.line);
+    json_t *ev = json_object_get(root, "traceEvents");
+    ck_assert(json_is_array(ev));
+    int phases = 0, ops = 0, hbm_tracks = 0;
+    int *per_kind = calloc(ELK_PH_COUNT, sizeof *per_kind);
+    size_t k;
+    json_t *e;
+    json_array_foreach(ev, k, e) {
+        const char *ph = json_string_value(json_object_get(e, "ph"));
+        const char *cat = json_string_value(json_object_get(e, "cat"));
+        ck_assert_ptr_nonnull(ph);
+        if (!strcmp(ph, "M")) {
+            const char *nm = json_string_value(json_object_get(json_object_get(e, "args"), "name"));
+            if (nm && !strncmp(nm, "HBM controller", 14)) hbm_tracks++;
+            continue;
+        }
+        if (strcmp(ph, "X")) continue;
+        ck_assert(json_real_value(json_object_get(e, "dur")) >= 0);
+        if (!strcmp(cat, "op")) ops++;
+        if (!strcmp(cat, "phase")) {
+            phases++;
+            const char *kind = json_string_value(json_object_get(json_object_get(e, "args"), "phase"));
+            for (int q = 0; q < ELK_PH_COUNT; q++)
+                if (!strcmp(kind, elk_phase_names[q])) per_kind[q]++;
+        }
+    }
+    ck_assert_int_eq(phases, r.nphases);
+    ck_assert_int_eq(ops, r.nops);
+    ck_assert_int_eq(hbm_tracks, r.nctrl);
+    ck_assert_int_eq(per_kind[ELK_PH_COMPUTE] + per_kind[ELK_PH_PRELOAD], want);
+    free(per_kind);
+    json_decref(root);
+    /* written through a temporary file: nothing else is left behind */
+    char pattern[700];
+    snprintf(pattern, sizeof pattern, "%s/*", dir);
+    glob_t gl;
+    ck_assert_int_eq(glob(pattern, 0, NULL, &gl), 0);
+    ck_assert_uint_eq(gl.gl_pathc, 1);
+    globfree(&gl);
+    /* an unwritable path fails with the path in the message */
+    snprintf(path, sizeof path, "%s/no/such/dir/trace.json", dir);
+    ck_assert_int_eq(elk_trace_write(path, &r, &pr.graph, &pr.chip, "test", &err), ELK_EIO);
+    ck_assert_contains(err.msg, "no/such/dir");
+    scratch_free(dir);
+    elk_sim_result_free(&r);
+    elk_schedule_free(&s);
+    elk_problem_free(&pr);
+    elk_plan_cache_free(pc);
+}
+END_TEST
+
+static Suite *sim_suite(void)
+{
+    Suite *s = suite_create("sim");
+    TCase *tc = tcase_create("core");
+    tcase_add_loop_test(tc, flow_closed_form, 0, (int)(sizeof flow_cases / sizeof flow_cases[0]));
+    tcase_add_test(tc, flow_memo);
+    tcase_add_loop_test(tc, mesh_broadcast_4x4, 0, (int)(sizeof bcast_cases / sizeof bcast_cases[0]));
+    tcase_add_test(tc, three_op_overlap);
+    tcase_add_test(tc, sram_overflow_detected);
+    tcase_add_test(tc, deadlock_reported);
+    tcase_add_loop_test(tc, fast_matches_detailed, 0, (int)(sizeof agree_cases / sizeof agree_cases[0]));
+    tcase_add_test(tc, broadcast_vs_controllers);
+    tcase_add_loop_test(tc, real_schedules, 0, (int)(sizeof real_cases / sizeof real_cases[0]));
+    tcase_add_test(tc, trace_json);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) { return run_suite(sim_suite()); }
