@@ -92,7 +92,13 @@ sane_terminal() { # after the TUI exited: prompt back, exit status, tty modes
     send "st=\$?; clear; echo r''c=\$st" Enter
     if [ -n "$want_rc" ]; then
         wait_for "rc=" 10
-        if cap | grep -q "rc=$want_rc\$"; then ok "$what: exit status $want_rc"; else fail "$what: exit status (want $want_rc)"; fi
+        if cap | grep -q "rc=$want_rc\$"; then
+            ok "$what: exit status $want_rc"
+        else
+            fail "$what: exit status (want $want_rc)"
+            echo "---- stderr after the screen closed ----"
+            head -n 60 "$WORK/err.txt"
+        fi
     fi
     send "clear; stty -a | tr ' ;' '\n\n' | grep -xE -- '-?(echo|icanon|isig)' | sort | tr '\n' ' '; echo E''ND" Enter
     wait_for "END" 10
@@ -101,7 +107,7 @@ sane_terminal() { # after the TUI exited: prompt back, exit status, tty modes
 
 # ---------------------------------------------------------------- run 1
 start_shell C.UTF-8
-send "$ELK tui $POINT --log $WORK/tui.log" Enter
+send "$ELK tui $POINT --log $WORK/tui.log 2>$WORK/err.txt" Enter
 expect "Elk Workbench" "workbench opens"
 settled || fail "first result never arrived"
 expect "Breakdown  per-token latency" "Breakdown title"
@@ -235,7 +241,7 @@ sane_terminal "q" 0
 
 # ---------------------------------------------------------------- run 2: LANG=C, no gnuplot, SIGTERM
 mkdir -p "$WORK/nopath"
-send "clear; env PATH=$WORK/nopath LANG=C $ELK tui $POINT --log $WORK/tui2.log" Enter
+send "clear; env PATH=$WORK/nopath LANG=C $ELK tui $POINT --log $WORK/tui2.log 2>$WORK/err.txt" Enter
 expect "Elk Workbench" "LANG=C: workbench opens"
 settled
 if cap | grep -q "^ Elk-Full  #" && ! cap | LC_ALL=C grep -q $'[\x80-\xff]'; then
@@ -254,7 +260,7 @@ pid=$(sed -n 's/.*(pid \([0-9]*\)).*/\1/p' "$WORK/tui2.log" | tail -n1)
 sane_terminal "SIGTERM" 143
 
 # ---------------------------------------------------------------- run 3: Ctrl-C; `elk` opens it
-send "clear; $ELK tui $POINT --log $WORK/tui3.log" Enter
+send "clear; $ELK tui $POINT --log $WORK/tui3.log 2>$WORK/err.txt" Enter
 settled
 send C-c
 sane_terminal "Ctrl-C" 130

@@ -256,8 +256,16 @@ static void handle_key(tui_app *a, int ch)
         return;
     }
     elk_view *v = a->views[a->cur];
-    if (v->key && (v->key(v, ch, &a->cx) & ELK_VIEW_HANDLED)) return;
-    if (tui_knobs_key(&a->knobs, ch, &a->cx) & ELK_VIEW_HANDLED) return;
+    unsigned bits = v->key ? v->key(v, ch, &a->cx) : 0;
+    if (!(bits & ELK_VIEW_HANDLED)) bits = tui_knobs_key(&a->knobs, ch, &a->cx);
+    if (bits & ELK_VIEW_HANDLED) {
+        if (bits & ELK_VIEW_QUIT) a->quit = 1;
+        if (bits & ELK_VIEW_HELP) a->help_on = 1;
+        if (bits & ELK_VIEW_EXPORT_CSV) do_export(a, 0);
+        if (bits & ELK_VIEW_EXPORT_PLOT) do_export(a, 1);
+        if (bits & ELK_VIEW_RECOMPUTE) request(a, 0);
+        return;
+    }
     switch (ch) {
     case 'q':
     case 'Q': a->quit = 1; break;
@@ -302,8 +310,11 @@ static void bench_step(tui_app *a)
         return;
     }
     int i = a->bench_i;
+    /* walk each knob up for the first half of its changes, then back down,
+     * so every change is a point not computed just before */
     int k = a->bench_knobs[i % a->bench_nknobs];
-    int dir = ((i / a->bench_nknobs) % 2) ? -1 : 1;
+    int per = (a->o.bench_knobs + a->bench_nknobs - 1) / a->bench_nknobs;
+    int dir = i / a->bench_nknobs < (per + 1) / 2 ? 1 : -1;
     elk_error err;
     if (tui_knobs_step(&a->knobs, k, dir, 0, &err) < 0) tui_knobs_step(&a->knobs, k, -dir, 0, &err);
     a->bench_t0 = tui_now_ms();
@@ -458,12 +469,16 @@ int elk_tui_run(const elk_point *p, const tui_opts *o)
     tui_glyphs_init(ascii);
     install_handlers();
     redirect_stderr(a->log_path);
-    if (!initscr()) {
+    /* newterm, not initscr: initscr exits by itself on an unknown TERM */
+    SCREEN *scr = newterm(NULL, stdout, stdin);
+    if (!scr) {
         term_restore();
         app_free(a);
-        fprintf(stderr, "elk: cannot initialise the terminal\n");
+        const char *term = getenv("TERM");
+        fprintf(stderr, "elk: cannot use the terminal (TERM=%s); try 'elk run' for a table\n", term ? term : "");
         return 1;
     }
+    set_term(scr);
     curses_on = 1;
     cbreak();
     noecho();
@@ -519,6 +534,8 @@ int elk_tui_run(const elk_point *p, const tui_opts *o)
         if (pr < 0) a->dirty = 1; /* EINTR: likely SIGWINCH */
     }
     term_restore();
+    /* no delscreen: libpanel keeps its stdscr pseudo-panel hanging off the
+     * screen and never frees it, so delscreen would turn it into a leak */
     if (a->o.bench_knobs) bench_report(a, first_ms);
     app_free(a);
     return 0;

@@ -19,6 +19,89 @@ static void wake(int fd)
     while (r < 0 && errno == EINTR);
 }
 
+/* Policies computed on helper threads while the worker computes the rest:
+ * with 2 CPUs Static (the split search, the slowest) runs beside the other
+ * four; with 3 or more Elk-Full (the order search) gets its own thread too.
+ * ELK_TUI_THREADS=1 turns it off. */
+typedef struct {
+    const elk_problem *pr;
+    const elk_sched_opts *o;
+    unsigned mask;
+    elk_result r;
+    elk_status st;
+    elk_error err;
+} part;
+
+static void *part_main(void *arg)
+{
+    part *p = arg;
+    p->st = elk_result_run(p->pr, p->o, p->mask, &p->r, &p->err);
+    return NULL;
+}
+
+static int policy_threads(void)
+{
+    static int n;
+    if (!n) {
+        const char *e = getenv("ELK_TUI_THREADS");
+        long c = e && *e ? atol(e) : sysconf(_SC_NPROCESSORS_ONLN);
+        n = c < 1 ? 1 : c > 3 ? 3 : (int)c;
+    }
+    return n;
+}
+
+/* elk_result_run for all policies, split over threads. The merged result
+ * equals elk_result_run's (each policy is scheduled independently). */
+static elk_status result_run_parallel(const elk_problem *pr, const elk_sched_opts *o, elk_result *r, elk_error *err)
+{
+    int nt = policy_threads();
+    if (nt < 2) return elk_result_run(pr, o, ALL_POLICIES, r, err);
+    part parts[2];
+    pthread_t th[2];
+    int started[2] = {0, 0};
+    unsigned masks[2] = {1u << ELK_POL_STATIC, 1u << ELK_POL_FULL};
+    int nparts = nt - 1;
+    unsigned mine = ALL_POLICIES;
+    for (int i = 0; i < nparts; i++) {
+        mine &= ~masks[i];
+        memset(&parts[i], 0, sizeof parts[i]);
+        parts[i].pr = pr;
+        parts[i].o = o;
+        parts[i].mask = masks[i];
+        started[i] = pthread_create(&th[i], NULL, part_main, &parts[i]) == 0;
+        if (!started[i]) mine |= masks[i]; /* no thread: do it here */
+    }
+    elk_status st = elk_result_run(pr, o, mine, r, err);
+    for (int i = 0; i < nparts; i++) {
+        if (!started[i]) continue;
+        pthread_join(th[i], NULL);
+        if (st == ELK_OK && parts[i].st != ELK_OK) {
+            st = parts[i].st;
+            *err = parts[i].err;
+        }
+        if (st == ELK_OK) {
+            for (int p = 0; p < ELK_POL_COUNT; p++)
+                if (parts[i].r.have[p]) {
+                    r->pol[p] = parts[i].r.pol[p]; /* ownership moves */
+                    r->have[p] = 1;
+                    memset(&parts[i].r.pol[p], 0, sizeof parts[i].r.pol[p]);
+                    parts[i].r.have[p] = 0;
+                }
+        }
+        if (parts[i].st == ELK_OK) elk_result_free(&parts[i].r);
+    }
+    if (st != ELK_OK) {
+        elk_result_free(r);
+        return st;
+    }
+    /* % of Ideal as elk_result_run computes it */
+    for (int p = 0; p < ELK_POL_COUNT; p++)
+        r->pct_ideal[p] = r->have[p] && r->have[ELK_POL_IDEAL]
+                              ? 100.0 * r->pol[ELK_POL_IDEAL].latency / r->pol[p].latency
+                              : 0;
+    return ELK_OK;
+}
+
 /* Compute one point into a fresh snapshot (never NULL unless out of memory). */
 static tui_snap *compute(const elk_point *p, unsigned long id, elk_plan_cache *pc, volatile int *cancel)
 {
@@ -37,7 +120,7 @@ static tui_snap *compute(const elk_point *p, unsigned long id, elk_plan_cache *p
             elk_sched_opts o;
             elk_sched_opts_default(&o);
             o.cancel = cancel;
-            s->status = elk_result_run(&s->pr, &o, ALL_POLICIES, &s->res, &s->err);
+            s->status = result_run_parallel(&s->pr, &o, &s->res, &s->err);
             if (s->status == ELK_OK) s->have_res = 1;
         }
     }
@@ -95,6 +178,7 @@ static void *worker_main(void *arg)
 
 tui_worker *tui_worker_start(elk_plan_cache *pc, int wake_fd)
 {
+    (void)policy_threads(); /* settle it before any thread reads it */
     tui_worker *w = calloc(1, sizeof *w);
     if (!w) return NULL;
     w->pc = pc;

@@ -252,13 +252,25 @@ static int gnuplot(elk_view *v, FILE *fp, const tui_ctx *cx, char *msg, size_t n
     fprintf(fp, "EOD\n$front << EOD\n");
     for (int i = 0; i < m->n; i++) fprintf(fp, "%.0f %.6f\n", m->e[i].hot, us(s, m->e[i].exe));
     fprintf(fp, "EOD\n$chosen << EOD\n");
+    /* one row per distinct choice, labelled with every policy that made it */
+    int done[ELK_POL_COUNT] = {0};
     for (int p = 0; p < ELK_POL_COUNT; p++) {
-        if (!s->res.have[p] || st->op >= s->res.pol[p].nops) continue;
+        if (done[p] || !s->res.have[p] || st->op >= s->res.pol[p].nops) continue;
         const elk_sched_op *so = &s->res.pol[p].ops[st->op];
         if (so->entry < 0 || so->entry >= m->n) continue;
+        char label[128];
+        snprintf(label, sizeof label, "%s", elk_policy_labels[p]);
+        for (int q = p + 1; q < ELK_POL_COUNT; q++) {
+            if (!s->res.have[q] || st->op >= s->res.pol[q].nops) continue;
+            const elk_sched_op *sq = &s->res.pol[q].ops[st->op];
+            if (sq->entry == so->entry && sq->copt == so->copt) {
+                size_t l = strlen(label);
+                snprintf(label + l, sizeof label - l, ", %s", elk_policy_labels[q]);
+                done[q] = 1;
+            }
+        }
         double cold = so->copt >= 0 && so->copt < m->ncold ? m->cold[so->copt].cold : so->cold;
-        fprintf(fp, "%.0f %.6f %.0f \"%s\"\n", m->e[so->entry].hot, us(s, m->e[so->entry].exe), cold,
-                elk_policy_labels[p]);
+        fprintf(fp, "%.0f %.6f %.0f \"%s\"\n", m->e[so->entry].hot, us(s, m->e[so->entry].exe), cold, label);
     }
     fprintf(fp, "EOD\n");
     fprintf(fp, "set title \"%s: %s (op %d) on %s\" noenhanced\nset logscale xy\nset grid\n"
