@@ -331,7 +331,7 @@ typedef struct {
     double c, x;
 } stair_pt;
 
-static const enum_ctx *g_sort_ctx; /* qsort has no context argument */
+/* qsort has no context argument; each thread sorts its own enumeration */
 static _Thread_local const enum_ctx *t_sort_ctx;
 
 static int cmp_plan(const void *pa, const void *pb)
@@ -348,8 +348,8 @@ static int cmp_plan(const void *pa, const void *pb)
 static int global_prune(enum_ctx *e)
 {
     plan_vec *a = &e->all;
+    if (a->n == 0) return 0;
     t_sort_ctx = e;
-    (void)g_sort_ctx;
     qsort(a->v, (size_t)a->n, sizeof *a->v, cmp_plan);
     stair_pt *st = malloc((size_t)(a->n + 1) * sizeof *st);
     if (!st) return -1;
