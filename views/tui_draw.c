@@ -92,8 +92,49 @@ void tui_clear(const tui_rect *r)
     for (int y = r->y; y < r->y + r->h; y++) tui_fill(y, r->x, r->w, A_NORMAL, " ");
 }
 
-void tui_center(const tui_rect *r, attr_t a, const char *text)
+int tui_wrap(const char *text, int width, char *out, size_t n)
 {
+    /* greedy word wrap of each line of text; ASCII widths */
+    size_t o = 0;
+    int lines = 1, col = 0;
+    if (width < 8) width = 8;
+    for (const char *p = text; *p && o + 2 < n;) {
+        if (*p == '\n') {
+            out[o++] = *p++;
+            lines++;
+            col = 0;
+            continue;
+        }
+        const char *e = p;
+        while (*e && *e != ' ' && *e != '\n') e++;
+        int wl = (int)(e - p);
+        if (col > 0 && col + 1 + wl > width) {
+            out[o++] = '\n';
+            lines++;
+            col = 0;
+        } else if (col > 0) {
+            out[o++] = ' ';
+            col++;
+        }
+        while (p < e && o + 2 < n) {
+            if (col == width) {
+                out[o++] = '\n';
+                lines++;
+                col = 0;
+            }
+            out[o++] = *p++;
+            col++;
+        }
+        while (*p == ' ') p++;
+    }
+    out[o] = '\0';
+    return lines;
+}
+
+void tui_center(const tui_rect *r, attr_t a, const char *text0)
+{
+    char text[2048];
+    tui_wrap(text0, r->w - 4, text, sizeof text);
     int lines = 1;
     for (const char *p = text; *p; p++) lines += *p == '\n';
     int y = r->y + (r->h - lines) / 2;

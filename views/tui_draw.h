@@ -34,6 +34,8 @@ int tui_printf(int y, int x, int maxw, attr_t a, const char *fmt, ...) __attribu
 /* Repeat a one-column glyph n times. */
 void tui_fill(int y, int x, int n, attr_t a, const char *glyph);
 void tui_clear(const tui_rect *r);
+/* Word-wrap text to width columns into out; returns the line count. */
+int tui_wrap(const char *text, int width, char *out, size_t n);
 /* A centred message (several lines split on '\n') in r. */
 void tui_center(const tui_rect *r, attr_t a, const char *text);
 /* A title line at the top of a view's rect; returns the rect below it. */

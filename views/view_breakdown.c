@@ -36,7 +36,7 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
         if (res->have[p] && res->pol[p].latency_ms > maxlat) maxlat = res->pol[p].latency_ms;
 
     int avail = r.y + r.h - y;
-    int table_rows = ELK_POL_COUNT + 2;
+    int table_rows = ELK_POL_COUNT + 1;
     int bar_gap = avail >= 2 * ELK_POL_COUNT + table_rows + 2 ? 2 : 1;
     int show_table = avail >= bar_gap * ELK_POL_COUNT + table_rows + 1;
     int wide = w >= 100;
@@ -92,9 +92,9 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
     }
     if (!show_table || y + table_rows > r.y + r.h) return;
 
-    /* the breakdown in ms */
-    tui_printf(y++, x, w, tui_attr(TC_DIM), "%-9s %10s %10s %10s %10s %10s   (ms/token)", "", "execute", "overlap",
-               "preload", "NoC stall", "distrib");
+    /* the breakdown in ms, and how each policy used SRAM */
+    tui_printf(y++, x, w, tui_attr(TC_DIM), "%-9s %10s %10s %10s %10s %10s  %13s", "ms/token", "execute", "overlap",
+               "preload", "NoC stall", "distrib", w >= 90 ? "peak SRAM/core" : "");
     for (int p = 0; p < ELK_POL_COUNT; p++, y++) {
         if (!res->have[p]) continue;
         const elk_schedule *sc = &res->pol[p];
@@ -102,6 +102,24 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
         cx0 += tui_printf(y, cx0, 10, tui_attr(TC_POL_BASIC + p), "%-9s ", elk_policy_labels[p]);
         for (int k = 0; k < ELK_BRK_COUNT; k++)
             cx0 += tui_printf(y, cx0, x + w - cx0, A_NORMAL, "%10.4f ", tui_cyc_ms(s, sc->brk[k]));
+        char b[32];
+        tui_fmt_bytes(sc->peak_resident, b, sizeof b);
+        if (w >= 90) tui_printf(y, cx0, x + w - cx0, A_NORMAL, " %13s", b);
+    }
+    /* the policies' own knobs, when there is room */
+    y++;
+    if (y < r.y + r.h && res->have[ELK_POL_STATIC])
+        tui_printf(y++, x, w, tui_attr(TC_DIM), "Static: execution region %.0f KiB of %.0f, preloads %s",
+                   res->pol[ELK_POL_STATIC].static_exec_kib, s->pr.chip.sram_kib,
+                   res->pol[ELK_POL_STATIC].static_variant ? "replicated" : "fully distributed");
+    if (y < r.y + r.h && res->have[ELK_POL_FULL])
+        tui_printf(y++, x, w, tui_attr(TC_DIM), "Elk-Full: %d preload orders searched, winning order's mean displacement %.2f ops",
+                   res->pol[ELK_POL_FULL].orders_tried, res->pol[ELK_POL_FULL].avg_edit_dist);
+    if (y < r.y + r.h) {
+        char hb[32];
+        tui_fmt_bytes(s->pr.graph.weight_bytes + s->pr.graph.kv_bytes, hb, sizeof hb);
+        tui_printf(y++, x, w, tui_attr(TC_DIM), "%d operators, %s read from HBM per step, %.3g GFLOP per step",
+                   s->pr.graph.nops, hb, s->pr.graph.flops / 1e9);
     }
 }
 

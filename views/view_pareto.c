@@ -80,7 +80,13 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
                "%s, shape %d/%d, instance %d/%d, %s from HBM, %d front plans, %d kept", elk_op_kind_names[op->kind],
                ri + 1, nrep, inst + 1, ninst, hb, m->n, set ? set->nplans : 0);
 
-    int table_h = ELK_POL_COUNT + 1;
+    /* the table of choices: every policy, or only the focused one when
+     * the plot would get too short */
+    int table_h = ELK_POL_COUNT + 1, only_focus = 0;
+    if (r.h - 1 - table_h < 12) {
+        table_h = 2;
+        only_focus = 1;
+    }
     int plot_h = r.h - 1 - table_h;
     if (plot_h < 6) {
         table_h = 0;
@@ -139,6 +145,10 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
     tui_printf(y++, x, r.w - 2, tui_attr(TC_DIM), "%-11s %10s %10s %10s %10s %5s %10s", "policy", "hot/core", "exe",
                "cold/core", "distrib", "pre#", "stall");
     for (int p = 0; p < ELK_POL_COUNT; p++, y++) {
+        if (only_focus && p != cx->focus) {
+            y--;
+            continue;
+        }
         if (!s->res.have[p] || st->op >= s->res.pol[p].nops) continue;
         const elk_sched_op *so = &s->res.pol[p].ops[st->op];
         char h[32], cb[32];

@@ -73,6 +73,11 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
 
     int side = r.w >= 100 ? 38 : 0;
     int below = side ? 0 : ELK_POL_COUNT + 1;
+    int compact = 0;
+    if (below && r.h - below < 14) {
+        below = 2; /* roofs on one line, policies on another */
+        compact = 1;
+    }
     if (r.h - below < 8) below = 0;
     tui_rect pr = {r.y, r.x, r.h - below, r.w - side};
     tui_plot pl;
@@ -129,6 +134,16 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
     } else {
         tui_printf(ly++, lx, lw, tui_attr(TC_DIM), "roofs: compute %s TFLOPS, HBM %s TB/s, NoC %s TB/s; * matmul o other; step %.3g FLOP/B",
                    a, b, d, soi);
+    }
+    if (compact) {
+        int x = lx;
+        x += tui_puts(ly, x, lw, A_NORMAL, "TFLOPS:");
+        for (int p = 0; p < ELK_POL_COUNT; p++)
+            if (s->res.have[p])
+                x += tui_printf(ly, x, lx + lw - x, tui_attr(TC_POL_BASIC + p) | (p == cx->focus ? A_REVERSE : 0),
+                                " %c %.4g", tui_policy_mark[p], s->res.pol[p].tflops);
+        if (x + 24 < lx + lw) tui_puts(ly, x, lx + lw - x, tui_attr(TC_DIM), "  (letters: policies)");
+        return;
     }
     for (int p = 0; p < ELK_POL_COUNT; p++) {
         if (!s->res.have[p]) continue;

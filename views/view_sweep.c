@@ -208,7 +208,10 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
             tui_printf(ly++, lx, lw, tui_attr(TC_ERROR), "%d failed (x), e.g.:", failed);
             for (int i = 0; i < d->n; i++)
                 if (d->pt[i].state == 3) {
-                    tui_puts(ly++, lx, lw, tui_attr(TC_DIM), d->pt[i].err);
+                    char wrapped[512];
+                    tui_wrap(d->pt[i].err, lw, wrapped, sizeof wrapped);
+                    for (char *l = strtok(wrapped, "\n"); l && ly < r.y + r.h - 2; l = strtok(NULL, "\n"))
+                        tui_puts(ly++, lx, lw, tui_attr(TC_DIM), l);
                     break;
                 }
         }
