@@ -5,14 +5,17 @@
 #include "elk_cli.h"
 #include "elk_report.h"
 #include "elk_sched.h"
+#include "elk_sim.h"
 
 static void help(void)
 {
-    printf("usage: elk run [--policy P] [--format table|csv|json] [--ops] [design-point options]\n\n"
+    printf("usage: elk run [--policy P] [--format table|csv|json] [--ops] [--sim] [design-point options]\n\n"
            "Plans one design point with the five scheduling policies (Basic, Static, Elk-Dyn,\n"
            "Elk-Full, Ideal) and prints per-token latency, %% of Ideal, the latency breakdown,\n"
            "HBM and NoC utilisation and TFLOPS. --policy limits it to one policy (Ideal is\n"
-           "always computed for %% of Ideal). --ops adds the per-operator schedule.\n\n");
+           "always computed for %% of Ideal). --ops adds the per-operator schedule.\n"
+           "--sim replays each policy's schedule in the event simulator (HBM controllers,\n"
+           "NoC links, contention) and shows the planner's estimate beside the result.\n\n");
     elk_cli_knob_help(stdout);
 }
 
@@ -21,11 +24,12 @@ int elk_cmd_run(int argc, char **argv)
     elk_point p;
     elk_point_defaults(&p);
     const char *format = "table", *policy = NULL;
-    int want_help = 0, per_op = 0;
+    int want_help = 0, per_op = 0, sim = 0;
     elk_opt opts[] = {
         {"format", 1, &format, NULL, NULL},
         {"policy", 1, &policy, NULL, NULL},
         {"ops", 0, NULL, &per_op, NULL},
+        {"sim", 0, NULL, &sim, NULL},
         {"help", 0, NULL, &want_help, NULL},
         {NULL, 0, NULL, NULL, NULL},
     };
@@ -69,6 +73,33 @@ int elk_cmd_run(int argc, char **argv)
         elk_problem_free(&pr);
         elk_plan_cache_free(pc);
         return ELK_EXIT_FAIL;
+    }
+    if (sim) {
+        if (fmt == 2) {
+            elk_cli_error("run: --sim prints a table or CSV, not JSON (use elk trace for the timeline)");
+            elk_result_free(&res);
+            elk_problem_free(&pr);
+            elk_plan_cache_free(pc);
+            return ELK_EXIT_USAGE;
+        }
+        elk_sim_result simr[ELK_POL_COUNT];
+        memset(simr, 0, sizeof simr);
+        elk_sim_opts sop;
+        elk_sim_opts_default(&sop);
+        int bad = 0;
+        for (int k = 0; k < ELK_POL_COUNT && !bad; k++)
+            if (res.have[k] && elk_sim_run(&pr, &res.pol[k], &sop, &simr[k], &err) != ELK_OK) bad = 1;
+        if (bad) elk_cli_error("%s", err.msg);
+        else if (fmt == 0) elk_report_sim_table(stdout, &pr, &res, simr);
+        else {
+            elk_report_sim_csv_header(stdout);
+            elk_report_sim_csv_rows(stdout, &pr, &res, simr);
+        }
+        for (int k = 0; k < ELK_POL_COUNT; k++) elk_sim_result_free(&simr[k]);
+        elk_result_free(&res);
+        elk_problem_free(&pr);
+        elk_plan_cache_free(pc);
+        return bad ? ELK_EXIT_FAIL : 0;
     }
     if (focus >= 0 && focus != ELK_POL_IDEAL && fmt != 2) {
         /* show only the asked policy, but keep % of Ideal */

@@ -1,5 +1,7 @@
 #include "elk_report.h"
 
+#include "elk_sim.h"
+
 #include <jansson.h>
 #include <math.h>
 #include <string.h>
@@ -114,4 +116,51 @@ int elk_report_json(FILE *fp, const elk_problem *pr, const elk_result *r, int pe
     fputc('\n', fp);
     json_decref(root);
     return rc;
+}
+
+void elk_report_sim_table(FILE *fp, const elk_problem *pr, const elk_result *r, const struct elk_sim_result *sim)
+{
+    const elk_chip *c = &pr->chip;
+    fprintf(fp, "%s on %s (%s, %d cores, %.4g TB/s HBM, %d HBM controller%s%s): planner estimate vs event simulation\n\n",
+            pr->model.name, c->name, elk_topology_names[c->topology], c->cores, c->hbm_tbps, c->hbm_controllers,
+            c->hbm_controllers == 1 ? "" : "s", c->hbm_broadcast ? ", one broadcasting" : "");
+    int grid = c->topology != ELK_TOPO_ALL2ALL;
+    fprintf(fp, "%-9s %10s %10s %8s | %8s %8s %8s %8s %8s | %6s %6s", "policy", "estimate", "simulated", "error",
+            "execute", "overlap", "preload", "NoC", "distrib", "HBM%", "NoC%");
+    if (grid) fprintf(fp, " %7s %7s", "linkmax", "linkavg");
+    fprintf(fp, " %8s\n", "TFLOPS");
+    for (int p = 0; p < ELK_POL_COUNT; p++) {
+        if (!r->have[p]) continue;
+        const elk_sim_result *m = &sim[p];
+        fprintf(fp, "%-9s %10.4f %10.4f %7.2f%% | %8.4f %8.4f %8.4f %8.4f %8.4f | %5.1f%% %5.1f%%", elk_policy_labels[p],
+                r->pol[p].latency_ms, m->latency_ms, 100 * m->err, ms(pr, m->brk[ELK_BRK_EXEC]),
+                ms(pr, m->brk[ELK_BRK_OVERLAP]), ms(pr, m->brk[ELK_BRK_PRELOAD]), ms(pr, m->brk[ELK_BRK_NOC]),
+                ms(pr, m->brk[ELK_BRK_DIST]), 100 * m->hbm_util, 100 * m->noc_util);
+        if (grid) fprintf(fp, " %6.1f%% %6.1f%%", 100 * m->link_max, 100 * m->link_mean);
+        fprintf(fp, " %8.2f\n", m->tflops);
+    }
+    fprintf(fp, "\nestimate and simulated in ms/token; error = (estimate - simulated) / simulated; breakdown is "
+                "the simulated one\n");
+}
+
+void elk_report_sim_csv_header(FILE *fp)
+{
+    fprintf(fp, "model,chip,topology,cores,hbm_tbps,noc_tbps,hbm_controllers,hbm_broadcast,batch,seq,policy,"
+                "estimate_ms,simulated_ms,error,exec_ms,overlap_ms,preload_ms,noc_stall_ms,dist_ms,hbm_util,noc_util,"
+                "link_max,link_mean,tflops\n");
+}
+
+void elk_report_sim_csv_rows(FILE *fp, const elk_problem *pr, const elk_result *r, const struct elk_sim_result *sim)
+{
+    const elk_chip *c = &pr->chip;
+    for (int p = 0; p < ELK_POL_COUNT; p++) {
+        if (!r->have[p]) continue;
+        const elk_sim_result *m = &sim[p];
+        fprintf(fp, "%s,%s,%s,%d,%.6g,%.6g,%d,%d,%d,%d,%s,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f\n",
+                pr->model.name, c->name, elk_topology_names[c->topology], c->cores, c->hbm_tbps, noc_tbps(c),
+                c->hbm_controllers, c->hbm_broadcast, pr->graph.batch, pr->graph.seq, elk_policy_names[p],
+                r->pol[p].latency_ms, m->latency_ms, m->err, ms(pr, m->brk[ELK_BRK_EXEC]),
+                ms(pr, m->brk[ELK_BRK_OVERLAP]), ms(pr, m->brk[ELK_BRK_PRELOAD]), ms(pr, m->brk[ELK_BRK_NOC]),
+                ms(pr, m->brk[ELK_BRK_DIST]), m->hbm_util, m->noc_util, m->link_max, m->link_mean, m->tflops);
+    }
 }

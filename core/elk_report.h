@@ -16,6 +16,13 @@ void elk_report_table(FILE *fp, const elk_problem *pr, const elk_result *r);
 /* JSON of the point and every policy (metrics plus per-operator schedule
  * when per_op is set). Returns non-zero on failure. */
 int elk_report_json(FILE *fp, const elk_problem *pr, const elk_result *r, int per_op);
+/* The planner's estimate beside the simulator's replay, one row per policy
+ * (sim[p] valid where r->have[p]). */
+struct elk_sim_result;
+void elk_report_sim_table(FILE *fp, const elk_problem *pr, const elk_result *r, const struct elk_sim_result *sim);
+void elk_report_sim_csv_header(FILE *fp);
+void elk_report_sim_csv_rows(FILE *fp, const elk_problem *pr, const elk_result *r, const struct elk_sim_result *sim);
+
 /* Per-operator table of one policy's schedule. */
 void elk_report_ops(FILE *fp, const elk_problem *pr, const elk_schedule *s);
 

@@ -115,7 +115,7 @@ typedef struct {
 } elk_sim_sample;
 
 /* The outcome. Owns ops, phases, samples. */
-typedef struct {
+typedef struct elk_sim_result {
     int nops;
     elk_sim_op *ops;
     double latency, latency_ms;      /* simulated makespan */
