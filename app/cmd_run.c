@@ -1,5 +1,6 @@
 /* elk run: plan one design point with every policy (or one) and report. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "elk_cli.h"
@@ -15,7 +16,14 @@ static void help(void)
            "HBM and NoC utilisation and TFLOPS. --policy limits it to one policy (Ideal is\n"
            "always computed for %% of Ideal). --ops adds the per-operator schedule.\n"
            "--sim replays each policy's schedule in the event simulator (HBM controllers,\n"
-           "NoC links, contention) and shows the planner's estimate beside the result.\n\n");
+           "NoC links, contention) and shows the planner's estimate beside the result.\n\n"
+           "Policy parameters:\n"
+           "  --allocator paper|artifact  Elk's memory allocation: the paper's cost-aware greedy\n"
+           "                              (default) or the artifact's charge of preloads at their\n"
+           "                              fully distributed size\n"
+           "  --max-disp N                Elk-Full: most layer groups a preload moves (default 4)\n"
+           "  --heavy-factor X            Elk-Full: HBM-heavy = above X times the average\n"
+           "                              operator's HBM bytes (default 1)\n\n");
     elk_cli_knob_help(stdout);
 }
 
@@ -23,13 +31,16 @@ int elk_cmd_run(int argc, char **argv)
 {
     elk_point p;
     elk_point_defaults(&p);
-    const char *format = "table", *policy = NULL;
+    const char *format = "table", *policy = NULL, *alloc = NULL, *max_disp = NULL, *heavy = NULL;
     int want_help = 0, per_op = 0, sim = 0;
     elk_opt opts[] = {
         {"format", 1, &format, NULL, NULL},
         {"policy", 1, &policy, NULL, NULL},
         {"ops", 0, NULL, &per_op, NULL},
         {"sim", 0, NULL, &sim, NULL},
+        {"allocator", 1, &alloc, NULL, NULL},
+        {"max-disp", 1, &max_disp, NULL, NULL},
+        {"heavy-factor", 1, &heavy, NULL, NULL},
         {"help", 0, NULL, &want_help, NULL},
         {NULL, 0, NULL, NULL, NULL},
     };
@@ -67,6 +78,37 @@ int elk_cmd_run(int argc, char **argv)
     }
     elk_sched_opts so;
     elk_sched_opts_default(&so);
+    if (alloc) {
+        if (!strcmp(alloc, "paper")) so.alloc = ELK_ALLOC_PAPER;
+        else if (!strcmp(alloc, "artifact")) so.alloc = ELK_ALLOC_ARTIFACT;
+        else {
+            elk_cli_error("run: --allocator %s: expected paper or artifact", alloc);
+            elk_problem_free(&pr);
+            elk_plan_cache_free(pc);
+            return ELK_EXIT_USAGE;
+        }
+    }
+    char *end = NULL;
+    if (max_disp) {
+        long v = strtol(max_disp, &end, 10);
+        if (*end || v < 0 || v > 16) {
+            elk_cli_error("run: --max-disp %s: expected an integer 0 .. 16", max_disp);
+            elk_problem_free(&pr);
+            elk_plan_cache_free(pc);
+            return ELK_EXIT_USAGE;
+        }
+        so.max_disp = (int)v;
+    }
+    if (heavy) {
+        double v = strtod(heavy, &end);
+        if (*end || !(v >= 0 && v <= 1000)) {
+            elk_cli_error("run: --heavy-factor %s: expected a number 0 .. 1000", heavy);
+            elk_problem_free(&pr);
+            elk_plan_cache_free(pc);
+            return ELK_EXIT_USAGE;
+        }
+        so.heavy_factor = v;
+    }
     elk_result res;
     if (elk_result_run(&pr, &so, mask, &res, &err) != ELK_OK) {
         elk_cli_error("%s", err.msg);
