@@ -148,6 +148,16 @@ void elk_net_tmpl_use(elk_net *net, int link, double cmax, double csum)
     tp->nu++;
 }
 
+void elk_net_tmpl_add(elk_net *net, int link, double cmax, double csum)
+{
+    if (net->building < 0 || link < 0 || link >= net->nlinks) return;
+    if (cmax <= 0 && csum <= 0) return;
+    int u = use_push(net);
+    if (u < 0) return;
+    net->uses[u] = (elk_use){link, cmax, csum};
+    net->tmpls[net->building].nu++;
+}
+
 int elk_net_tmpl_end(elk_net *net)
 {
     int t = net->building;

@@ -96,6 +96,8 @@ int elk_net_link(elk_net *n, elk_link_kind kind, double cap, double count, int p
  * elk_net_tmpl_end returns the template index. */
 void elk_net_tmpl_begin(elk_net *n, elk_xfer_kind kind, double weight, double ndest, double src_ratio);
 void elk_net_tmpl_use(elk_net *n, int link, double cmax, double csum);
+/* As elk_net_tmpl_use for a link the template does not use yet (no merge). */
+void elk_net_tmpl_add(elk_net *n, int link, double cmax, double csum);
 int elk_net_tmpl_end(elk_net *n);
 
 /* Running. now is the current time (cycles). */

@@ -8,6 +8,12 @@ const char *const elk_sim_mode_names[] = {"auto", "fast", "detailed", NULL};
 
 enum { PAT_PRELOAD, PAT_SHIFT, PAT_EXCH };
 
+struct noc_geom {
+    int ctrl, plane, tr, tc;
+    int n;
+    elk_use *u;
+};
+
 struct noc_cache_ent {
     int type, ctrl, plane;
     double v;
@@ -405,6 +411,8 @@ void elk_noc_free(elk_noc *nc)
     free(nc->chip_out);
     free(nc->chip_in);
     free(nc->cache);
+    for (int i = 0; i < nc->ngeom; i++) free(nc->geom[i].u);
+    free(nc->geom);
     free(nc->amax);
     free(nc->asum);
     free(nc->mark);
@@ -430,8 +438,14 @@ static void acc(elk_noc *nc, int l, double cmax, double csum)
  * A bundle's busiest member carries the evenly spread load plus its own
  * concentrated load; an internal class, its mean load or the busiest first
  * hop out of a router inside the block, whichever is larger. */
-static void flush(elk_noc *nc)
+static int drain(elk_noc *nc, elk_use *out);
+static void flush(elk_noc *nc) { drain(nc, NULL); }
+
+/* Clear the accumulators into out (as uses), or into the open template when
+ * out is NULL; returns the number of uses. */
+static int drain(elk_noc *nc, elk_use *out)
 {
+    int n = 0;
     int nl = elk_net_nlinks(nc->net);
     const elk_link *links = elk_net_links(nc->net);
     double *intmax = NULL;
@@ -461,11 +475,14 @@ static void flush(elk_noc *nc)
                     for (int b = 0; b < nc->ncell; b++)
                         if (nc->lint[lk->plane][b] == l) cmax = fmax(cmax, intmax[b]);
             }
-            elk_net_tmpl_use(nc->net, l, cmax, nc->asum[l]);
+            if (out) out[n] = (elk_use){l, cmax, nc->asum[l]};
+            else elk_net_tmpl_add(nc->net, l, cmax, nc->asum[l]);
+            n++;
         }
         nc->amax[l] = nc->asum[l] = 0;
     }
     free(intmax);
+    return n;
 }
 
 static void acc_internal(elk_noc *nc, int plane, int b, double amt)
@@ -605,15 +622,13 @@ int elk_noc_is_fabric(const elk_noc *nc, int l)
  * along its edge (destinations by row for a segment down a column, by
  * column for one along a row), so every router of a segment carries the
  * same share. */
-static int entry_of(const elk_noc *nc, int k, int y, int x)
+static int entry_idx(const elk_noc *nc, int k, int y, int x)
 {
     int n = nc->natt[k];
-    const int *a = nc->att + nc->att0[k];
-    if (n == 1) return a[0];
+    if (n == 1) return 0;
     long key = nc->att_vert[k] ? (long)y * nc->C + x : (long)x * nc->R + y;
     long idx = key * n / ((long)nc->R * nc->C);
-    if (idx >= n) idx = n - 1;
-    return a[idx];
+    return (int)(idx >= n ? n - 1 : idx);
 }
 
 /* Route from router e towards block (bi, bj): leave the controller's edge
@@ -638,14 +653,11 @@ static void next_mark(elk_noc *nc)
 /* Multicast trees of controller k's preload with replication r: replica
  * groups are near-square tiles of r cores; each group's unique bytes travel
  * once along the union of the routes to its members. */
-static void preload_grid(elk_noc *nc, int k, double r, int plane)
+static void preload_grid(elk_noc *nc, int k, int tr, int tc, int plane, double scale)
 {
     int R = nc->R, C = nc->C;
-    int tr, tc;
-    tile_shape(R, C, r, &tr, &tc);
     int nty = (R + tr - 1) / tr, ntx = (C + tc - 1) / tc;
-    double groups = (double)nc->chip.cores / r;
-    double scale = groups / ((double)nty * ntx); /* unique bytes per tile, per unit rate */
+    double r = (double)tr * tc;
     int nb = nc->ncell, na = nc->natt[k];
     /* fast mode: groups wholly inside one block, by block and entry router */
     double *inner = nc->detailed ? NULL : calloc((size_t)nb * na, sizeof *inner);
@@ -657,7 +669,8 @@ static void preload_grid(elk_noc *nc, int k, double r, int plane)
             int bi0 = row_block(nc, y0), bi1 = row_block(nc, y1 - 1);
             int bj0 = col_block(nc, x0), bj1 = col_block(nc, x1 - 1);
             /* a group's bytes enter the mesh once, at the router serving its centre */
-            int e = entry_of(nc, k, (y0 + y1 - 1) / 2, (x0 + x1 - 1) / 2);
+            int ai = entry_idx(nc, k, (y0 + y1 - 1) / 2, (x0 + x1 - 1) / 2);
+            int e = nc->att[nc->att0[k] + ai];
             if (nc->detailed) {
                 next_mark(nc);
                 for (int y = y0; y < y1; y++)
@@ -665,8 +678,6 @@ static void preload_grid(elk_noc *nc, int k, double r, int plane)
                 continue;
             }
             if (bi0 == bi1 && bj0 == bj1) {
-                int ai = 0;
-                while (ai < na && nc->att[nc->att0[k] + ai] != e) ai++;
                 inner[(size_t)(bi0 * nc->nbc + bj0) * na + ai] += scale;
                 continue;
             }
@@ -699,25 +710,70 @@ static void preload_grid(elk_noc *nc, int k, double r, int plane)
     }
 }
 
+/* The link loads of controller k's multicast trees for replica groups of
+ * tr x tc cores, per unit of bytes per tile (cached: replications that
+ * round to the same tile share them). */
+static const noc_geom *preload_geom(elk_noc *nc, int k, int tr, int tc, int plane)
+{
+    for (int i = 0; i < nc->ngeom; i++) {
+        const noc_geom *g = &nc->geom[i];
+        if (g->ctrl == k && g->plane == plane && g->tr == tr && g->tc == tc) return g;
+    }
+    if (nc->ngeom == nc->capgeom) {
+        int cap = nc->capgeom ? nc->capgeom * 2 : 32;
+        noc_geom *ng = realloc(nc->geom, (size_t)cap * sizeof *ng);
+        if (!ng) return NULL;
+        nc->geom = ng;
+        nc->capgeom = cap;
+    }
+    elk_use *u = malloc((size_t)elk_net_nlinks(nc->net) * sizeof *u);
+    if (!u) return NULL;
+    if (k >= 0) {
+        preload_grid(nc, k, tr, tc, plane, 1.0);
+    } else {
+        /* all controllers at once, each with its share */
+        for (int c = 0; c < nc->nctrl; c++) preload_grid(nc, c, tr, tc, plane, 1.0 / nc->nctrl);
+    }
+    int n = drain(nc, u);
+    elk_use *fit = realloc(u, (size_t)(n ? n : 1) * sizeof *fit);
+    noc_geom *g = &nc->geom[nc->ngeom++];
+    *g = (noc_geom){k, plane, tr, tc, n, fit ? fit : u};
+    return g;
+}
+
 int elk_noc_preload(elk_noc *nc, int k, double r, int plane)
 {
     if (r < 1) r = 1;
     if (plane >= nc->planes) plane = 0;
     int t = cache_get(nc, PAT_PRELOAD, k, plane, r);
     if (t >= 0) return t;
-    double dests = elk_noc_ctrl_dests(nc, k);
+    if (k < 0 && !nc->grid) return -1;
+    double dests = k < 0 ? nc->chip.cores : elk_noc_ctrl_dests(nc, k);
+    const noc_geom *g = NULL;
+    double scale = 1;
+    if (nc->grid) {
+        int tr, tc;
+        tile_shape(nc->R, nc->C, r, &tr, &tc);
+        g = preload_geom(nc, k, tr, tc, plane);
+        if (!g) return -1;
+        /* unique bytes per tile, per unit of rate */
+        scale = ((double)nc->chip.cores / r) / ((double)((nc->R + tr - 1) / tr) * ((nc->C + tc - 1) / tc));
+    }
     /* the whole preload weighs as much as one execution transfer */
-    int kc = nc->grid ? nc->nctrl : nc->nctrl / nc->nchips;
+    int kc = k < 0 ? 1 : nc->grid ? nc->nctrl : nc->nctrl / nc->nchips;
     elk_net_tmpl_begin(nc->net, ELK_XF_PRELOAD, 1.0 / kc, dests, 1.0 / r);
-    acc(nc, nc->hbm[k], dests / r, dests / r);
+    if (k >= 0) acc(nc, nc->hbm[k], dests / r, dests / r);
+    else
+        for (int c = 0; c < nc->nctrl; c++) acc(nc, nc->hbm[c], dests / r / nc->nctrl, dests / r / nc->nctrl);
     if (!nc->grid) {
         for (int b = 0; b < nc->ncell; b++)
             if (nc->cell_chip[b] == nc->ctrl_chip[k]) acc(nc, nc->port_in[plane][b], 1, nc->cell_cores[b]);
     } else {
         ports_all(nc, plane, 1, 0);
-        preload_grid(nc, k, r, plane);
     }
     flush(nc);
+    if (g)
+        for (int i = 0; i < g->n; i++) elk_net_tmpl_add(nc->net, g->u[i].link, g->u[i].cmax * scale, g->u[i].csum * scale);
     return cache_put(nc, PAT_PRELOAD, k, plane, r, elk_net_tmpl_end(nc->net));
 }
 

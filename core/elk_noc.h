@@ -38,6 +38,7 @@ extern const char *const elk_sim_mode_names[]; /* "auto", "fast", "detailed" */
 enum { ELK_DIR_E, ELK_DIR_W, ELK_DIR_S, ELK_DIR_N, ELK_DIR_COUNT };
 
 typedef struct noc_cache_ent noc_cache_ent;
+typedef struct noc_geom noc_geom;
 
 /* The network of one chip. Owns net and every array.
  * Invariants: cells tile the cores (a2a: chips in fast mode, cores in
@@ -70,6 +71,8 @@ typedef struct {
     /* template cache */
     noc_cache_ent *cache;
     int ncache, capcache;
+    noc_geom *geom;      /* grid preload trees per (controller, tile shape) */
+    int ngeom, capgeom;
     int *att_vert;       /* grid: controller k's routers run along a column (sorted by row) */
     /* scratch */
     double *amax, *asum; /* per link: load spread evenly over members, total */
@@ -88,7 +91,10 @@ void elk_noc_free(elk_noc *nc);
 
 /* Templates (-1 when out of memory). */
 /* Preload delivery from controller k with replication r (copies of each
- * unique byte); rate = bytes/cycle into each destination core. */
+ * unique byte); rate = bytes/cycle into each destination core. On grids,
+ * ctrl = -1 is every controller at once, each with its share, as one
+ * transfer (the fast mode's HBM: loads of different controllers on one
+ * bundle member add up before the busiest member is taken). */
 int elk_noc_preload(elk_noc *nc, int ctrl, double r, int plane);
 /* Every core shifts to a ring neighbour (compute-shift rotations). */
 int elk_noc_shift(elk_noc *nc);

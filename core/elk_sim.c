@@ -170,6 +170,7 @@ typedef struct {
     unsigned char *pre_done, *exe_done, *issued;
     int *ctrl_pos, *ctrl_flow;
     int kc; /* controllers serving each destination */
+    int combined; /* one transfer for all controllers */
     double waiting_cold, exec_hot;
     /* flows */
     int *fop, *fctrl;
@@ -318,6 +319,10 @@ static int end_seg(sim_t *s)
 
 static int controllers_serving(const elk_noc *nc) { return nc->grid ? nc->nctrl : nc->nctrl / nc->nchips; }
 
+/* Queues the replay keeps: one per controller, or one for all (fast mode
+ * on grids, where the controllers' trees are one transfer). */
+static int queues(const sim_t *s) { return s->combined ? 1 : s->nc.nctrl; }
+
 /* Start whatever can start now. Returns -1 on out of memory. */
 static int progress(sim_t *s)
 {
@@ -338,20 +343,20 @@ static int progress(sim_t *s)
                 s->pre_done[op] = 1;
                 ro->pre_start = ro->pre_end = s->now;
             } else {
-                s->pre_left[op] = s->nc.nctrl;
+                s->pre_left[op] = queues(s);
                 ro->pre_start = -1;
                 s->waiting_cold += j->ops[op].cold;
             }
         }
         /* controllers take the next slice from their queue */
-        for (int k = 0; k < s->nc.nctrl; k++) {
+        for (int k = 0; k < queues(s); k++) {
             if (s->ctrl_flow[k] >= 0) continue;
             while (s->ctrl_pos[k] < s->next_pos && j->ops[j->order[s->ctrl_pos[k]]].hbm_bytes <= 0) s->ctrl_pos[k]++;
             if (s->ctrl_pos[k] >= s->next_pos) continue;
             int op = j->order[s->ctrl_pos[k]++];
             const elk_sim_jop *o = &j->ops[op];
             double r = o->deliv / o->hbm_bytes;
-            int t = elk_noc_preload(&s->nc, k, r, j->separate_noc ? 1 : 0);
+            int t = elk_noc_preload(&s->nc, s->combined ? -1 : k, r, j->separate_noc ? 1 : 0);
             if (t < 0) return -1;
             double size = o->deliv / s->c->cores / s->kc;
             int f = start_flow(s, t, size, op, k);
@@ -528,7 +533,8 @@ elk_status elk_sim_run_job(const elk_chip *chip, const elk_sim_job *j, const elk
     s.hbm_bpc = elk_chip_hbm_bytes_per_cycle(&c);
     s.port_bpc = elk_chip_link_bytes_per_cycle(&c);
     ELK_TRY(elk_noc_build(&s.nc, &c, opts->mode, opts->block, j->separate_noc ? 2 : 1, err));
-    s.kc = controllers_serving(&s.nc);
+    s.combined = s.nc.grid && !s.nc.detailed;
+    s.kc = s.combined ? 1 : controllers_serving(&s.nc);
     int N = s.N;
     r->nops = N;
     r->ops = calloc((size_t)(N ? N : 1), sizeof *r->ops);
@@ -608,10 +614,14 @@ elk_status elk_sim_run_job(const elk_chip *chip, const elk_sim_job *j, const elk
                 int k = s.fctrl[f], op = s.fop[f];
                 if (k >= 0) {
                     s.ctrl_flow[k] = -1;
-                    if (log_phase(&s, op, ELK_PH_PRELOAD, k, fl[f].start, s.now, fl[f].size)) {
-                        st = elk_fail(err, ELK_ENOMEM, "out of memory");
-                        goto done;
-                    }
+                    /* one slice per controller (a combined transfer is every controller's) */
+                    int k0 = s.combined ? 0 : k, k1 = s.combined ? s.nc.nctrl : k + 1;
+                    for (int q = k0; q < k1; q++)
+                        if (log_phase(&s, op, ELK_PH_PRELOAD, q, fl[f].start, s.now,
+                                      fl[f].size * (s.combined ? 1.0 / s.nc.nctrl : 1))) {
+                            st = elk_fail(err, ELK_ENOMEM, "out of memory");
+                            goto done;
+                        }
                     if (--s.pre_left[op] == 0) {
                         s.pre_done[op] = 1;
                         r->ops[op].pre_end = s.now;
