@@ -1,9 +1,180 @@
-/* elk plot: arrives with its issue; owned by the engineer building it. */
+/* elk plot: draw a CSV (a sweep's, a merge's, elk plans') with a gnuplot
+ * template from plots/, to png, svg or pdf (the terminal follows the
+ * extension). The figure hints a sweep writes into its CSV pick the columns;
+ * options override them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "elk_cli.h"
+#include "elk_csv.h"
+#include "elk_gnuplot.h"
+#include "elk_sweep.h"
+
+/* -o and -h as their long forms, for every command in this file's family. */
+static char **short_opts(int argc, char **argv)
+{
+    char **v = malloc(sizeof *v * (size_t)(argc + 1));
+    if (!v) return NULL;
+    for (int i = 0; i < argc; i++) {
+        v[i] = argv[i];
+        if (i >= 2 && !strcmp(argv[i], "-o")) v[i] = "--output";
+        else if (i >= 2 && !strcmp(argv[i], "-h")) v[i] = "--help";
+    }
+    v[argc] = NULL;
+    return v;
+}
+
+static char *read_text(const char *path)
+{
+    FILE *fp = strcmp(path, "-") ? fopen(path, "r") : stdin;
+    if (!fp) return NULL;
+    size_t cap = 1 << 16, n = 0, got;
+    char *b = malloc(cap);
+    while (b && (got = fread(b + n, 1, cap - n - 1, fp)) > 0) {
+        n += got;
+        if (n + 1 >= cap) {
+            char *nb = realloc(b, cap * 2);
+            if (!nb) {
+                free(b);
+                b = NULL;
+                break;
+            }
+            b = nb;
+            cap *= 2;
+        }
+    }
+    if (fp != stdin) fclose(fp);
+    if (b) b[n] = '\0';
+    return b;
+}
+
+static void usage(FILE *fp)
+{
+    fprintf(fp,
+            "usage: elk plot CSV [--kind K] [-o FIG.png|svg|pdf] [--script FILE.gp]\n"
+            "                [--x COL] [--y COL] [--series COL] [--row COLS] [--col COLS]\n"
+            "                [--cluster COLS] [--title T] [--xlabel T] [--ylabel T] [--logx] [--logy]\n\n"
+            "Draws a CSV with the gnuplot template plots/K.gp. The data go to gnuplot as an inline\n"
+            "datablock through a pipe; the output format follows the extension (png: pngcairo or png,\n"
+            "svg, pdf: pdfcairo). A sweep's CSV carries figure hints (kind, columns, facets); options\n"
+            "override them. COLS is a space-separated list of columns ('hbm_tbps noc_scale').\n\n"
+            "kinds: lines (y against a knob, one line per policy), bars (grouped bars),\n"
+            "       breakdown (stacked latency breakdown), util (breakdown, HBM, NoC, TFLOPS),\n"
+            "       roofline (TFLOPS against FLOP per HBM byte), pareto (elk plans' fronts)\n\n"
+            "  -o, --output FIG     figure to write (default: the CSV's name with .png)\n"
+            "  --script FILE.gp     also write the self-contained gnuplot script\n"
+            "                       (with --no-draw: only the script; gnuplot not needed)\n"
+            "  --no-draw            do not run gnuplot\n\n"
+            "Exit status 1 when gnuplot is missing or fails (its message is shown).\n");
+}
+
 int elk_cmd_plot(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    elk_cli_error("plot: this command is not available yet");
-    return ELK_EXIT_FAIL;
+    const char *kind = NULL, *output = NULL, *script = NULL, *x = NULL, *y = NULL, *series = NULL, *row = NULL,
+               *col = NULL, *cluster = NULL, *title = NULL, *xlabel = NULL, *ylabel = NULL;
+    int help = 0, logx = 0, logy = 0, nodraw = 0;
+    elk_opt opts[] = {{"kind", 1, &kind, NULL, NULL},       {"output", 1, &output, NULL, NULL},
+                      {"script", 1, &script, NULL, NULL},   {"x", 1, &x, NULL, NULL},
+                      {"y", 1, &y, NULL, NULL},             {"series", 1, &series, NULL, NULL},
+                      {"row", 1, &row, NULL, NULL},         {"col", 1, &col, NULL, NULL},
+                      {"cluster", 1, &cluster, NULL, NULL}, {"title", 1, &title, NULL, NULL},
+                      {"xlabel", 1, &xlabel, NULL, NULL},   {"ylabel", 1, &ylabel, NULL, NULL},
+                      {"logx", 0, NULL, &logx, NULL},       {"logy", 0, NULL, &logy, NULL},
+                      {"no-draw", 0, NULL, &nodraw, NULL},  {"help", 0, NULL, &help, NULL},
+                      {NULL, 0, NULL, NULL, NULL}};
+    char **av = short_opts(argc, argv);
+    if (!av) return ELK_EXIT_FAIL;
+    const char *pos[2];
+    int npos;
+    int rc = elk_cli_parse(argc, av, 2, NULL, opts, pos, 1, &npos, "plot");
+    free(av);
+    if (rc) return rc;
+    if (help) {
+        usage(stdout);
+        return 0;
+    }
+    if (npos != 1) {
+        usage(stderr);
+        return ELK_EXIT_USAGE;
+    }
+    const char *csv = pos[0];
+    char outbuf[1024];
+    if (!output) {
+        if (!strcmp(csv, "-")) {
+            elk_cli_error("plot: reading stdin: give the figure with -o FIG.png");
+            return ELK_EXIT_USAGE;
+        }
+        snprintf(outbuf, sizeof outbuf, "%s", csv);
+        char *dot = strrchr(outbuf, '.'), *slash = strrchr(outbuf, '/');
+        if (dot && (!slash || dot > slash)) *dot = '\0';
+        size_t l = strlen(outbuf);
+        snprintf(outbuf + l, sizeof outbuf - l, ".png");
+        output = outbuf;
+    }
+    char *text = read_text(csv);
+    if (!text) {
+        elk_cli_error("plot: %s: cannot read", csv);
+        return ELK_EXIT_FAIL;
+    }
+    elk_csv_table t;
+    elk_error err;
+    if (elk_csv_parse(text, csv, &t, &err) != ELK_OK) {
+        elk_cli_error("plot: %s", err.msg);
+        free(text);
+        return ELK_EXIT_FAIL;
+    }
+    elk_sweep_figure f;
+    elk_sweep_figure_parse(t.ncomments > 1 ? t.comments[1] : NULL, &f);
+    elk_sweep_ident id;
+    const char *name = NULL;
+    if (t.ncomments > 0 && elk_sweep_ident_parse(t.comments[0], &id, NULL) == ELK_OK) name = id.name;
+    if (kind && f.kind >= 0 && strcmp(kind, elk_fig_kind_names[f.kind]) != 0) {
+        /* another kind than the sweep's: keep its facets and series, not its axes */
+        f.x[0] = f.y[0] = f.cluster[0] = f.xlabel[0] = f.ylabel[0] = '\0';
+    }
+    struct {
+        const char *v;
+        char *dst;
+        size_t n;
+    } ov[] = {{x, f.x, sizeof f.x},
+              {y, f.y, sizeof f.y},
+              {series, f.series, sizeof f.series},
+              {row, f.row, sizeof f.row},
+              {col, f.col, sizeof f.col},
+              {cluster, f.cluster, sizeof f.cluster},
+              {title, f.title, sizeof f.title},
+              {xlabel, f.xlabel, sizeof f.xlabel},
+              {ylabel, f.ylabel, sizeof f.ylabel}};
+    for (size_t i = 0; i < sizeof ov / sizeof ov[0]; i++)
+        if (ov[i].v) snprintf(ov[i].dst, ov[i].n, "%s", ov[i].v);
+    if (logx) f.logx = 1;
+    if (logy) f.logy = 1;
+    if (!kind) kind = f.kind >= 0 ? elk_fig_kind_names[f.kind] : "lines";
+    elk_gp_job job;
+    elk_gp_job_init(&job, kind, text, output);
+    int status = 0;
+    if (elk_gp_from_csv(&job, &t, &f, name ? name : csv, &err) != ELK_OK) {
+        elk_cli_error("plot: %s: %s", csv, err.msg);
+        status = ELK_EXIT_FAIL;
+    }
+    if (!status && script) {
+        FILE *fp = fopen(script, "w");
+        const char *base = strrchr(output, '/') ? strrchr(output, '/') + 1 : output;
+        if (!fp || elk_gp_script(&job, base, fp, &err) != ELK_OK) {
+            elk_cli_error("plot: %s: %s", script, fp ? err.msg : "cannot write");
+            status = ELK_EXIT_FAIL;
+        }
+        if (fp && fclose(fp) != 0 && !status) {
+            elk_cli_error("plot: %s: cannot write", script);
+            status = ELK_EXIT_FAIL;
+        }
+    }
+    if (!status && !nodraw && elk_gp_render(&job, &err) != ELK_OK) {
+        elk_cli_error("plot: %s", err.msg);
+        status = ELK_EXIT_FAIL;
+    }
+    elk_csv_free(&t);
+    free(text);
+    return status;
 }

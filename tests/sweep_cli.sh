@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# CLI tests of elk sweep, merge, plot and reproduce on the tiny model (fast):
+# errors with file:line; the same CSV bytes for --jobs 1 and 2; shards merged
+# equal the unsharded CSV; the .gp written beside a CSV; elk plot writes a
+# real PNG (and an SVG) when gnuplot is installed and fails clearly when it is
+# not in PATH; Ctrl-C keeps a valid CSV; reproduce writes its summary.
+#
+# usage: sweep_cli.sh ELK_BINARY SOURCE_DIR
+set -u
+if [ $# -ne 2 ]; then
+    echo "usage: $0 ELK_BINARY SOURCE_DIR" >&2
+    exit 2
+fi
+ELK=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+SRC=$(cd "$2" && pwd)
+export ELK_DATADIR=$SRC LC_ALL=C
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/elk-sweep-XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+checks=0
+
+ok() { checks=$((checks + 1)); }
+fail() {
+    checks=$((checks + 1))
+    failed=$((failed + 1))
+    echo "FAIL: $*"
+}
+# expect STATUS CMD...: run, keep stdout/stderr in $tmp/out, $tmp/err
+expect() {
+    local want=$1
+    shift
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    local got=$?
+    if [ "$got" -ne "$want" ]; then
+        fail "exit $got (want $want): $*"
+        sed 's/^/  stderr: /' "$tmp/err" | head -5
+        return 1
+    fi
+    ok
+    return 0
+}
+contains() { # FILE TEXT
+    if grep -qF -- "$2" "$1"; then ok; else
+        fail "$1 lacks '$2'"
+        sed 's/^/  | /' "$1" | head -5
+    fi
+}
+same() { # A B
+    if cmp -s "$1" "$2"; then ok; else
+        fail "$1 and $2 differ"
+        diff "$1" "$2" | head -5
+    fi
+}
+png_ok() { # FILE: PNG signature and more than 1 KB
+    local sig
+    sig=$(head -c 8 "$1" 2>/dev/null | od -An -tx1 | tr -d ' \n')
+    local size
+    size=$(stat -c %s "$1" 2>/dev/null || echo 0)
+    if [ "$sig" = "89504e470d0a1a0a" ] && [ "$size" -gt 1024 ]; then ok; else
+        fail "$1 is not a PNG of more than 1 KB (signature '$sig', $size bytes)"
+    fi
+}
+
+cat >"$tmp/t.cfg" <<'EOF'
+sweep = {
+  name = "cli";
+  description = "tiny model, 64 cores of an IPU MK2";
+  base = { chip = "ipu-mk2"; model = "tiny"; cores = 64; batch = 4; seq = 256; };
+  axes = (
+    { knob = "noc-scale"; values = [1.0, 2.0]; },
+    { knob = "hbm-tbps"; values = [0.05, 0.1, 0.2]; }
+  );
+  figure = { kind = "lines"; x = "hbm_tbps"; col = "noc_scale"; };
+};
+EOF
+
+# a bad sweep: file:line and the field, exit 1
+cat >"$tmp/bad.cfg" <<'EOF'
+sweep = {
+  name = "bad";
+  axes = (
+    { knob = "hbm-tbps"; values = [4.0, 0.0]; }
+  );
+};
+EOF
+if expect 1 "$ELK" sweep "$tmp/bad.cfg"; then
+    contains "$tmp/err" "$tmp/bad.cfg:4: field 'sweep.axes.[0].values.[1]': value 0 out of range"
+fi
+expect 2 "$ELK" sweep "$tmp/t.cfg" --shard 3/3
+expect 2 "$ELK" sweep "$tmp/t.cfg" --jobs 0
+
+# determinism: --jobs 1 and 2, and stdout, give the same bytes
+expect 0 "$ELK" sweep "$tmp/t.cfg" --jobs 1 -o "$tmp/j1.csv"
+expect 0 "$ELK" sweep "$tmp/t.cfg" --jobs 2 -o "$tmp/j2.csv"
+same "$tmp/j1.csv" "$tmp/j2.csv"
+expect 0 "$ELK" sweep "$tmp/t.cfg" -j 2
+same "$tmp/out" "$tmp/j1.csv"
+rows=$(grep -vc '^#' "$tmp/j1.csv")
+[ "$rows" -eq 31 ] && ok || fail "j1.csv has $rows lines besides comments, want 31 (header + 6 points x 5 policies)"
+[ -s "$tmp/j1.gp" ] && ok || fail "no j1.gp beside j1.csv"
+ls "$tmp"/j1.csv.tmp-* >/dev/null 2>&1 && fail "temporary file left behind" || ok
+
+# shards merged (in any order) equal the unsharded run
+for i in 0 1 2; do expect 0 "$ELK" sweep "$tmp/t.cfg" --shard $i/3 -j 2 -o "$tmp/s$i.csv"; done
+expect 0 "$ELK" merge "$tmp/s2.csv" "$tmp/s0.csv" "$tmp/s1.csv" -o "$tmp/merged.csv"
+same "$tmp/merged.csv" "$tmp/j1.csv"
+if expect 1 "$ELK" merge "$tmp/s0.csv" "$tmp/s1.csv"; then contains "$tmp/err" "missing"; fi
+if expect 1 "$ELK" merge "$tmp/s0.csv" "$tmp/j1.csv"; then contains "$tmp/err" "shard counts differ"; fi
+
+# Ctrl-C: exit 130 and a CSV whose rows are those of finished points
+"$ELK" sweep "$SRC/sweeps/fig21.cfg" -j 2 -o "$tmp/int.csv" 2>"$tmp/int.err" &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+st=$?
+if [ $st -eq 130 ]; then
+    ok
+    contains "$tmp/int.err" "interrupted"
+    head -1 "$tmp/int.csv" | grep -q '^# elk-sweep name=fig21 ' && ok || fail "int.csv: no identity line"
+    bad=$(awk -F, '/^#/ { next } !n { n = NF; next } NF != n' "$tmp/int.csv" | wc -l)
+    [ "$bad" -eq 0 ] && ok || fail "int.csv has $bad malformed rows"
+elif [ $st -eq 0 ]; then
+    ok # finished within a second: nothing to interrupt
+else
+    fail "interrupted sweep exited $st"
+fi
+
+# elk plot without gnuplot in PATH: a clear message, exit 1
+mkdir -p "$tmp/emptybin"
+if PATH="$tmp/emptybin" expect 1 "$ELK" plot "$tmp/j1.csv" -o "$tmp/nogp.png"; then
+    contains "$tmp/err" "gnuplot is not installed"
+fi
+# the script alone needs no gnuplot
+expect 0 "$ELK" plot "$tmp/j1.csv" --kind bars --script "$tmp/bars.gp" --no-draw -o "$tmp/bars.png"
+contains "$tmp/bars.gp" '$data << EOD'
+
+if command -v gnuplot >/dev/null 2>&1; then
+    expect 0 "$ELK" plot "$tmp/j1.csv" -o "$tmp/fig.png" && png_ok "$tmp/fig.png"
+    for k in lines bars breakdown util roofline; do
+        expect 0 "$ELK" plot "$tmp/j1.csv" --kind $k -o "$tmp/k-$k.png" && png_ok "$tmp/k-$k.png"
+    done
+    expect 0 "$ELK" plot "$tmp/j1.csv" -o "$tmp/fig.svg" && contains "$tmp/fig.svg" "<svg"
+    if expect 1 "$ELK" plot "$tmp/j1.csv" --y no_such_col -o "$tmp/x.png"; then
+        contains "$tmp/err" "no_such_col"
+    fi
+    # the .gp beside the CSV redraws the figure without elk
+    (cd "$tmp" && gnuplot j1.gp >/dev/null 2>&1) && png_ok "$tmp/j1.png" || fail "gnuplot j1.gp failed"
+    # elk plans' CSV as a Pareto figure
+    "$ELK" plans --chip ipu-mk2 --model tiny --cores 64 --op 0 >"$tmp/plans.csv" 2>/dev/null
+    expect 0 "$ELK" plot "$tmp/plans.csv" --kind pareto -o "$tmp/pareto.png" && png_ok "$tmp/pareto.png"
+    expect 0 "$ELK" sweep "$tmp/t.cfg" -o "$tmp/p.csv" --plot && png_ok "$tmp/p.png"
+else
+    echo "note: gnuplot not installed; PNG checks skipped"
+fi
+
+# reproduce on a stand-in data folder (a tiny Fig. 18) writes CSV, script, summary
+mkdir -p "$tmp/data/sweeps"
+ln -s "$SRC/presets" "$tmp/data/presets"
+ln -s "$SRC/plots" "$tmp/data/plots"
+sed -e 's/name = "cli"/name = "fig18"/' -e 's/kind = "lines"; x = "hbm_tbps"; col = "noc_scale";/kind = "util"; cluster = "hbm_tbps";/' \
+    "$tmp/t.cfg" >"$tmp/data/sweeps/fig18.cfg"
+if ELK_DATADIR="$tmp/data" expect 0 "$ELK" reproduce --figure 18 -o "$tmp/repro" -j 2; then
+    [ -s "$tmp/repro/fig18.csv" ] && ok || fail "reproduce wrote no fig18.csv"
+    [ -s "$tmp/repro/fig18.gp" ] && ok || fail "reproduce wrote no fig18.gp"
+    contains "$tmp/repro/summary.md" "## Fig. 18"
+    contains "$tmp/repro/summary.md" "| Elk-Full | 62.40% |"
+    contains "$tmp/repro/summary.md" "## Fig. 17"
+    if command -v gnuplot >/dev/null 2>&1; then png_ok "$tmp/repro/fig18.png"; fi
+fi
+expect 2 "$ELK" reproduce --figure 16 -o "$tmp/repro"
+
+echo "$checks checks, $failed failed"
+[ $failed -eq 0 ]
