@@ -86,7 +86,9 @@ static void redirect_stderr(const char *path)
     close(fd);
     time_t t = time(NULL);
     char stamp[64];
-    strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M:%S", localtime(&t));
+    struct tm tm;
+    localtime_r(&t, &tm);
+    strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M:%S", &tm);
     fprintf(stderr, "--- elk tui started %s (pid %d)\n", stamp, (int)getpid());
 }
 
@@ -409,7 +411,7 @@ int elk_tui_run(const elk_point *p, const tui_opts *o)
         a->bench_compute = calloc((size_t)o->bench_knobs, sizeof *a->bench_compute);
         char list[256];
         snprintf(list, sizeof list, "%s", o->bench_which ? o->bench_which : "hbm,noc");
-        for (char *t = strtok(list, ","); t && a->bench_nknobs < 8; t = strtok(NULL, ",")) {
+        for (char *save = NULL, *t = strtok_r(list, ",", &save); t && a->bench_nknobs < 8; t = strtok_r(NULL, ",", &save)) {
             int k = bench_knob(t);
             if (k < 0) {
                 fprintf(stderr, "elk: --bench-which: unknown knob '%s' (hbm, noc, cores, sram, batch, seq, topology)\n", t);

@@ -210,7 +210,7 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
                 if (d->pt[i].state == 3) {
                     char wrapped[512];
                     tui_wrap(d->pt[i].err, lw, wrapped, sizeof wrapped);
-                    for (char *l = strtok(wrapped, "\n"); l && ly < r.y + r.h - 2; l = strtok(NULL, "\n"))
+                    for (char *save = NULL, *l = strtok_r(wrapped, "\n", &save); l && ly < r.y + r.h - 2; l = strtok_r(NULL, "\n", &save))
                         tui_puts(ly++, lx, lw, tui_attr(TC_DIM), l);
                     break;
                 }
@@ -231,7 +231,7 @@ static int parse_values(const char *text, double *xs, int max, char *err, size_t
     snprintf(buf, sizeof buf, "%s", text);
     int n = 0;
     if (strchr(buf, ',')) {
-        for (char *tok = strtok(buf, ", "); tok && n < max; tok = strtok(NULL, ", ")) {
+        for (char *save = NULL, *tok = strtok_r(buf, ", ", &save); tok && n < max; tok = strtok_r(NULL, ", ", &save)) {
             char *e;
             double v = strtod(tok, &e);
             if (e == tok || *e) {
@@ -244,7 +244,7 @@ static int parse_values(const char *text, double *xs, int max, char *err, size_t
     }
     double a[3];
     int k = 0;
-    for (char *tok = strtok(buf, " :"); tok; tok = strtok(NULL, " :")) {
+    for (char *save = NULL, *tok = strtok_r(buf, " :", &save); tok; tok = strtok_r(NULL, " :", &save)) {
         char *e;
         if (k == 3) {
             snprintf(err, en, "expected FROM TO [STEP] or a list a,b,c");
