@@ -103,13 +103,15 @@ double elk_cost_shift_cpb(const elk_chip *c)
     return port;
 }
 
-/* directed links crossing the narrowest bisection */
-static double bisection_links(const elk_chip *c)
+/* Links crossing, in one direction, the narrowest cut of a group of g cores:
+ * a square sub-block of a grid (its side), or the whole grid's shorter side;
+ * a torus has its wrap-around links too, a ring two links. */
+static double group_cut(const elk_chip *c, double g)
 {
     switch (c->topology) {
-    case ELK_TOPO_MESH: return 2.0 * fmin(c->mesh_rows, c->mesh_cols);
-    case ELK_TOPO_TORUS: return 4.0 * fmin(c->mesh_rows, c->mesh_cols);
-    case ELK_TOPO_RING: return 4.0;
+    case ELK_TOPO_MESH: return g >= c->cores ? fmin(c->mesh_rows, c->mesh_cols) : sqrt(g);
+    case ELK_TOPO_TORUS: return 2.0 * (g >= c->cores ? fmin(c->mesh_rows, c->mesh_cols) : sqrt(g));
+    case ELK_TOPO_RING: return 2.0;
     default: return INFINITY;
     }
 }
@@ -118,18 +120,18 @@ double elk_cost_alltoall(const elk_chip *c, double bytes_per_core, double group)
 {
     if (bytes_per_core <= 0 || group <= 1) return 0;
     double t = bytes_per_core * elk_cost_shift_cpb(c);
-    /* uniform traffic inside groups of `group` cores: on a grid, groups are
-     * sub-blocks whose bisection carries a quarter of their traffic each way */
-    double total = bytes_per_core * c->cores;
+    /* Uniform traffic inside each group: a quarter of a group's bytes cross
+     * its cut in each direction. Every group has its own cut, so only one
+     * group's traffic counts (checked against the event simulator's
+     * dimension-order routing, docs/SIMULATOR.md). */
     if (c->topology != ELK_TOPO_ALL2ALL) {
-        double frac = fmin(1.0, group / c->cores);
-        double cut = bisection_links(c) * sqrt(frac);
-        t = fmax(t, total / 4.0 / fmax(cut, 1.0) / elk_chip_mesh_link_bytes_per_cycle(c));
+        double g = fmin(group, c->cores);
+        t = fmax(t, bytes_per_core * g / 4.0 / group_cut(c, g) / elk_chip_mesh_link_bytes_per_cycle(c));
     }
     int chips = elk_chip_multi(c);
     if (chips > 1 && group > c->cores_per_chip) {
         /* groups span chips: (chips-1)/chips of the bytes cross chip links */
-        double cross = total * (chips - 1.0) / chips;
+        double cross = bytes_per_core * c->cores * (chips - 1.0) / chips;
         double cap = chips * c->interchip_gbps / c->clock_ghz;
         t = fmax(t, cross / cap);
     }
@@ -176,8 +178,9 @@ double elk_cost_preload_rate(const elk_chip *c, double replication)
         default: edge = 2.0 * (c->mesh_rows + c->mesh_cols); break;
         }
         if (c->topology == ELK_TOPO_RING) edge = 2.0 * c->hbm_controllers;
-        /* the paper's emulator: one controller node, entering at one router */
-        if (c->hbm_broadcast) edge = 3;
+        /* the paper's emulator: one controller node; with dimension-order
+         * routing everything leaves its router by one link */
+        if (c->hbm_broadcast) edge = 1;
         rate = fmin(rate, edge * l);
     }
     return rate;
