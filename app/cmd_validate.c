@@ -6,6 +6,7 @@
 #include "elk_chip.h"
 #include "elk_cli.h"
 #include "elk_model.h"
+#include "elk_sweep.h"
 
 int elk_cmd_validate(int argc, char **argv)
 {
@@ -32,6 +33,10 @@ int elk_cmd_validate(int argc, char **argv)
             } else if (!strcmp(kind, "model")) {
                 elk_model m;
                 st = elk_model_load(pos[i], &m, &err);
+            } else if (!strcmp(kind, "sweep")) {
+                elk_sweep sw;
+                st = elk_sweep_load(pos[i], &sw, &err);
+                if (st == ELK_OK) elk_sweep_free(&sw);
             } else {
                 st = elk_fail(&err, ELK_EUNKNOWN, "%s:1: unknown top-level setting '%s' (expected chip, model or sweep)",
                               pos[i], kind);
