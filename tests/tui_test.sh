@@ -24,7 +24,13 @@ T=t
 
 cleanup() {
     tmux -L "$SOCK" kill-server >/dev/null 2>&1
-    rm -rf "$WORK"
+    # the pane's shell and elk may still be exiting: let them go first
+    for ((i = 0; i < 40; i++)); do
+        tmux -L "$SOCK" has-session >/dev/null 2>&1 || break
+        sleep 0.05
+    done
+    sleep 0.1
+    rm -rf "$WORK" 2>/dev/null || { sleep 0.5; rm -rf "$WORK"; }
 }
 trap cleanup EXIT
 
@@ -77,7 +83,7 @@ run_ms() { # run_ms POLICY-NAME ARGS...
 
 start_shell() { # start_shell LANG [extra env...]
     tm -f /dev/null new-session -d -s "$T" -x 120 -y 40 -c "$WORK" \
-        "env -i HOME=$WORK PATH=$PATH TERM=screen LANG=$1 ELK_DATADIR=$SRC ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} PS1='READY\$ ' bash --norc --noprofile"
+        "env -i HOME=$WORK HISTFILE=/dev/null PATH=$PATH TERM=screen LANG=$1 ELK_DATADIR=$SRC ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} PS1='READY\$ ' bash --norc --noprofile"
     tm set-option -t "$T" -g window-size manual >/dev/null 2>&1
     wait_for 'READY$' 20 || { echo "FAIL: no shell in tmux"; exit 1; }
 }

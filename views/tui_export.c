@@ -11,6 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "elk_csv.h"
+#include "elk_gnuplot.h"
+#include "elk_sweep.h"
+
 static char log_path[1024] = "/dev/null";
 
 void tui_export_set_log(const char *path) { snprintf(log_path, sizeof log_path, "%s", path ? path : "/dev/null"); }
@@ -107,9 +111,64 @@ void tui_gp_quote(char *out, size_t n, const char *s)
     out[j] = '\0';
 }
 
+int tui_figure_csv(const char *csv, const char *kind, const char *x, const char *y, const char *series, int logx,
+                   const char *title, const char *output, char *msg, size_t n)
+{
+    elk_error err;
+    elk_csv_table t;
+    if (elk_csv_parse(csv, "view data", &t, &err) != ELK_OK) {
+        snprintf(msg, n, "%s", err.msg);
+        return -1;
+    }
+    elk_sweep_figure f;
+    elk_sweep_figure_parse(NULL, &f);
+    for (int k = 0; elk_fig_kind_names[k]; k++)
+        if (!strcmp(elk_fig_kind_names[k], kind)) f.kind = k;
+    snprintf(f.x, sizeof f.x, "%s", x ? x : "");
+    snprintf(f.y, sizeof f.y, "%s", y ? y : "");
+    snprintf(f.series, sizeof f.series, "%s", series ? series : "");
+    f.logx = logx;
+    elk_gp_job job;
+    elk_gp_job_init(&job, kind, csv, output);
+    int rc = 0;
+    if (elk_gp_from_csv(&job, &t, &f, title, &err) != ELK_OK || elk_gp_render(&job, &err) != ELK_OK) {
+        snprintf(msg, n, "%s", err.msg);
+        rc = -1;
+    }
+    elk_csv_free(&t);
+    return rc;
+}
+
+/* The figure through the shared templates: draw to a hidden name with the
+ * right extension, then rename. */
+static int export_figure(elk_view *v, const tui_ctx *cx, const char *path, char *msg, size_t mn)
+{
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, ".%s", path);
+    int rc = v->figure(v, cx, tmp, msg, mn);
+    if (!rc && rename(tmp, path) != 0) {
+        snprintf(msg, mn, "cannot rename to %s: %s", path, strerror(errno));
+        rc = -1;
+    }
+    if (rc) unlink(tmp);
+    return rc;
+}
+
 int tui_export_plot(elk_view *v, const tui_ctx *cx, const char *format, char *path, size_t pn, char *msg, size_t mn)
 {
     char gp[1024];
+    if (v->figure) {
+        if (!find_in_path("gnuplot", gp, sizeof gp)) {
+            snprintf(msg, mn, "gnuplot is not installed (not in PATH); 'e' still exports the CSV");
+            return -1;
+        }
+        int svg = format && !strcmp(format, "svg");
+        if (tui_export_name(v->name, svg ? "svg" : "png", path, pn) != 0) {
+            snprintf(msg, mn, "cannot find a free file name for the figure");
+            return -1;
+        }
+        return export_figure(v, cx, path, msg, mn);
+    }
     if (!v->gnuplot) {
         snprintf(msg, mn, "%s has no figure to draw", v->title);
         return -1;

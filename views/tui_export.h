@@ -22,6 +22,12 @@ int tui_gnuplot_available(void);
 /* Draw the view's figure; format "png" or "svg". */
 int tui_export_plot(elk_view *v, const tui_ctx *cx, const char *format, char *path, size_t pn, char *msg, size_t mn);
 
+/* Draw CSV text with a plots/ template (kind "util", "lines", ...) through
+ * views/elk_gnuplot.c: hints as in a sweep's figure line (kind set from
+ * kind; x, y, series...). Returns 0, or -1 with msg. */
+int tui_figure_csv(const char *csv, const char *kind, const char *x, const char *y, const char *series, int logx,
+                   const char *title, const char *output, char *msg, size_t n);
+
 /* Helpers for views writing gnuplot scripts: a quoted string literal. */
 void tui_gp_quote(char *out, size_t n, const char *s);
 

@@ -6,6 +6,7 @@
 
 #include "elk_report.h"
 #include "tui_draw.h"
+#include "tui_export.h"
 
 static const char *const seg_label[ELK_BRK_COUNT] = {"execute", "overlapped", "preload stall", "interconnect stall",
                                                      "data distribution"};
@@ -135,32 +136,29 @@ static int csv(elk_view *v, FILE *fp, const tui_ctx *cx, char *msg, size_t n)
     return 0;
 }
 
-static int gnuplot(elk_view *v, FILE *fp, const tui_ctx *cx, char *msg, size_t n)
+/* The paper's Fig. 18 layout (breakdown, HBM and NoC utilisation, TFLOPS)
+ * from exactly the exported CSV, with the shared "util" template. */
+static int figure(elk_view *v, const tui_ctx *cx, const char *output, char *msg, size_t n)
 {
-    (void)v;
-    const tui_snap *s = cx->snap;
-    if (!tui_snap_ok(s)) {
-        snprintf(msg, n, "no result to draw yet");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    if (!fp) {
+        snprintf(msg, n, "out of memory");
         return -1;
     }
-    fprintf(fp, "$data << EOD\n# policy execute overlapped preload_stall noc_stall distribution pct_ideal\n");
-    for (int p = 0; p < ELK_POL_COUNT; p++) {
-        if (!s->res.have[p]) continue;
-        const elk_schedule *sc = &s->res.pol[p];
-        fprintf(fp, "\"%s\"", elk_policy_labels[p]);
-        for (int k = 0; k < ELK_BRK_COUNT; k++) fprintf(fp, " %.6f", tui_cyc_ms(s, sc->brk[k]));
-        fprintf(fp, " %.2f\n", s->res.have[ELK_POL_IDEAL] ? s->res.pct_ideal[p] : 0.0);
+    int rc = csv(v, fp, cx, msg, n);
+    fclose(fp);
+    if (!rc) {
+        const tui_snap *s = cx->snap;
+        char title[256];
+        snprintf(title, sizeof title, "%s on %s: %s B%d S%d, %.4g TB/s HBM, %d cores", s->pr.model.name,
+                 s->pr.chip.name, elk_workload_names[s->pr.graph.workload], s->pr.graph.batch, s->pr.graph.seq,
+                 s->pr.chip.hbm_tbps, s->pr.chip.cores);
+        rc = tui_figure_csv(buf, "util", NULL, NULL, "policy", 0, title, output, msg, n);
     }
-    fprintf(fp, "EOD\n");
-    fprintf(fp, "set title \"%s on %s: %s B%d S%d, %.4g TB/s HBM\" noenhanced\n", s->pr.model.name, s->pr.chip.name,
-            elk_workload_names[s->pr.graph.workload], s->pr.graph.batch, s->pr.graph.seq, s->pr.chip.hbm_tbps);
-    fprintf(fp, "set style data histograms\nset style histogram rowstacked\nset style fill solid 0.85 border -1\n"
-                "set boxwidth 0.6\nset key outside right top\nset ylabel 'latency (ms/token)'\nset yrange [0:*]\n"
-                "set grid ytics\n");
-    fprintf(fp, "plot $data using 2:xtic(1) title 'execute' lc rgb '#2ca02c', '' using 3 title 'overlapped' lc rgb "
-                "'#17becf', '' using 4 title 'preload stall' lc rgb '#d62728', '' using 5 title 'interconnect stall' "
-                "lc rgb '#ffbf00', '' using 6 title 'data distribution' lc rgb '#9467bd'\n");
-    return 0;
+    free(buf);
+    return rc;
 }
 
 elk_view *view_breakdown_new(void)
@@ -173,6 +171,6 @@ elk_view *view_breakdown_new(void)
     v->help = "p/P=focus a policy (highlighted row)";
     v->draw = draw;
     v->csv = csv;
-    v->gnuplot = gnuplot;
+    v->figure = figure;
     return v;
 }

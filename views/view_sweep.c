@@ -7,6 +7,7 @@
 
 #include "tui_canvas.h"
 #include "tui_draw.h"
+#include "tui_export.h"
 #include "tui_worker.h"
 
 static const int sweep_knobs[] = {ELK_KNOB_HBM_TBPS, ELK_KNOB_NOC_TBPS, ELK_KNOB_CORES,
@@ -353,34 +354,33 @@ static int csv(elk_view *v, FILE *fp, const tui_ctx *cx, char *msg, size_t n)
     return 0;
 }
 
-static int gnuplot(elk_view *v, FILE *fp, const tui_ctx *cx, char *msg, size_t n)
+static const char *const metric_col[M_COUNT] = {"latency_ms", "pct_ideal", "tflops", "hbm_util"};
+
+/* The sweep with the shared "lines" template, as `elk sweep` draws its CSV. */
+static int figure(elk_view *v, const tui_ctx *cx, const char *output, char *msg, size_t n)
 {
     sweep_state *st = v->state;
-    tui_sweep_data d;
-    if (!cx->sweeper || !tui_sweeper_get(cx->sweeper, &d) || d.done == 0) {
-        snprintf(msg, n, "no sweep points finished yet");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    if (!fp) {
+        snprintf(msg, n, "out of memory");
         return -1;
     }
-    for (int p = 0; p < ELK_POL_COUNT; p++) {
-        fprintf(fp, "$p%d << EOD\n", p);
-        for (int i = 0; i < d.n; i++)
-            if (d.pt[i].state == 2 && d.pt[i].have[p])
-                fprintf(fp, "%.6g %.6g\n", d.pt[i].x, metric(&d.pt[i], p, st->metric));
-        fprintf(fp, "EOD\n");
+    int rc = csv(v, fp, cx, msg, n);
+    fclose(fp);
+    if (!rc) {
+        tui_sweep_data d;
+        tui_sweeper_get(cx->sweeper, &d);
+        char col[64], title[256];
+        snprintf(col, sizeof col, "%s", elk_knobs[d.knob].name);
+        for (char *p = col; *p; p++)
+            if (*p == '-') *p = '_';
+        snprintf(title, sizeof title, "%s around %s on %s", elk_knobs[d.knob].label, cx->model->name, cx->chip->name);
+        rc = tui_figure_csv(buf, "lines", col, metric_col[st->metric], "policy", knob_log(d.knob), title, output, msg, n);
     }
-    const elk_knob_info *ki = &elk_knobs[d.knob];
-    fprintf(fp, "set title \"Sweep of %s around %s\" noenhanced\nset grid\nset key outside right top\n", ki->label,
-            cx->model->name);
-    fprintf(fp, "set xlabel \"%s%s%s%s\"\nset ylabel \"%s\"\n", ki->label, *ki->unit ? " (" : "", ki->unit,
-            *ki->unit ? ")" : "", metric_label[st->metric]);
-    if (knob_log(d.knob)) fprintf(fp, "set logscale x 2\n");
-    static const char *const colors[ELK_POL_COUNT] = {"#d62728", "#ff7f0e", "#1f77b4", "#2ca02c", "#9467bd"};
-    fprintf(fp, "plot ");
-    for (int p = 0; p < ELK_POL_COUNT; p++)
-        fprintf(fp, "%s$p%d using 1:2 with linespoints lw 2 pt %d lc rgb '%s' title '%s'", p ? ", " : "", p, p + 4,
-                colors[p], elk_policy_labels[p]);
-    fprintf(fp, "\n");
-    return 0;
+    free(buf);
+    return rc;
 }
 
 static void destroy(elk_view *v) { free(v->state); }
@@ -404,7 +404,7 @@ elk_view *view_sweep_new(void)
     v->draw = draw;
     v->key = key;
     v->csv = csv;
-    v->gnuplot = gnuplot;
+    v->figure = figure;
     v->destroy = destroy;
     return v;
 }
