@@ -307,11 +307,11 @@ static elk_status parse_axis(ctx_t *c, const config_setting_t *g, const char *pr
         if (!a->num) return elk_fail(c->err, ELK_ENOMEM, "out of memory");
         for (int i = 0; i < a->n; i++) {
             double v = rv[0] + i * rv[2];
-            /* 0.1-style steps: snap to 12 significant digits so values print as typed */
-            if (v != 0) {
-                double mag = pow(10, floor(log10(fabs(v))) - 11);
-                v = round(v / mag) * mag;
-            }
+            /* 0.1-style steps: the double nearest the 12-digit decimal, so
+             * values equal the ones typed in a values list */
+            char dec[40];
+            snprintf(dec, sizeof dec, "%.12g", v);
+            v = strtod(dec, NULL);
             a->num[i] = v;
             ELK_TRY(check_knob_num(c, line_of(from), prefix, a->knob, v));
         }
@@ -1198,7 +1198,7 @@ typedef struct {
     volatile int stop;
     elk_status st;
     elk_error err;
-    long infeasible;
+    long infeasible, memo_hits;
     char first_infeasible[512];
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -1212,8 +1212,13 @@ static elk_status compute_point(runner *R, long idx, point_rec *rec, elk_error *
     char key[2700];
     point_key(&p, 1, key, sizeof key);
     size_t kl = strlen(key);
-    snprintf(key + kl, sizeof key - kl, "#%u", s->policy_mask);
-    if (memo_get(R->o->memo, key, rec)) return ELK_OK;
+    snprintf(key + kl, sizeof key - kl, "#%u", s->policy_mask | (1u << ELK_POL_IDEAL));
+    if (memo_get(R->o->memo, key, rec)) {
+        pthread_mutex_lock(&R->mu);
+        R->memo_hits++;
+        pthread_mutex_unlock(&R->mu);
+        return ELK_OK;
+    }
     memset(rec, 0, sizeof *rec);
     elk_chip c;
     elk_model m;
@@ -1419,6 +1424,7 @@ elk_status elk_sweep_run(const elk_sweep *s, const elk_sweep_opts *o, FILE *out,
     st->points = n;
     st->done = R.ndone;
     st->infeasible = R.infeasible;
+    st->memo_hits = R.memo_hits;
     snprintf(st->first_infeasible, sizeof st->first_infeasible, "%s", R.first_infeasible);
     st->seconds = now_s() - t0;
     long entries;

@@ -171,6 +171,7 @@ typedef struct {
     char first_infeasible[512];
     double seconds;
     long cache_hits, cache_misses;
+    long memo_hits;    /* points taken from elk_sweep_opts.memo */
 } elk_sweep_stats;
 
 /* Run the sweep and write its CSV to out, rows in point order as they
