@@ -32,15 +32,16 @@ void tui_status_draw(tui_statusline *s, const tui_rect *r, const tui_ctx *cx)
     attr_t a = tui_attr(TC_STATUS);
     tui_fill(r->y, r->x, r->w, a, " ");
     if (s->prompting) {
+        static const char hint[] = "Enter: set  Esc: cancel";
+        int hw = (int)sizeof hint - 1;
         int n = tui_printf(r->y, r->x + 1, r->w - 1, a | A_BOLD, "%s: ", s->label);
-        int tw = r->w - 3 - n;
+        int tw = r->w - 3 - n - (r->w - n > 2 * hw ? hw + 2 : 0);
         const char *t = s->text;
         int len = tui_cols(t);
         if (len > tw) t += len - tw; /* show the tail (ASCII input) */
         int m = tui_puts(r->y, r->x + 1 + n, tw, a, t);
         tui_puts(r->y, r->x + 1 + n + m, 1, a | A_REVERSE, " ");
-        tui_puts(r->y, r->x + r->w - 22 > r->x + n + m + 3 ? r->x + r->w - 22 : r->w, 21, a | A_DIM,
-                 "Enter: set  Esc: cancel");
+        if (r->x + 1 + n + m + 2 + hw < r->x + r->w) tui_puts(r->y, r->x + r->w - hw - 1, hw, a | A_DIM, hint);
         return;
     }
     int x = r->x + 1;

@@ -118,7 +118,6 @@ static void draw_layer(tl_state *st, const tui_rect *r, const tui_snap *s, const
     for (int i = a + st->scroll; i < b && y < r->y + rows; i++, y++) {
         const elk_sched_op *o = &sc->ops[i];
         tui_printf(y, r->x + 1, namew - 1, A_NORMAL, "%-*s", namew - 1, g->ops[i].name);
-        tui_fill(y, x, w, tui_attr(TC_DIM), tui_ascii() ? " " : " ");
         if (has_preload(o)) bar(y, x, w, v0, dt, o->pre_start, o->pre_end, tui_attr(TC_PRELOAD), tui_g.bar_light);
         bar(y, x, w, v0, dt, o->exe_start, o->exe_end, tui_attr(TC_EXEC), tui_g.bar);
     }
