@@ -46,5 +46,6 @@ int elk_cmd_sweep(int argc, char **argv);
 int elk_cmd_merge(int argc, char **argv);
 int elk_cmd_plot(int argc, char **argv);
 int elk_cmd_reproduce(int argc, char **argv);
+int elk_cmd_fit(int argc, char **argv);
 
 #endif

@@ -1,0 +1,119 @@
+/* elk fit: fit a chip's cost-model coefficients to measured tiles with
+ * GSL least squares and report the fit error. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elk_cli.h"
+#include "elk_fit.h"
+
+static void help(void)
+{
+    printf("usage: elk fit MEASUREMENTS.csv [--chip C]\n"
+           "       elk fit --synthesize N [--sigma S] [--seed K] [--chip C] [-o OUT.csv]\n\n"
+           "Fits the IPU-style cost model to tiles measured on one core: MatMul as\n"
+           "  cycles = a*ceil(m/6)*ceil(k/16)*ceil(n/16) + b*ceil(k/16)*ceil(n/16) + c*ceil(n/16) + d\n"
+           "and elementwise as cycles = slope*n + fixed, by weighted linear least squares\n"
+           "(GSL; relative errors weighted equally). Prints the coefficients with their standard\n"
+           "errors, R^2 and the relative fit error, and the lines to paste into a chip preset's\n"
+           "cost group. The CSV header is kind,m,n,k,cycles (kind matmul or elemwise; m and k\n"
+           "empty for elemwise).\n\n"
+           "--synthesize N writes N measurements made from the chip's own formulas with\n"
+           "Gaussian noise of relative size S (default 0.05), to try the fit.\n");
+}
+
+int elk_cmd_fit(int argc, char **argv)
+{
+    elk_point p;
+    elk_point_defaults(&p);
+    const char *synth = NULL, *sigma_s = "0.05", *seed_s = "1", *outp = NULL;
+    int want_help = 0;
+    elk_opt opts[] = {
+        {"synthesize", 1, &synth, NULL, NULL}, {"sigma", 1, &sigma_s, NULL, NULL}, {"seed", 1, &seed_s, NULL, NULL},
+        {"output", 1, &outp, NULL, NULL},      {"help", 0, NULL, &want_help, NULL}, {NULL, 0, NULL, NULL, NULL},
+    };
+    for (int i = 2; i < argc; i++)
+        if (!strcmp(argv[i], "-o")) argv[i] = "--output";
+    const char *pos[1];
+    int npos;
+    int rc = elk_cli_parse(argc, argv, 2, &p, opts, pos, 1, &npos, "fit");
+    if (rc) return rc;
+    if (want_help || (!npos && !synth)) {
+        help();
+        return want_help ? 0 : ELK_EXIT_USAGE;
+    }
+    elk_error err;
+    elk_chip c;
+    elk_model m;
+    if (elk_point_resolve(&p, &c, &m, &err) != ELK_OK) {
+        elk_cli_error("%s", err.msg);
+        return ELK_EXIT_FAIL;
+    }
+    elk_fit_sample *s = NULL;
+    int n = 0;
+    if (synth) {
+        char *end;
+        long v = strtol(synth, &end, 10);
+        double sigma = strtod(sigma_s, NULL);
+        if (*end || v < 10 || v > 10000000 || !(sigma >= 0 && sigma < 1)) {
+            elk_cli_error("fit: --synthesize N (10 .. 1e7) and --sigma S (0 .. 1) expected");
+            return ELK_EXIT_USAGE;
+        }
+        if (elk_fit_synthesize(&c, (int)v, sigma, strtoul(seed_s, NULL, 10), &s, &err) != ELK_OK) {
+            elk_cli_error("%s", err.msg);
+            return ELK_EXIT_FAIL;
+        }
+        n = (int)v;
+        if (outp) {
+            char tmp[4096];
+            snprintf(tmp, sizeof tmp, "%s.tmp", outp);
+            FILE *fp = fopen(tmp, "w");
+            if (!fp) {
+                elk_cli_error("fit: cannot write %s", outp);
+                free(s);
+                return ELK_EXIT_FAIL;
+            }
+            fprintf(fp, "kind,m,n,k,cycles\n");
+            for (int i = 0; i < n; i++) {
+                if (s[i].kind == ELK_FIT_MATMUL)
+                    fprintf(fp, "matmul,%.0f,%.0f,%.0f,%.3f\n", s[i].m, s[i].n, s[i].k, s[i].cycles);
+                else
+                    fprintf(fp, "elemwise,,%.0f,,%.3f\n", s[i].n, s[i].cycles);
+            }
+            if (fclose(fp) != 0 || rename(tmp, outp) != 0) {
+                elk_cli_error("fit: cannot write %s", outp);
+                free(s);
+                return ELK_EXIT_FAIL;
+            }
+            printf("wrote %d measurements to %s\n", n, outp);
+            free(s);
+            return 0;
+        }
+    } else if (elk_fit_read_csv(pos[0], &s, &n, &err) != ELK_OK) {
+        elk_cli_error("%s", err.msg);
+        return ELK_EXIT_FAIL;
+    }
+    elk_fit_result res[ELK_FIT_KINDS];
+    if (elk_fit_run(s, n, res, &err) != ELK_OK) {
+        elk_cli_error("%s", err.msg);
+        free(s);
+        return ELK_EXIT_FAIL;
+    }
+    static const char *const mm_names[] = {"mm_block", "mm_kn", "mm_n", "mm_fixed"};
+    static const char *const el_names[] = {"elem_slope2", "elem_fixed2"};
+    for (int k = 0; k < ELK_FIT_KINDS; k++) {
+        const elk_fit_result *r = &res[k];
+        if (!r->nsamples) continue;
+        printf("%s: %d measurements, R^2 %.6f, relative error rms %.2f%%, max %.2f%%\n",
+               k == ELK_FIT_MATMUL ? "matmul" : "elemwise", r->nsamples, r->r2, 100 * r->rms_rel, 100 * r->max_rel);
+        for (int j = 0; j < r->ncoef; j++)
+            printf("  %-12s %12.4f  +- %.4f\n", k == ELK_FIT_MATMUL ? mm_names[j] : el_names[j], r->coef[j],
+                   r->stderr_[j]);
+    }
+    printf("\nfor the chip preset's cost group (kind = \"ipu\"):\n");
+    for (int k = 0; k < ELK_FIT_KINDS; k++)
+        for (int j = 0; j < res[k].ncoef; j++)
+            printf("    %s = %.4f;\n", k == ELK_FIT_MATMUL ? mm_names[j] : el_names[j], res[k].coef[j]);
+    free(s);
+    return 0;
+}
