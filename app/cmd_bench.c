@@ -1,6 +1,8 @@
 /* elk bench: time each stage of the pipeline on one design point, cold and
  * with a warm plan cache after an HBM or NoC bandwidth change. Wall-clock,
  * single thread; the numbers in docs/PERFORMANCE.md come from here. */
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,10 +20,10 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static int cmp_d(const void *a, const void *b)
+static double median(double *v, int n)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    gsl_sort(v, 1, (size_t)n);
+    return gsl_stats_median_from_sorted_data(v, 1, (size_t)n);
 }
 
 /* One full solve: problem (plans + menus) and all five policies. */
@@ -120,13 +122,8 @@ int elk_cmd_bench(int argc, char **argv)
     for (int k = 0; k < ELK_POL_COUNT; k++) printf(" %9s", elk_policy_labels[k]);
     printf("\n");
     for (int s = 0; s < NSC; s++) {
-        qsort(tt[s], (size_t)repeat, sizeof(double), cmp_d);
-        qsort(tp[s], (size_t)repeat, sizeof(double), cmp_d);
-        printf("%-20s %10.1f %10.1f", names[s], tt[s][repeat / 2], tp[s][repeat / 2]);
-        for (int k = 0; k < ELK_POL_COUNT; k++) {
-            qsort(tpol[s][k], (size_t)repeat, sizeof(double), cmp_d);
-            printf(" %9.1f", tpol[s][k][repeat / 2]);
-        }
+        printf("%-20s %10.1f %10.1f", names[s], median(tt[s], repeat), median(tp[s], repeat));
+        for (int k = 0; k < ELK_POL_COUNT; k++) printf(" %9.1f", median(tpol[s][k], repeat));
         printf("\n");
     }
     struct rusage ru;

@@ -1,4 +1,5 @@
 /* elk: git-style dispatcher for the workbench's subcommands. */
+#include <gsl/gsl_errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,6 +43,9 @@ static void usage(FILE *fp)
 
 int main(int argc, char **argv)
 {
+    /* GSL's default error handler aborts the process; every GSL call in
+     * core/ checks its status instead */
+    gsl_set_error_handler_off();
     if (argc < 2) return elk_cmd_tui(argc, argv);
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
