@@ -600,7 +600,7 @@ static elk_status check_fig_cols(ctx_t *c, elk_sweep *s, const config_setting_t 
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
         char tmp[160];
         snprintf(tmp, sizeof tmp, "%s", f[i].v);
-        for (char *tok = strtok(tmp, " "); tok; tok = strtok(NULL, " ")) {
+        for (char *sv = NULL, *tok = strtok_r(tmp, " ", &sv); tok; tok = strtok_r(NULL, " ", &sv)) {
             if (find_col(s, tok) >= 0) continue;
             char cols[1024] = "";
             size_t l = 0;

@@ -91,7 +91,7 @@ static elk_status need_cols(const elk_csv_table *t, const char *what, const char
 {
     char tmp[256];
     snprintf(tmp, sizeof tmp, "%s", list);
-    for (char *tok = strtok(tmp, " "); tok; tok = strtok(NULL, " "))
+    for (char *sv = NULL, *tok = strtok_r(tmp, " ", &sv); tok; tok = strtok_r(NULL, " ", &sv))
         if (elk_csv_col(t, tok) < 0) {
             char cols[1024] = "";
             size_t l = 0;
@@ -112,7 +112,7 @@ static int distinct_keys(const elk_csv_table *t, const char *list, char *out, si
     int cols[8], nc = 0;
     char tmp[256];
     snprintf(tmp, sizeof tmp, "%s", list);
-    for (char *tok = strtok(tmp, " "); tok && nc < 8; tok = strtok(NULL, " ")) cols[nc++] = elk_csv_col(t, tok);
+    for (char *sv = NULL, *tok = strtok_r(tmp, " ", &sv); tok && nc < 8; tok = strtok_r(NULL, " ", &sv)) cols[nc++] = elk_csv_col(t, tok);
     out[0] = '\0';
     if (nc == 0) return 0;
     char **seen = calloc((size_t)t->nrows + 1, sizeof *seen);
@@ -246,7 +246,7 @@ elk_status elk_gp_from_csv(elk_gp_job *j, const elk_csv_table *t, const elk_swee
         lab[0] = '\0';
         char tmp[128];
         snprintf(tmp, sizeof tmp, "%s", d.cluster);
-        for (char *tok = strtok(tmp, " "); tok; tok = strtok(NULL, " ")) {
+        for (char *sv = NULL, *tok = strtok_r(tmp, " ", &sv); tok; tok = strtok_r(NULL, " ", &sv)) {
             char one[96];
             col_label(tok, one, sizeof one);
             int w = snprintf(lab + l, sizeof lab - l, "%s%s", l ? " / " : "", one);
