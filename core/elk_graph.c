@@ -463,6 +463,9 @@ int elk_graph_split_large(elk_graph *g, double cap_bytes)
         int k = (int)ceil(b / cap_bytes);
         long D = g->ops[i].dim[split_dim(&g->ops[i])];
         if (k > D) k = (int)D;
+        /* equal pieces of ceil(D/k); fewer if that covers D sooner */
+        long chunk = (D + k - 1) / k;
+        k = (int)((D + chunk - 1) / chunk);
         pieces[i] = k;
         extra += k - 1;
         nsplit++;

@@ -58,6 +58,7 @@ typedef struct {
     elk_plan_cb cb;
     void *ctx;
     long enumerated, spatial;
+    double min_hot;   /* least execution space of any evaluated plan, fitting or not */
     int oom;
 } enum_ctx;
 
@@ -143,6 +144,7 @@ static void eval_plan(enum_ctx *e, const long *sl, const rot *r)
     }
     for (int d = 0; d < nd; d++) pl.p[d] = e->p[d];
     pl.hot = hot;
+    if (hot < e->min_hot) e->min_hot = hot;
     if (hot > e->sram) {
         if (e->cb) e->cb(&pl, e->ctx);
         return;
@@ -492,6 +494,7 @@ elk_status elk_plan_enumerate(const elk_chip *c, const elk_op *op, double sram_b
     e.cs = c->compute_scale;
     e.sync = c->sync_cycles;
     e.cpb = elk_cost_shift_cpb(c);
+    e.min_hot = INFINITY;
     e.cb = all_cb;
     e.ctx = ctx;
     for (int d = 0; d < e.nd; d++) {
@@ -515,13 +518,16 @@ elk_status elk_plan_enumerate(const elk_chip *c, const elk_op *op, double sram_b
     set->hbm_bytes = op->hbm_bytes;
     if (e.all.n == 0) {
         free(e.all.v);
-        /* the least execution space any plan needs, for the message */
+        if (isfinite(e.min_hot))
+            return elk_fail(err, ELK_ENOPLAN,
+                            "operator %s fits no partition plan in %.1f KiB of usable SRAM per core: its smallest plan "
+                            "needs %.1f KiB per core (%s over %d cores)",
+                            op->name, sram_bytes / 1024.0, e.min_hot / 1024.0, elk_op_kind_names[op->kind], c->cores);
         return elk_fail(err, ELK_ENOPLAN,
-                        "operator %s fits no partition plan in %.0f KiB of usable SRAM per core "
-                        "(%s; its tensors need %.1f KiB per core even when spread over all %d cores)",
-                        op->name, sram_bytes / 1024.0, elk_op_kind_names[op->kind],
-                        (op->hbm_bytes + elk_op_tensor_elems(op, 0) * op->dtype_bytes) / c->cores / 1024.0,
-                        c->cores);
+                        "operator %s has no partition plan on %d cores that meets the utilisation and padding "
+                        "thresholds (%s, %.1f KiB of data in all)",
+                        op->name, c->cores, elk_op_kind_names[op->kind],
+                        (op->hbm_bytes + elk_op_tensor_elems(op, 0) * op->dtype_bytes) / 1024.0);
     }
     set->plans = e.all.v;
     set->nplans = e.all.n;

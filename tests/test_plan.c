@@ -225,7 +225,8 @@ START_TEST(sram_too_small_names_operator)
     elk_status st = elk_plan_enumerate(&c, &op, elk_chip_sram_bytes(&c), &set, NULL, NULL, &err);
     ck_assert_int_eq(st, ELK_ENOPLAN);
     ck_assert_contains(err.msg, "scale");
-    ck_assert_contains(err.msg, "1 KiB");
+    ck_assert_contains(err.msg, "1.0 KiB of usable SRAM");
+    ck_assert_contains(err.msg, "smallest plan needs 1.5 KiB per core");
     ck_assert_contains(err.msg, "KiB per core");
 }
 END_TEST
