@@ -702,15 +702,25 @@ int elk_menu_best(const elk_menu *m, double budget)
 /* ------------------------------------------------------------------ */
 /* Cache                                                                */
 
+/* One cached set. state: 0 being enumerated by one thread (others wait on
+ * the cache's condition variable), 1 ready, 2 failed (status and error kept
+ * so waiters report the same error). */
 typedef struct cache_ent {
     char key[512];
     uint64_t hash;
+    int state;
+    elk_status st;
+    elk_error err;
     elk_plan_set set;
     struct cache_ent *next;
 } cache_ent;
 
+/* Owns every entry. Invariant: entries are only added, and an entry's set
+ * never changes once its state is 1, so pointers handed out stay valid until
+ * elk_plan_cache_free. */
 struct elk_plan_cache {
     pthread_mutex_t mu;
+    pthread_cond_t done;
     cache_ent *head;
     long hits, misses, entries;
 };
@@ -718,7 +728,10 @@ struct elk_plan_cache {
 elk_plan_cache *elk_plan_cache_alloc(void)
 {
     elk_plan_cache *pc = calloc(1, sizeof *pc);
-    if (pc) pthread_mutex_init(&pc->mu, NULL);
+    if (pc) {
+        pthread_mutex_init(&pc->mu, NULL);
+        pthread_cond_init(&pc->done, NULL);
+    }
     return pc;
 }
 
@@ -731,6 +744,7 @@ void elk_plan_cache_free(elk_plan_cache *pc)
         free(e);
         e = n;
     }
+    pthread_cond_destroy(&pc->done);
     pthread_mutex_destroy(&pc->mu);
     free(pc);
 }
@@ -743,9 +757,10 @@ static uint64_t fnv(const char *s)
 }
 
 /* Everything enumeration and the 3-D pruning depend on. Bandwidths are left
- * out on purpose, except through the ratio the pruning used: the kept set is
- * exact for any NoC and HBM bandwidth, because re-timing only re-weights the
- * exchange cycles of plans that were kept for being cheap in them. */
+ * out on purpose (a bandwidth change re-times the kept plans): the pruning
+ * compared exchange cycles at one NoC speed, and a NoC change scales every
+ * plan's exchange alike, except the inter-chip term, which does not scale
+ * with noc_scale; the mesh-to-port link ratio is in the key. */
 static void make_key(const elk_chip *c, const elk_op *op, char *k, size_t n)
 {
     int len = snprintf(k, n, "%d:%d:%d|", op->kind, op->ndims, op->dtype_bytes);
@@ -771,41 +786,43 @@ elk_status elk_plan_cache_get(elk_plan_cache *pc, const elk_chip *c, const elk_o
     make_key(c, op, key, sizeof key);
     uint64_t h = fnv(key);
     pthread_mutex_lock(&pc->mu);
-    for (cache_ent *e = pc->head; e; e = e->next)
-        if (e->hash == h && !strcmp(e->key, key)) {
-            pc->hits++;
-            pthread_mutex_unlock(&pc->mu);
-            *out = &e->set;
-            return ELK_OK;
-        }
-    pc->misses++;
-    pthread_mutex_unlock(&pc->mu);
-
-    cache_ent *ne = calloc(1, sizeof *ne);
-    if (!ne) return elk_fail(err, ELK_ENOMEM, "out of memory");
-    elk_status st = elk_plan_enumerate(c, op, elk_chip_sram_bytes(c), &ne->set, NULL, NULL, err);
-    if (st != ELK_OK) {
-        free(ne);
+    for (cache_ent *e = pc->head; e; e = e->next) {
+        if (e->hash != h || strcmp(e->key, key)) continue;
+        while (e->state == 0) pthread_cond_wait(&pc->done, &pc->mu);
+        pc->hits++;
+        elk_status st = e->st;
+        if (st == ELK_OK) *out = &e->set;
+        else if (err) *err = e->err;
+        pthread_mutex_unlock(&pc->mu);
         return st;
+    }
+    /* claim the key, enumerate outside the lock, publish */
+    cache_ent *ne = calloc(1, sizeof *ne);
+    if (!ne) {
+        pthread_mutex_unlock(&pc->mu);
+        return elk_fail(err, ELK_ENOMEM, "out of memory");
     }
     snprintf(ne->key, sizeof ne->key, "%s", key);
     ne->hash = h;
-    pthread_mutex_lock(&pc->mu);
-    for (cache_ent *e = pc->head; e; e = e->next)
-        if (e->hash == h && !strcmp(e->key, key)) {
-            /* another thread won the race: keep theirs */
-            pthread_mutex_unlock(&pc->mu);
-            elk_plan_set_free(&ne->set);
-            free(ne);
-            *out = &e->set;
-            return ELK_OK;
-        }
     ne->next = pc->head;
     pc->head = ne;
+    pc->misses++;
     pc->entries++;
     pthread_mutex_unlock(&pc->mu);
-    *out = &ne->set;
-    return ELK_OK;
+
+    elk_error e2;
+    elk_error_clear(&e2);
+    elk_status st = elk_plan_enumerate(c, op, elk_chip_sram_bytes(c), &ne->set, NULL, NULL, &e2);
+
+    pthread_mutex_lock(&pc->mu);
+    ne->st = st;
+    ne->err = e2;
+    ne->state = st == ELK_OK ? 1 : 2;
+    pthread_cond_broadcast(&pc->done);
+    pthread_mutex_unlock(&pc->mu);
+    if (st == ELK_OK) *out = &ne->set;
+    else if (err) *err = e2;
+    return st;
 }
 
 void elk_plan_cache_stats(const elk_plan_cache *pc, long *hits, long *misses, long *entries)
