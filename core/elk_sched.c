@@ -1002,10 +1002,16 @@ elk_status elk_result_run(const elk_problem *pr, const elk_sched_opts *o, unsign
         }
         r->have[p] = 1;
     }
-    for (int p = 0; p < ELK_POL_COUNT; p++)
-        if (r->have[p] && r->have[ELK_POL_IDEAL])
-            r->pct_ideal[p] = 100.0 * r->pol[ELK_POL_IDEAL].latency / r->pol[p].latency;
+    elk_result_finish(r);
     return ELK_OK;
+}
+
+void elk_result_finish(elk_result *r)
+{
+    for (int p = 0; p < ELK_POL_COUNT; p++)
+        r->pct_ideal[p] = r->have[p] && r->have[ELK_POL_IDEAL]
+                              ? 100.0 * r->pol[ELK_POL_IDEAL].latency / r->pol[p].latency
+                              : 0;
 }
 
 void elk_result_free(elk_result *r)

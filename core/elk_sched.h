@@ -121,6 +121,9 @@ typedef struct {
 elk_status elk_result_run(const elk_problem *pr, const elk_sched_opts *o, unsigned policy_mask,
                           elk_result *r, elk_error *err);
 void elk_result_free(elk_result *r);
+/* Fill pct_ideal from the policies present (for results assembled from
+ * policies run separately, e.g. on several threads). */
+void elk_result_finish(elk_result *r);
 
 /* Preload-order candidates for Elk-Full (exposed for tests): fills orders
  * with up to max candidate orders of length g->nops (row-major), the

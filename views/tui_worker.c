@@ -94,11 +94,7 @@ static elk_status result_run_parallel(const elk_problem *pr, const elk_sched_opt
         elk_result_free(r);
         return st;
     }
-    /* % of Ideal as elk_result_run computes it */
-    for (int p = 0; p < ELK_POL_COUNT; p++)
-        r->pct_ideal[p] = r->have[p] && r->have[ELK_POL_IDEAL]
-                              ? 100.0 * r->pol[ELK_POL_IDEAL].latency / r->pol[p].latency
-                              : 0;
+    elk_result_finish(r);
     return ELK_OK;
 }
 
