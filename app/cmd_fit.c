@@ -9,8 +9,8 @@
 
 static void help(void)
 {
-    printf("usage: elk fit MEASUREMENTS.csv [--chip C]\n"
-           "       elk fit --synthesize N [--sigma S] [--seed K] [--chip C] [-o OUT.csv]\n\n"
+    printf("usage: elk fit MEASUREMENTS.csv [design-point options]\n"
+           "       elk fit --synthesize N [--sigma S] [--seed K] [-o OUT.csv] [design-point options]\n\n"
            "Fits the IPU-style cost model to tiles measured on one core: MatMul as\n"
            "  cycles = a*ceil(m/6)*ceil(k/16)*ceil(n/16) + b*ceil(k/16)*ceil(n/16) + c*ceil(n/16) + d\n"
            "and elementwise as cycles = slope*n + fixed, by weighted linear least squares\n"
@@ -18,8 +18,9 @@ static void help(void)
            "errors, R^2 and the relative fit error, and the lines to paste into a chip preset's\n"
            "cost group. The CSV header is kind,m,n,k,cycles (kind matmul or elemwise; m and k\n"
            "empty for elemwise).\n\n"
-           "--synthesize N writes N measurements made from the chip's own formulas with\n"
-           "Gaussian noise of relative size S (default 0.05), to try the fit.\n");
+           "--synthesize N makes N measurements from the chip's own formulas with Gaussian\n"
+           "noise of relative size S (default 0.05) and fits them, or with -o writes them to\n"
+           "OUT.csv instead. The chip comes from --chip and the other design-point options.\n");
 }
 
 int elk_cmd_fit(int argc, char **argv)

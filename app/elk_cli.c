@@ -35,6 +35,7 @@ int elk_cli_parse(int argc, char **argv, int first, elk_point *p, const elk_opt 
     *npos = 0;
     for (int i = first; i < argc; i++) {
         const char *a = argv[i];
+        if (!strcmp(a, "-h")) a = "--help"; /* every command's short help */
         if (strncmp(a, "--", 2) != 0 || !a[2]) {
             if (*npos >= max_pos) {
                 elk_cli_error("%s: unexpected argument '%s' (see 'elk %s --help')", cmd, a, cmd);
