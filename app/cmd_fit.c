@@ -33,8 +33,6 @@ int elk_cmd_fit(int argc, char **argv)
         {"synthesize", 1, &synth, NULL, NULL}, {"sigma", 1, &sigma_s, NULL, NULL}, {"seed", 1, &seed_s, NULL, NULL},
         {"output", 1, &outp, NULL, NULL},      {"help", 0, NULL, &want_help, NULL}, {NULL, 0, NULL, NULL, NULL},
     };
-    for (int i = 2; i < argc; i++)
-        if (!strcmp(argv[i], "-o")) argv[i] = "--output";
     const char *pos[1];
     int npos;
     int rc = elk_cli_parse(argc, argv, 2, &p, opts, pos, 1, &npos, "fit");

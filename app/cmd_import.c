@@ -17,24 +17,9 @@ static void help(void)
            elk_hf_supported);
 }
 
-/* elk_cli_parse knows only long options; map the short ones users expect. */
-static const char *long_form(const char *a)
-{
-    if (!strcmp(a, "-o")) return "--output";
-    if (!strcmp(a, "-n")) return "--name";
-    if (!strcmp(a, "-h")) return "--help";
-    return a;
-}
 
 int elk_cmd_import_hf(int argc, char **argv)
 {
-    char *args[256];
-    if (argc > (int)(sizeof args / sizeof args[0])) {
-        elk_cli_error("import-hf: too many arguments");
-        return ELK_EXIT_USAGE;
-    }
-    for (int i = 0; i < argc; i++) args[i] = (char *)long_form(argv[i]);
-
     const char *out = NULL, *name = NULL;
     int want_help = 0;
     elk_opt opts[] = {
@@ -45,7 +30,7 @@ int elk_cmd_import_hf(int argc, char **argv)
     };
     const char *pos[1];
     int npos;
-    int rc = elk_cli_parse(argc, args, 2, NULL, opts, pos, 1, &npos, "import-hf");
+    int rc = elk_cli_parse(argc, argv, 2, NULL, opts, pos, 1, &npos, "import-hf");
     if (rc) return rc;
     if (want_help) {
         help();

@@ -11,19 +11,6 @@
 #include "elk_gnuplot.h"
 #include "elk_sweep.h"
 
-/* -o and -h as their long forms, for every command in this file's family. */
-static char **short_opts(int argc, char **argv)
-{
-    char **v = malloc(sizeof *v * (size_t)(argc + 1));
-    if (!v) return NULL;
-    for (int i = 0; i < argc; i++) {
-        v[i] = argv[i];
-        if (i >= 2 && !strcmp(argv[i], "-o")) v[i] = "--output";
-        else if (i >= 2 && !strcmp(argv[i], "-h")) v[i] = "--help";
-    }
-    v[argc] = NULL;
-    return v;
-}
 
 static char *read_text(const char *path)
 {
@@ -83,12 +70,9 @@ int elk_cmd_plot(int argc, char **argv)
                       {"logx", 0, NULL, &logx, NULL},       {"logy", 0, NULL, &logy, NULL},
                       {"no-draw", 0, NULL, &nodraw, NULL},  {"help", 0, NULL, &help, NULL},
                       {NULL, 0, NULL, NULL, NULL}};
-    char **av = short_opts(argc, argv);
-    if (!av) return ELK_EXIT_FAIL;
     const char *pos[2];
     int npos;
-    int rc = elk_cli_parse(argc, av, 2, NULL, opts, pos, 1, &npos, "plot");
-    free(av);
+    int rc = elk_cli_parse(argc, argv, 2, NULL, opts, pos, 1, &npos, "plot");
     if (rc) return rc;
     if (help) {
         usage(stdout);

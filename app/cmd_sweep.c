@@ -43,19 +43,6 @@ static void trap_sigint(void)
 
 static void untrap_sigint(void) { sigaction(SIGINT, &g_old_int, NULL); }
 
-static char **short_opts(int argc, char **argv)
-{
-    char **v = malloc(sizeof *v * (size_t)(argc + 1));
-    if (!v) return NULL;
-    for (int i = 0; i < argc; i++) {
-        v[i] = argv[i];
-        if (i >= 2 && !strcmp(argv[i], "-o")) v[i] = "--output";
-        else if (i >= 2 && !strcmp(argv[i], "-j")) v[i] = "--jobs";
-        else if (i >= 2 && !strcmp(argv[i], "-h")) v[i] = "--help";
-    }
-    v[argc] = NULL;
-    return v;
-}
 
 static int default_jobs(void)
 {
@@ -296,12 +283,9 @@ int elk_cmd_sweep(int argc, char **argv)
                       {"shard", 1, &shard_s, NULL, NULL}, {"plot", 0, NULL, &plot, NULL},
                       {"quiet", 0, NULL, &quiet, NULL},   {"help", 0, NULL, &help, NULL},
                       {NULL, 0, NULL, NULL, NULL}};
-    char **av = short_opts(argc, argv);
-    if (!av) return ELK_EXIT_FAIL;
     const char *pos[2];
     int npos;
-    int rc = elk_cli_parse(argc, av, 2, NULL, opts, pos, 1, &npos, "sweep");
-    free(av);
+    int rc = elk_cli_parse(argc, argv, 2, NULL, opts, pos, 1, &npos, "sweep");
     if (rc) return rc;
     if (help) {
         sweep_usage(stdout);
@@ -394,12 +378,9 @@ int elk_cmd_merge(int argc, char **argv)
     const char *output = NULL;
     int help = 0;
     elk_opt opts[] = {{"output", 1, &output, NULL, NULL}, {"help", 0, NULL, &help, NULL}, {NULL, 0, NULL, NULL, NULL}};
-    char **av = short_opts(argc, argv);
-    if (!av) return ELK_EXIT_FAIL;
     const char *pos[4096];
     int npos;
-    int rc = elk_cli_parse(argc, av, 2, NULL, opts, pos, 4096, &npos, "merge");
-    free(av);
+    int rc = elk_cli_parse(argc, argv, 2, NULL, opts, pos, 4096, &npos, "merge");
     if (rc) return rc;
     if (help || npos < 1) {
         fprintf(help ? stdout : stderr,
@@ -925,12 +906,9 @@ int elk_cmd_reproduce(int argc, char **argv)
                       {"jobs", 1, &jobs_s, NULL, NULL},    {"no-plot", 0, NULL, &noplot, NULL},
                       {"quiet", 0, NULL, &quiet, NULL},    {"help", 0, NULL, &help, NULL},
                       {NULL, 0, NULL, NULL, NULL}};
-    char **av = short_opts(argc, argv);
-    if (!av) return ELK_EXIT_FAIL;
     const char *pos[1];
     int npos;
-    int rc = elk_cli_parse(argc, av, 2, NULL, opts, pos, 0, &npos, "reproduce");
-    free(av);
+    int rc = elk_cli_parse(argc, argv, 2, NULL, opts, pos, 0, &npos, "reproduce");
     if (rc) return rc;
     if (help) {
         reproduce_usage(stdout);

@@ -54,11 +54,6 @@ int elk_cmd_trace(int argc, char **argv)
     const char *policy = NULL, *out = "trace.json", *mode = "auto", *block = NULL, *bench = NULL,
                *hbm_model = "chip";
     int want_help = 0;
-    /* -o is the one short option */
-    char **av = malloc((size_t)(argc + 1) * sizeof *av);
-    if (!av) return ELK_EXIT_FAIL;
-    for (int i = 0; i < argc; i++) av[i] = !strcmp(argv[i], "-o") ? "--output" : !strcmp(argv[i], "-h") ? "--help" : argv[i];
-    av[argc] = NULL;
     elk_opt opts[] = {
         {"policy", 1, &policy, NULL, NULL},
         {"output", 1, &out, NULL, NULL},
@@ -71,8 +66,7 @@ int elk_cmd_trace(int argc, char **argv)
     };
     const char *pos[1];
     int npos;
-    int rc = elk_cli_parse(argc, av, 2, &p, opts, pos, 0, &npos, "trace");
-    free(av);
+    int rc = elk_cli_parse(argc, argv, 2, &p, opts, pos, 0, &npos, "trace");
     if (rc) return rc;
     if (want_help) {
         help();

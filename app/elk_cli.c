@@ -29,13 +29,27 @@ void elk_cli_knob_help(FILE *fp)
     }
 }
 
+/* The short options users expect, each standing for its long form when
+ * the command has that option: -o --output, -j --jobs, -n --name, and -h
+ * --help for every command. */
+static const char *short_form(const char *a, const elk_opt *opts)
+{
+    static const char *const map[][2] = {{"-o", "--output"}, {"-j", "--jobs"}, {"-n", "--name"}, {"-h", "--help"}};
+    for (size_t k = 0; k < sizeof map / sizeof map[0]; k++) {
+        if (strcmp(a, map[k][0])) continue;
+        if (!strcmp(map[k][1], "--help")) return map[k][1];
+        for (int o = 0; opts && opts[o].name; o++)
+            if (!strcmp(opts[o].name, map[k][1] + 2)) return map[k][1];
+    }
+    return a;
+}
+
 int elk_cli_parse(int argc, char **argv, int first, elk_point *p, const elk_opt *opts,
                   const char **pos, int max_pos, int *npos, const char *cmd)
 {
     *npos = 0;
     for (int i = first; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h")) a = "--help"; /* every command's short help */
+        const char *a = short_form(argv[i], opts);
         if (strncmp(a, "--", 2) != 0 || !a[2]) {
             if (*npos >= max_pos) {
                 elk_cli_error("%s: unexpected argument '%s' (see 'elk %s --help')", cmd, a, cmd);
