@@ -82,7 +82,7 @@ elk_status elk_point_set_num(elk_point *p, elk_knob k, double v, elk_error *err)
     const elk_knob_info *ki = &elk_knobs[k];
     if (ki->is_int == 2) return elk_fail(err, ELK_EINVAL, "--%s takes a word, not a number", ki->name);
     if (!(v >= ki->min && v <= ki->max))
-        return elk_fail(err, ELK_ERANGE, "--%s %g out of range (allowed %g .. %g%s%s)", ki->name, v,
+        return elk_fail(err, ELK_ERANGE, "--%s %.10g out of range (allowed %.10g .. %.10g%s%s)", ki->name, v,
                         ki->min, ki->max, *ki->unit ? " " : "", ki->unit);
     if (ki->is_int == 1 && v != floor(v))
         return elk_fail(err, ELK_ERANGE, "--%s %g: expected an integer", ki->name, v);

@@ -906,10 +906,12 @@ elk_status elk_schedule_run(const elk_problem *pr, elk_policy pol, const elk_sch
             break;
         }
         int pv = o->price >= 0 && o->price < ELK_PRICES ? o->price : best_price(pr, o, orders, N, &st, err);
-        for (int c = 0; c < no && st == ELK_OK; c++) {
-            st = run_one(pr, pol, o, orders + (size_t)c * N, M, pv, 0, INFINITY, &score[c], NULL, err);
+        for (int c = 0; c < no; c++) {
             idx[c] = c;
+            score[c] = INFINITY;
         }
+        for (int c = 0; c < no && st == ELK_OK; c++)
+            st = run_one(pr, pol, o, orders + (size_t)c * N, M, pv, 0, INFINITY, &score[c], NULL, err);
         /* stable selection of the finalists by score (identity is order 0) */
         for (int a = 1; a < no; a++)
             for (int b = a; b > 0 && score[idx[b]] < score[idx[b - 1]]; b--) {
