@@ -125,6 +125,11 @@ typedef struct {
                            Elk: the allocator's price slot */
     double xlimit;      /* Static: execution region, bytes; Dyn: execution ceiling */
     int price;          /* Elk: which allocator price slot (elk_menu eff) */
+    int force_q;        /* exact search: take only this candidate (-1: the policy's rule) */
+    int force_e;        /* exact search: with this execute-state entry (-1: the allocator's) */
+    int list_mode;      /* exact search: list feasible candidates (1) or (candidate, plan) pairs (2) */
+    int *cand, *cand_e; /* exact search: the listed pairs */
+    int ncand, cand_cap;
     double abort_at;    /* give up once the makespan exceeds this */
     const int *order;   /* position -> op */
     int *pos;           /* op -> position */
@@ -418,6 +423,20 @@ static int schedule_op(sctx *x, int i)
             break;
         }
         default: { /* Elk-Dyn, Elk-Full */
+            if (x->force_e >= 0 && x->force_q == q) {
+                /* the exact search's pair: this plan, waiting preloads as they are */
+                for (int k = 0; k < nw; k++) x->Wc[k] = x->copt[x->W[k]];
+                entry = x->force_e;
+                const elk_menu_entry *e = &mi->e[entry];
+                if (e->hot + cold_sum > sram) {
+                    feasible = 0;
+                    break;
+                }
+                int k = initial_cold(x, i, entry);
+                double dist = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + k].dist : 0;
+                L = contended_len(x, i, e->exe + dist, e->xcyc + dist, D, q);
+                break;
+            }
             a.entry = mi->neff[x->price] - 1;
             a.n = nw;
             a.w = x->W;
@@ -441,8 +460,27 @@ static int schedule_op(sctx *x, int i)
             break;
         }
         start = D - L;
+        if (x->list_mode == 1) {
+            x->cand[x->ncand] = q;
+            x->cand_e[x->ncand++] = -1;
+            if (last || nw >= x->window) break;
+            continue;
+        }
+        if (x->list_mode == 2) {
+            /* every plan that fits beside the waiting preloads as they are */
+            double room = sram - cold_sum;
+            for (int k = mi->neff[x->price] - 1; k >= 0 && x->ncand < x->cand_cap; k--) {
+                int en = mi->eff[x->price][k];
+                if (mi->e[en].hot > room) continue;
+                x->cand[x->ncand] = q;
+                x->cand_e[x->ncand++] = en;
+            }
+            if (last || nw >= x->window) break;
+            continue;
+        }
         int take;
-        if (x->pol == ELK_POL_BASIC) take = q <= basic_target; /* the furthest allowed candidate */
+        if (x->force_q >= 0) take = q == x->force_q;
+        else if (x->pol == ELK_POL_BASIC) take = q <= basic_target; /* the furthest allowed candidate */
         else if (x->pol == ELK_POL_STATIC) take = 1;          /* as many preloads as fit */
         else take = start > best_start;
         if (take) {
@@ -459,6 +497,7 @@ static int schedule_op(sctx *x, int i)
         if (last || nw >= x->window) break;
         if (x->pol == ELK_POL_BASIC && q >= basic_target) break;
     }
+    if (x->list_mode) return 0;
     if (best_q < 0) return -1;
 
     /* commit */
@@ -486,8 +525,6 @@ static int schedule_op(sctx *x, int i)
             next = i == x->N - 1 ? 0 : x->es[i + 1];
             D = (best_q >= x->N || x->ps[best_q] >= next) ? next : x->ps[best_q];
             best_L = contended_len(x, i, own, e->xcyc + x->dist[i], D, best_q);
-        } else {
-            best_L -= 0; /* the candidate's delta was zero */
         }
     }
     x->ee[i] = D;
@@ -509,6 +546,7 @@ static int schedule_op(sctx *x, int i)
 
 static void sctx_free(sctx *x)
 {
+    free(x->cand);
     free(x->pos);
     free(x->pmax);
     free(x->es);
@@ -559,6 +597,7 @@ static int sctx_init(sctx *x, const elk_problem *pr, const elk_sched_opts *o, el
         x->pmax[i] = m;
     }
     x->placed_lo = N;
+    x->force_q = x->force_e = -1;
     return 0;
 }
 
@@ -702,6 +741,203 @@ static elk_status run_one(const elk_problem *pr, elk_policy pol, const elk_sched
         if (fill_schedule(&x, ms, out)) st = elk_fail(err, ELK_ENOMEM, "out of memory");
     }
     sctx_free(&x);
+    return st;
+}
+
+/* ------------------------------------------------------------------ */
+/* Exact search over preload numbers                                    */
+
+/* The paper calls its inductive scheduling provably optimal "assuming it can
+ * obtain the optimal execution time for each preload number"; the reviewers
+ * doubted it. This search tries every feasible preload number of every
+ * operator (depth-first from the last, each candidate timed and allocated
+ * exactly as Elk-Dyn does), pruned by a lower bound, so the greedy choice can
+ * be compared with the best sequence of choices on small graphs. */
+
+typedef struct {
+    sctx *x;
+    double *snap_d;  /* per depth: es..pe (4N) and cold..resident (8N) */
+    int *snap_i;     /* per depth: entry, copt, pnum (3N) */
+    int *snap_lo;
+    int *cands;      /* per depth: candidate preload numbers */
+    int *cands_e;    /* per depth: their execute-state entries */
+    int cap;         /* pairs per depth */
+    double *minexe;  /* prefix sums of each op's fastest execution */
+    double *hbm_cycles; /* prefix sums, by preload position, of HBM time */
+    double best;
+    double *best_d;
+    int *best_i;
+    int best_lo;
+    long nodes, max_nodes;
+    int truncated;
+    int plans;       /* branch on execute-state plans too */
+} exact_ctx;
+
+static void ex_save(exact_ctx *e, int depth)
+{
+    sctx *x = e->x;
+    int N = x->N;
+    memcpy(e->snap_d + (size_t)depth * 12 * N, x->es, (size_t)4 * N * sizeof(double));
+    memcpy(e->snap_d + (size_t)depth * 12 * N + 4 * N, x->cold, (size_t)8 * N * sizeof(double));
+    memcpy(e->snap_i + (size_t)depth * 3 * N, x->entry, (size_t)3 * N * sizeof(int));
+    e->snap_lo[depth] = x->placed_lo;
+}
+
+static void ex_load(exact_ctx *e, int depth)
+{
+    sctx *x = e->x;
+    int N = x->N;
+    memcpy(x->es, e->snap_d + (size_t)depth * 12 * N, (size_t)4 * N * sizeof(double));
+    memcpy(x->cold, e->snap_d + (size_t)depth * 12 * N + 4 * N, (size_t)8 * N * sizeof(double));
+    memcpy(x->entry, e->snap_i + (size_t)depth * 3 * N, (size_t)3 * N * sizeof(int));
+    x->placed_lo = e->snap_lo[depth];
+}
+
+/* A lower bound on the makespan of any completion: executions of ops 0..i-1
+ * at their fastest before es[i], and the HBM time of the unplaced preloads
+ * before the first placed one. */
+static double ex_bound(const exact_ctx *e, int i)
+{
+    const sctx *x = e->x;
+    double b = -x->es[i] + (i > 0 ? e->minexe[i - 1] : 0);
+    if (x->placed_lo < x->N && x->placed_lo > 0) b = fmax(b, -x->ps[x->placed_lo] + e->hbm_cycles[x->placed_lo - 1]);
+    return b;
+}
+
+static void ex_dfs(exact_ctx *e, int i)
+{
+    sctx *x = e->x;
+    if (x->o->cancel && *x->o->cancel) {
+        e->truncated = 1;
+        return;
+    }
+    if (i < 0) {
+        place_preloads(x, 0);
+        double t0 = x->es[0];
+        for (int r = 0; r < x->N; r++)
+            if (x->ps[r] < t0) t0 = x->ps[r];
+        if (-t0 < e->best - 1e-9) {
+            e->best = -t0;
+            ex_save(e, x->N); /* the slot past the deepest holds the best */
+            memcpy(e->best_d, e->snap_d + (size_t)x->N * 12 * x->N, (size_t)12 * x->N * sizeof(double));
+            memcpy(e->best_i, e->snap_i + (size_t)x->N * 3 * x->N, (size_t)3 * x->N * sizeof(int));
+            e->best_lo = x->placed_lo;
+        }
+        return;
+    }
+    if (++e->nodes > e->max_nodes) {
+        e->truncated = 1;
+        return;
+    }
+    int *c = e->cands + (size_t)i * e->cap, *ce = e->cands_e + (size_t)i * e->cap;
+    x->list_mode = e->plans ? 2 : 1;
+    x->ncand = 0;
+    x->cand = c;
+    x->cand_e = ce;
+    x->cand_cap = e->cap;
+    schedule_op(x, i);
+    x->list_mode = 0;
+    x->cand = x->cand_e = NULL;
+    int nc = x->ncand;
+    ex_save(e, i);
+    /* later preload numbers and larger plans first: they tend to be good */
+    for (int k = nc - 1; k >= 0 && !e->truncated; k--) {
+        ex_load(e, i);
+        x->force_q = c[k];
+        x->force_e = ce[k];
+        int r = schedule_op(x, i);
+        x->force_q = x->force_e = -1;
+        if (r) continue;
+        if (ex_bound(e, i) >= e->best - 1e-9) continue;
+        ex_dfs(e, i - 1);
+    }
+    ex_load(e, i);
+}
+
+elk_status elk_schedule_exact(const elk_problem *pr, const elk_sched_opts *o, long max_nodes, int plans,
+                              elk_gap *g, elk_schedule *s, elk_error *err)
+{
+    memset(g, 0, sizeof *g);
+    memset(s, 0, sizeof *s);
+    int N = pr->graph.nops;
+    if (N > 512) return elk_fail(err, ELK_EINVAL, "the exact search is for small graphs (%d operators; at most 512)", N);
+    /* the greedy answer is the first upper bound */
+    elk_schedule greedy;
+    ELK_TRY(elk_schedule_run(pr, ELK_POL_DYN, o, &greedy, err));
+    int price = greedy.static_variant;
+    g->greedy = greedy.latency;
+    elk_schedule_free(&greedy);
+
+    int *ident = malloc((size_t)N * sizeof *ident);
+    if (!ident) return elk_fail(err, ELK_ENOMEM, "out of memory");
+    for (int r = 0; r < N; r++) ident[r] = r;
+    sctx x;
+    if (sctx_init(&x, pr, o, ELK_POL_DYN, ident, N)) {
+        free(ident);
+        return elk_fail(err, ELK_ENOMEM, "out of memory");
+    }
+    x.price = price;
+    exact_ctx e;
+    memset(&e, 0, sizeof e);
+    e.x = &x;
+    e.best = g->greedy * (1 + 1e-12);
+    e.max_nodes = max_nodes;
+    e.plans = plans;
+    e.best_lo = -1;
+    e.snap_d = malloc((size_t)(N + 1) * 12 * N * sizeof(double));
+    e.snap_i = malloc((size_t)(N + 1) * 3 * N * sizeof(int));
+    e.snap_lo = malloc((size_t)(N + 1) * sizeof(int));
+    int maxe = 1;
+    for (int k = 0; k < pr->graph.nshapes; k++)
+        if (pr->menus[k].neff[price] > maxe) maxe = pr->menus[k].neff[price];
+    e.cap = (x.window + 2) * maxe;
+    e.cands = malloc((size_t)N * e.cap * sizeof(int));
+    e.cands_e = malloc((size_t)N * e.cap * sizeof(int));
+    e.minexe = malloc((size_t)N * sizeof(double));
+    e.hbm_cycles = malloc((size_t)N * sizeof(double));
+    e.best_d = malloc((size_t)12 * N * sizeof(double));
+    e.best_i = malloc((size_t)3 * N * sizeof(int));
+    elk_status st = ELK_OK;
+    if (!e.snap_d || !e.snap_i || !e.snap_lo || !e.cands || !e.cands_e || !e.minexe || !e.hbm_cycles || !e.best_d || !e.best_i) {
+        st = elk_fail(err, ELK_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < N; i++) {
+        const elk_menu *m = menu_of(&x, i);
+        e.minexe[i] = (i ? e.minexe[i - 1] : 0) + m->e[m->n - 1].exe;
+        e.hbm_cycles[i] = (i ? e.hbm_cycles[i - 1] : 0) + hbm_of(&x, i) / elk_chip_hbm_bytes_per_cycle(x.c);
+    }
+    ex_dfs(&e, N - 1);
+    if (o->cancel && *o->cancel) {
+        st = elk_fail(err, ELK_ECANCEL, "cancelled");
+        goto out;
+    }
+    g->nodes = e.nodes;
+    g->complete = !e.truncated;
+    g->exact = e.best_lo >= 0 ? e.best : g->greedy;
+    if (e.best_lo >= 0) {
+        memcpy(x.es, e.best_d, (size_t)4 * N * sizeof(double));
+        memcpy(x.cold, e.best_d + 4 * N, (size_t)8 * N * sizeof(double));
+        memcpy(x.entry, e.best_i, (size_t)3 * N * sizeof(int));
+        x.placed_lo = e.best_lo;
+        s->policy = ELK_POL_DYN;
+        if (fill_schedule(&x, e.best, s)) st = elk_fail(err, ELK_ENOMEM, "out of memory");
+        s->static_variant = price;
+    } else {
+        st = elk_schedule_run(pr, ELK_POL_DYN, o, s, err);
+    }
+out:
+    free(e.snap_d);
+    free(e.snap_i);
+    free(e.snap_lo);
+    free(e.cands);
+    free(e.cands_e);
+    free(e.minexe);
+    free(e.hbm_cycles);
+    free(e.best_d);
+    free(e.best_i);
+    sctx_free(&x);
+    free(ident);
     return st;
 }
 

@@ -125,6 +125,20 @@ void elk_result_free(elk_result *r);
  * policies run separately, e.g. on several threads). */
 void elk_result_finish(elk_result *r);
 
+/* The greedy's optimality gap: Elk-Dyn's choices against the best sequence
+ * an exhaustive, bound-pruned search finds over every operator's feasible
+ * preload numbers (each timed and allocated as Elk-Dyn does), and with
+ * plans != 0 over every execute-state plan that fits as well (the
+ * allocator's choice). For small graphs; complete == 0 when max_nodes ran
+ * out, and the answer is then the best found. */
+typedef struct {
+    double greedy, exact; /* cycles */
+    long nodes;
+    int complete;
+} elk_gap;
+elk_status elk_schedule_exact(const elk_problem *pr, const elk_sched_opts *o, long max_nodes, int plans,
+                              elk_gap *g, elk_schedule *s, elk_error *err);
+
 /* Preload-order candidates for Elk-Full (exposed for tests): fills orders
  * with up to max candidate orders of length g->nops (row-major), the
  * identity first; returns the count. The caller frees *orders. */
