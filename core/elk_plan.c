@@ -51,7 +51,7 @@ typedef struct {
     double util_cores;              /* least cores a plan must use */
     double pad_thr;
     int grid, rows, cols;
-    double cs, sync, cpb;
+    double cs, sync;
     int p[ELK_MAX_DIMS];
     plan_vec all;   /* survivors of per-spatial pruning */
     plan_vec local; /* plans of the current spatial plan */
@@ -493,7 +493,6 @@ elk_status elk_plan_enumerate(const elk_chip *c, const elk_op *op, double sram_b
     e.cols = c->mesh_cols;
     e.cs = c->compute_scale;
     e.sync = c->sync_cycles;
-    e.cpb = elk_cost_shift_cpb(c);
     e.min_hot = INFINITY;
     e.cb = all_cb;
     e.ctx = ctx;

@@ -201,7 +201,7 @@ static int initial_cold(const sctx *x, int i, int entry)
  *    delivered into a core steals its share of the local port.
  * Preload intervals themselves are not stretched here; the event simulator
  * (elk_sim) shares links both ways and reports how far this estimate is off. */
-static double contended_len(const sctx *x, int i, double own, double xc, double D, int q)
+static double contended_len(const sctx *x, double own, double xc, double D, int q)
 {
     if (x->pol == ELK_POL_IDEAL) return own;
     const elk_chip *c = x->c;
@@ -227,7 +227,6 @@ static double contended_len(const sctx *x, int i, double own, double xc, double 
         }
         L = nl;
     }
-    (void)i;
     return L;
 }
 
@@ -244,11 +243,11 @@ typedef struct {
 
 /* Shrink the group until it fits: repeatedly take the step with the most
  * space saved per unit of time added. Returns 0 if nothing fits. */
-static int allocate(const sctx *x, int i, alloc_t *a, double fixed)
+static int allocate(const sctx *x, int i, alloc_t *a)
 {
     const elk_menu *mi = menu_of(x, i);
     const int *ef = mi->eff[x->price];
-    double total = fixed + mi->e[ef[a->entry]].hot;
+    double total = mi->e[ef[a->entry]].hot;
     for (int j = 0; j < a->n; j++) total += x->cold[a->w[j]];
     /* the waiting ops' current colds were summed; a->k may differ from copt */
     for (int j = 0; j < a->n; j++) {
@@ -434,7 +433,7 @@ static int schedule_op(sctx *x, int i)
                 }
                 int k = initial_cold(x, i, entry);
                 double dist = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + k].dist : 0;
-                L = contended_len(x, i, e->exe + dist, e->xcyc + dist, D, q);
+                L = contended_len(x, e->exe + dist, e->xcyc + dist, D, q);
                 break;
             }
             a.entry = mi->neff[x->price] - 1;
@@ -442,7 +441,7 @@ static int schedule_op(sctx *x, int i)
             a.w = x->W;
             a.k = x->Wc;
             for (int k = 0; k < nw; k++) a.k[k] = x->copt[x->W[k]];
-            if (!allocate(x, i, &a, 0)) {
+            if (!allocate(x, i, &a)) {
                 feasible = 0;
                 break;
             }
@@ -450,7 +449,7 @@ static int schedule_op(sctx *x, int i)
             int k = initial_cold(x, i, entry);
             const elk_menu_entry *e = &mi->e[entry];
             double dist = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + k].dist : 0;
-            L = contended_len(x, i, e->exe + dist, e->xcyc + dist, D, q) + a.delta;
+            L = contended_len(x, e->exe + dist, e->xcyc + dist, D, q) + a.delta;
             break;
         }
         }
@@ -507,7 +506,7 @@ static int schedule_op(sctx *x, int i)
     double own = e->exe + x->dist[i];
     double D = best_D;
     if (x->pol == ELK_POL_BASIC || x->pol == ELK_POL_STATIC)
-        best_L = contended_len(x, i, own, e->xcyc + x->dist[i], D, best_q);
+        best_L = contended_len(x, own, e->xcyc + x->dist[i], D, best_q);
     if (x->pol == ELK_POL_DYN || x->pol == ELK_POL_FULL) {
         int changed = 0;
         for (int k = 0; k < best_nw; k++) {
@@ -524,7 +523,7 @@ static int schedule_op(sctx *x, int i)
         if (changed) {
             next = i == x->N - 1 ? 0 : x->es[i + 1];
             D = (best_q >= x->N || x->ps[best_q] >= next) ? next : x->ps[best_q];
-            best_L = contended_len(x, i, own, e->xcyc + x->dist[i], D, best_q);
+            best_L = contended_len(x, own, e->xcyc + x->dist[i], D, best_q);
         }
     }
     x->ee[i] = D;
