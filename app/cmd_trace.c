@@ -120,13 +120,9 @@ int elk_cmd_trace(int argc, char **argv)
     }
 
     elk_error err;
-    elk_plan_cache *pc = elk_plan_cache_alloc();
+    elk_plan_cache *pc;
     elk_problem pr;
-    if (!pc || elk_problem_init(&pr, &p, pc, &err) != ELK_OK) {
-        elk_cli_error("%s", pc ? err.msg : "out of memory");
-        elk_plan_cache_free(pc);
-        return ELK_EXIT_FAIL;
-    }
+    if (elk_cli_problem(&p, &pc, &pr)) return ELK_EXIT_FAIL;
     elk_sched_opts sco;
     elk_sched_opts_default(&sco);
     elk_schedule s;

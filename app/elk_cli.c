@@ -14,6 +14,23 @@ void elk_cli_error(const char *fmt, ...)
     fputc('\n', stderr);
 }
 
+int elk_cli_problem(const elk_point *p, elk_plan_cache **pc, elk_problem *pr)
+{
+    elk_error err;
+    *pc = elk_plan_cache_alloc();
+    if (!*pc) {
+        elk_cli_error("out of memory");
+        return ELK_EXIT_FAIL;
+    }
+    if (elk_problem_init(pr, p, *pc, &err) != ELK_OK) {
+        elk_cli_error("%s", err.msg);
+        elk_plan_cache_free(*pc);
+        *pc = NULL;
+        return ELK_EXIT_FAIL;
+    }
+    return 0;
+}
+
 void elk_cli_knob_help(FILE *fp)
 {
     fprintf(fp, "Design point (override any preset value):\n");

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "elk_point.h"
+#include "elk_sched.h"
 
 #define ELK_EXIT_FAIL 1
 #define ELK_EXIT_USAGE 2
@@ -29,6 +30,10 @@ int elk_cli_parse(int argc, char **argv, int first, elk_point *p, const elk_opt 
 
 /* Print the knob flags for --help. */
 void elk_cli_knob_help(FILE *fp);
+
+/* Prepare a design point for the policies: allocates *pc and fills *pr, or
+ * prints the error and returns ELK_EXIT_FAIL (nothing left to free). */
+int elk_cli_problem(const elk_point *p, elk_plan_cache **pc, elk_problem *pr);
 
 /* Error printing: "elk: message". */
 void elk_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
