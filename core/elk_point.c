@@ -1,10 +1,13 @@
 #include "elk_point.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef ELK_DEFAULT_DATADIR
 #define ELK_DEFAULT_DATADIR "."
@@ -140,8 +143,40 @@ elk_status elk_point_set(elk_point *p, elk_knob k, const char *value, elk_error 
     return elk_point_set_num(p, k, v, err);
 }
 
+/* A missing preset named by a bare word: say which names exist. */
+static elk_status check_preset(const char *kind, const char *path, elk_error *err)
+{
+    if (access(path, R_OK) == 0) return ELK_OK;
+    char dir[1100], names[600] = "";
+    snprintf(dir, sizeof dir, "%s/presets/%ss", elk_datadir(), kind);
+    if (strncmp(path, dir, strlen(dir)) != 0)
+        return elk_fail(err, ELK_EIO, "%s: cannot open: %s", path, strerror(errno));
+    char list[64][64];
+    int nl = 0;
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    while (d && (de = readdir(d)) && nl < 64) {
+        size_t l = strlen(de->d_name);
+        if (l < 5 || l > 60 || strcmp(de->d_name + l - 4, ".cfg")) continue;
+        snprintf(list[nl++], sizeof list[0], "%.*s", (int)(l - 4), de->d_name);
+    }
+    if (d) closedir(d);
+    qsort(list, (size_t)nl, sizeof list[0], (int (*)(const void *, const void *))strcmp);
+    for (int k = 0; k < nl; k++) {
+        size_t n = strlen(names);
+        snprintf(names + n, sizeof names - n, "%s%s", k ? ", " : "", list[k]);
+    }
+    char want[256];
+    snprintf(want, sizeof want, "%s", path + strlen(dir) + 1);
+    if (strlen(want) > 4 && !strcmp(want + strlen(want) - 4, ".cfg")) want[strlen(want) - 4] = '\0';
+    return elk_fail(err, ELK_EIO, "no %s preset '%s' (known: %s; or give a file path)", kind, want,
+                    names[0] ? names : "none");
+}
+
 elk_status elk_point_resolve(const elk_point *p, elk_chip *c, elk_model *m, elk_error *err)
 {
+    ELK_TRY(check_preset("chip", p->chip_path, err));
+    ELK_TRY(check_preset("model", p->model_path, err));
     ELK_TRY(elk_chip_load(p->chip_path, c, err));
     ELK_TRY(elk_model_load(p->model_path, m, err));
     if (p->topology >= 0) {
