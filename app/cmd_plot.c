@@ -12,29 +12,6 @@
 #include "elk_sweep.h"
 
 
-static char *read_text(const char *path)
-{
-    FILE *fp = strcmp(path, "-") ? fopen(path, "r") : stdin;
-    if (!fp) return NULL;
-    size_t cap = 1 << 16, n = 0, got;
-    char *b = malloc(cap);
-    while (b && (got = fread(b + n, 1, cap - n - 1, fp)) > 0) {
-        n += got;
-        if (n + 1 >= cap) {
-            char *nb = realloc(b, cap * 2);
-            if (!nb) {
-                free(b);
-                b = NULL;
-                break;
-            }
-            b = nb;
-            cap *= 2;
-        }
-    }
-    if (fp != stdin) fclose(fp);
-    if (b) b[n] = '\0';
-    return b;
-}
 
 static void usage(FILE *fp)
 {
@@ -96,7 +73,7 @@ int elk_cmd_plot(int argc, char **argv)
         snprintf(outbuf + l, sizeof outbuf - l, ".png");
         output = outbuf;
     }
-    char *text = read_text(csv);
+    char *text = elk_csv_slurp(csv);
     if (!text) {
         elk_cli_error("plot: %s: cannot read", csv);
         return ELK_EXIT_FAIL;

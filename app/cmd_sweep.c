@@ -128,29 +128,6 @@ static void swap_ext(const char *path, const char *ext, char *out, size_t n)
     snprintf(out + l, n > l ? n - l : 0, ".%s", ext);
 }
 
-static char *slurp(const char *path)
-{
-    FILE *fp = fopen(path, "r");
-    if (!fp) return NULL;
-    size_t cap = 1 << 16, n = 0, got;
-    char *b = malloc(cap);
-    while (b && (got = fread(b + n, 1, cap - n - 1, fp)) > 0) {
-        n += got;
-        if (n + 1 >= cap) {
-            char *nb = realloc(b, cap * 2);
-            if (!nb) {
-                free(b);
-                b = NULL;
-                break;
-            }
-            b = nb;
-            cap *= 2;
-        }
-    }
-    fclose(fp);
-    if (b) b[n] = '\0';
-    return b;
-}
 
 /* Write CSV.gp beside a CSV (a self-contained script drawing CSV's figure as
  * NAME.png), and draw NAME.png when draw is set. Returns 0, or 1 when gnuplot
@@ -160,7 +137,7 @@ static int figure_beside(const char *csv, int draw, int quiet_missing)
     char gp[1100], png[1100];
     swap_ext(csv, "gp", gp, sizeof gp);
     swap_ext(csv, "png", png, sizeof png);
-    char *text = slurp(csv);
+    char *text = elk_csv_slurp(csv);
     if (!text) {
         elk_cli_error("%s: cannot read back", csv);
         return 1;

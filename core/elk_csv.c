@@ -193,14 +193,13 @@ elk_status elk_csv_parse(const char *text, const char *name, elk_csv_table *t, e
     return st;
 }
 
-elk_status elk_csv_read(const char *path, elk_csv_table *t, elk_error *err)
+char *elk_csv_slurp(const char *path)
 {
     int is_stdin = !strcmp(path, "-");
     FILE *fp = is_stdin ? stdin : fopen(path, "r");
-    if (!fp) return elk_fail(err, ELK_EIO, "%s: cannot open: %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0;
+    if (!fp) return NULL;
+    size_t cap = 1 << 16, n = 0, got;
     char *buf = malloc(cap);
-    size_t got;
     while (buf && (got = fread(buf + n, 1, cap - n - 1, fp)) > 0) {
         n += got;
         if (n + 1 >= cap) {
@@ -214,15 +213,21 @@ elk_status elk_csv_read(const char *path, elk_csv_table *t, elk_error *err)
             cap *= 2;
         }
     }
-    int ioerr = ferror(fp);
-    if (!is_stdin) fclose(fp);
-    if (!buf) return elk_fail(err, ELK_ENOMEM, "%s: out of memory", path);
-    if (ioerr) {
+    if (buf && ferror(fp)) {
         free(buf);
-        return elk_fail(err, ELK_EIO, "%s: read error", path);
+        buf = NULL;
     }
-    buf[n] = '\0';
-    elk_status st = elk_csv_parse(buf, is_stdin ? "<stdin>" : path, t, err);
+    if (!is_stdin) fclose(fp);
+    if (buf) buf[n] = '\0';
+    return buf;
+}
+
+elk_status elk_csv_read(const char *path, elk_csv_table *t, elk_error *err)
+{
+    errno = 0;
+    char *buf = elk_csv_slurp(path);
+    if (!buf) return elk_fail(err, ELK_EIO, "%s: cannot open: %s", path, errno ? strerror(errno) : "read error");
+    elk_status st = elk_csv_parse(buf, strcmp(path, "-") ? path : "<stdin>", t, err);
     free(buf);
     return st;
 }
