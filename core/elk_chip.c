@@ -234,8 +234,11 @@ double elk_chip_grid_links(const elk_chip *c)
     switch (c->topology) {
     case ELK_TOPO_MESH:
         return 2.0 * ((double)c->mesh_rows * (c->mesh_cols - 1) + (double)c->mesh_cols * (c->mesh_rows - 1));
-    case ELK_TOPO_TORUS: return 4.0 * c->cores;
-    case ELK_TOPO_RING: return 2.0 * c->cores;
+    case ELK_TOPO_TORUS:
+        /* every router has both ring neighbours in each dimension longer
+         * than 1 (a side of 2 has its wrap link too, as the simulator builds) */
+        return 2.0 * c->cores * ((c->mesh_cols > 1) + (c->mesh_rows > 1));
+    case ELK_TOPO_RING: return c->cores > 1 ? 2.0 * c->cores : 0;
     default: return 0;
     }
 }

@@ -104,13 +104,15 @@ double elk_cost_shift_cpb(const elk_chip *c)
 }
 
 /* Links crossing, in one direction, the narrowest cut of a group of g cores:
- * a square sub-block of a grid (its side), or the whole grid's shorter side;
- * a torus has its wrap-around links too, a ring two links. */
+ * a square sub-block of a grid (its side), or the whole grid's shorter side.
+ * A torus doubles only the whole grid's cut: there every ring closes, while a
+ * sub-block's shortest routes stay inside it as on a mesh (the simulator's
+ * tiles agree), so its cut is the mesh's. A ring has two links. */
 static double group_cut(const elk_chip *c, double g)
 {
     switch (c->topology) {
     case ELK_TOPO_MESH: return g >= c->cores ? fmin(c->mesh_rows, c->mesh_cols) : sqrt(g);
-    case ELK_TOPO_TORUS: return 2.0 * (g >= c->cores ? fmin(c->mesh_rows, c->mesh_cols) : sqrt(g));
+    case ELK_TOPO_TORUS: return g >= c->cores ? 2.0 * fmin(c->mesh_rows, c->mesh_cols) : sqrt(g);
     case ELK_TOPO_RING: return 2.0;
     default: return INFINITY;
     }
@@ -177,10 +179,14 @@ double elk_cost_preload_rate(const elk_chip *c, double replication)
         case ELK_HBM_CORNERS: edge = 8; break;
         default: edge = 2.0 * (c->mesh_rows + c->mesh_cols); break;
         }
-        if (c->topology == ELK_TOPO_RING) edge = 2.0 * c->hbm_controllers;
         /* the paper's emulator: one controller node; with dimension-order
          * routing everything leaves its router by one link */
         if (c->hbm_broadcast) edge = 1;
+        /* On a torus or ring an entry router's first dimension is a ring:
+         * shortest routes leave it both ways round, on two links instead of
+         * the mesh's one (a ring's controller is such a router). */
+        if (c->topology == ELK_TOPO_TORUS) edge *= 2.0;
+        if (c->topology == ELK_TOPO_RING) edge = 2.0 * (c->hbm_broadcast ? 1 : c->hbm_controllers);
         rate = fmin(rate, edge * l);
     }
     return rate;
