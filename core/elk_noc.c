@@ -374,8 +374,8 @@ elk_status elk_noc_build(elk_noc *nc, const elk_chip *c, elk_sim_mode mode, int 
                 members += (long)nc->lwidth[l];
             }
         nc->mconc = calloc((size_t)(members ? members : 1), sizeof *nc->mconc);
-        nc->rconc = calloc((size_t)nc->R * nc->C, sizeof *nc->rconc);
-        nc->rmark = calloc((size_t)nc->R * nc->C, sizeof *nc->rmark);
+        nc->rconc = calloc((size_t)nc->R * nc->C * ELK_DIR_COUNT, sizeof *nc->rconc);
+        nc->rmark = calloc((size_t)nc->R * nc->C * ELK_DIR_COUNT, sizeof *nc->rmark);
         if (!nc->rmark) goto oom;
         nc->att_vert = ialloc((size_t)nc->nctrl, 1);
         if (!nc->mconc || !nc->rconc || !nc->att_vert) goto oom;
@@ -451,9 +451,10 @@ static int drain(elk_noc *nc, elk_use *out)
     double *intmax = NULL;
     if (nc->grid && !nc->detailed) {
         intmax = calloc((size_t)nc->ncell, sizeof *intmax);
-        for (int r = 0; r < nc->R * nc->C; r++)
+        for (int r = 0; r < nc->R * nc->C * ELK_DIR_COUNT; r++)
             if (nc->rconc[r] > 0) {
-                int b = row_block(nc, r / nc->C) * nc->nbc + col_block(nc, r % nc->C);
+                int y = r / ELK_DIR_COUNT / nc->C, x = r / ELK_DIR_COUNT % nc->C;
+                int b = row_block(nc, y) * nc->nbc + col_block(nc, x);
                 if (intmax && nc->rconc[r] > intmax[b]) intmax[b] = nc->rconc[r];
                 nc->rconc[r] = 0;
             }
@@ -490,15 +491,28 @@ static void acc_internal(elk_noc *nc, int plane, int b, double amt)
     if (amt > 0) acc(nc, nc->lint[plane][b], 0, amt);
 }
 
-/* Signed block steps along one dimension (shortest way round on a torus). */
-static int steps(int from, int to, int nb, int wrap)
+/* Signed block steps along one dimension: the shorter way round on a torus,
+ * and at a tie (half way round an even ring) forwards when tie > 0, else
+ * backwards. */
+static int steps(int from, int to, int nb, int wrap, int tie)
 {
     int d = to - from;
     if (wrap && nb > 1) {
         int fw = ((d % nb) + nb) % nb;
-        return fw <= nb - fw ? fw : -(nb - fw);
+        if (fw == nb - fw) return tie > 0 ? fw : -fw;
+        return fw < nb - fw ? fw : -(nb - fw);
     }
     return d;
+}
+
+/* Routes of a torus can tie (an even ring of blocks): traffic then goes
+ * half each way round, as in the usual load analysis of tori, so callers
+ * route each half separately (a multicast tree as two half trees). Without
+ * the split every tie would load the forward links only, and a torus could
+ * carry more on its busiest link than the mesh does. */
+static int tie_halves(const elk_noc *nc)
+{
+    return nc->wrap && ((nc->nbc > 1 && nc->nbc % 2 == 0) || (nc->nbr > 1 && nc->nbr % 2 == 0)) ? 2 : 1;
 }
 
 /* Route amt between blocks (i1,j1) -> (i2,j2), X first (or Y first when
@@ -510,15 +524,26 @@ static int steps(int from, int to, int nb, int wrap)
  * fan columns (rows) of the destination block carries every byte on each).
  * Internal hops are charged in fast mode. */
 static void route(elk_noc *nc, int plane, int i1, int j1, int i2, int j2, int yx, double amt, int markv, int src,
-                  double fan)
+                  double fan, int tie)
 {
-    int dx = steps(j1, j2, nc->nbc, nc->wrap), dy = steps(i1, i2, nc->nbr, nc->wrap);
+    int dx = steps(j1, j2, nc->nbc, nc->wrap, tie), dy = steps(i1, i2, nc->nbr, nc->wrap, tie);
     int i = i1, j = j1;
     int fast = !nc->detailed;
     if (fast && src >= 0 && (dx || dy)) {
-        /* the first hop out of the source router, once per tree */
-        if (!markv || nc->rmark[src] != markv) nc->rconc[src] += amt;
-        if (markv) nc->rmark[src] = markv;
+        /* The first hop out of the source router, once per tree, when it
+         * stays inside the block (else it is the bundle member loaded as
+         * concentrated below). Per direction: on a torus a router's
+         * traffic leaves it both ways round. */
+        int n0 = yx ? dy : dx, firstx = n0 ? !yx : yx, n = n0 ? n0 : (yx ? dx : dy);
+        int d = firstx ? (n > 0 ? ELK_DIR_E : ELK_DIR_W) : (n > 0 ? ELK_DIR_S : ELK_DIR_N);
+        int sy = src / nc->C, sx = src % nc->C;
+        int inside = d == ELK_DIR_E ? sx + 1 < nc->bc0[j1 + 1]
+                   : d == ELK_DIR_W ? sx - 1 >= nc->bc0[j1]
+                   : d == ELK_DIR_S ? sy + 1 < nc->br0[i1 + 1]
+                                    : sy - 1 >= nc->br0[i1];
+        int rd = src * ELK_DIR_COUNT + d;
+        if (inside && (!markv || nc->rmark[rd] != markv)) nc->rconc[rd] += amt;
+        if (markv) nc->rmark[rd] = markv;
     }
     for (int leg = 0; leg < 2; leg++) {
         int alongx = (leg == 0) != (yx != 0);
@@ -634,18 +659,19 @@ static int entry_idx(const elk_noc *nc, int k, int y, int x)
 /* Route from router e towards block (bi, bj): leave the controller's edge
  * first (X first from a west or east router, Y first from a north or south
  * one). */
-static void route_from(elk_noc *nc, int plane, int e, int bi, int bj, double amt, int markv, int rows, int cols)
+static void route_from(elk_noc *nc, int plane, int e, int bi, int bj, double amt, int markv, int rows, int cols,
+                       int tie)
 {
     int ey = e / nc->C, ex = e % nc->C;
     int yx = nc->R > 1 && ex != 0 && ex != nc->C - 1;
-    route(nc, plane, row_block(nc, ey), col_block(nc, ex), bi, bj, yx, amt, markv, e, yx ? rows : cols);
+    route(nc, plane, row_block(nc, ey), col_block(nc, ex), bi, bj, yx, amt, markv, e, yx ? rows : cols, tie);
 }
 
 static void next_mark(elk_noc *nc)
 {
     if (++nc->markv == 0x7fffffff) {
         memset(nc->mark, 0, (size_t)elk_net_nlinks(nc->net) * sizeof *nc->mark);
-        if (nc->rmark) memset(nc->rmark, 0, (size_t)nc->R * nc->C * sizeof *nc->rmark);
+        if (nc->rmark) memset(nc->rmark, 0, (size_t)nc->R * nc->C * ELK_DIR_COUNT * sizeof *nc->rmark);
         nc->markv = 1;
     }
 }
@@ -671,25 +697,40 @@ static void preload_grid(elk_noc *nc, int k, int tr, int tc, int plane, double s
             /* a group's bytes enter the mesh once, at the router serving its centre */
             int ai = entry_idx(nc, k, (y0 + y1 - 1) / 2, (x0 + x1 - 1) / 2);
             int e = nc->att[nc->att0[k] + ai];
+            int halves = tie_halves(nc);
             if (nc->detailed) {
-                next_mark(nc);
-                for (int y = y0; y < y1; y++)
-                    for (int x = x0; x < x1; x++) route_from(nc, plane, e, y, x, scale, nc->markv, 1, 1);
+                for (int h = 0; h < halves; h++) {
+                    next_mark(nc);
+                    for (int y = y0; y < y1; y++)
+                        for (int x = x0; x < x1; x++)
+                            route_from(nc, plane, e, y, x, scale / halves, nc->markv, 1, 1, h ? -1 : 1);
+                }
                 continue;
             }
             if (bi0 == bi1 && bj0 == bj1) {
                 inner[(size_t)(bi0 * nc->nbc + bj0) * na + ai] += scale;
                 continue;
             }
-            /* a group spanning blocks: one tree to its member blocks */
-            next_mark(nc);
+            /* a group spanning blocks: one tree to its member blocks (a half
+             * tree each way round at ties) */
+            for (int h = 0; h < halves; h++) {
+                next_mark(nc);
+                for (int bi = bi0; bi <= bi1; bi++)
+                    for (int bj = bj0; bj <= bj1; bj++) {
+                        int my0 = y0 > nc->br0[bi] ? y0 : nc->br0[bi];
+                        int my1 = y1 < nc->br0[bi + 1] ? y1 : nc->br0[bi + 1];
+                        int mx0 = x0 > nc->bc0[bj] ? x0 : nc->bc0[bj];
+                        int mx1 = x1 < nc->bc0[bj + 1] ? x1 : nc->bc0[bj + 1];
+                        route_from(nc, plane, e, bi, bj, scale / halves, nc->markv, my1 - my0, mx1 - mx0,
+                                   h ? -1 : 1);
+                    }
+            }
             for (int bi = bi0; bi <= bi1; bi++)
                 for (int bj = bj0; bj <= bj1; bj++) {
                     int my0 = y0 > nc->br0[bi] ? y0 : nc->br0[bi];
                     int my1 = y1 < nc->br0[bi + 1] ? y1 : nc->br0[bi + 1];
                     int mx0 = x0 > nc->bc0[bj] ? x0 : nc->bc0[bj];
                     int mx1 = x1 < nc->bc0[bj + 1] ? x1 : nc->bc0[bj + 1];
-                    route_from(nc, plane, e, bi, bj, scale, nc->markv, my1 - my0, mx1 - mx0);
                     double m = (double)(my1 - my0) * (mx1 - mx0);
                     acc_internal(nc, plane, bi * nc->nbc + bj, scale * (m - 1));
                 }
@@ -699,9 +740,11 @@ static void preload_grid(elk_noc *nc, int k, int tr, int tc, int plane, double s
             for (int ai = 0; ai < na; ai++) {
                 double amt = inner[(size_t)b * na + ai];
                 if (amt <= 0) continue;
-                int bi = b / nc->nbc, bj = b % nc->nbc;
-                route_from(nc, plane, nc->att[nc->att0[k] + ai], bi, bj, amt, 0, tr < blk_rows(nc, bi) ? tr : blk_rows(nc, bi),
-                           tc < blk_cols(nc, bj) ? tc : blk_cols(nc, bj));
+                int bi = b / nc->nbc, bj = b % nc->nbc, halves = tie_halves(nc);
+                for (int h = 0; h < halves; h++)
+                    route_from(nc, plane, nc->att[nc->att0[k] + ai], bi, bj, amt / halves, 0,
+                               tr < blk_rows(nc, bi) ? tr : blk_rows(nc, bi), tc < blk_cols(nc, bj) ? tc : blk_cols(nc, bj),
+                               h ? -1 : 1);
                 /* inside the block: a tree of r - 1 links per group plus the way in */
                 double in = (r - 1) + (blk_rows(nc, bi) + blk_cols(nc, bj)) / 4.0;
                 acc_internal(nc, plane, b, amt * in);
@@ -811,7 +854,7 @@ static void exchange_grid(elk_noc *nc, double g)
     int R = nc->R, C = nc->C;
     int tr, tc;
     tile_shape(R, C, g, &tr, &tc);
-    int nty = (R + tr - 1) / tr, ntx = (C + tc - 1) / tc;
+    int nty = (R + tr - 1) / tr, ntx = (C + tc - 1) / tc, halves = tie_halves(nc);
     int maxb = nc->ncell;
     int *bl = malloc((size_t)maxb * sizeof *bl);
     double *bm = malloc((size_t)maxb * sizeof *bm);
@@ -848,7 +891,8 @@ static void exchange_grid(elk_noc *nc, double g)
                 for (int b = 0; b < n; b++) {
                     if (a == b) continue;
                     double amt = bm[a] * bm[b] / (gm - 1);
-                    route(nc, 0, ia, ja, bl[b] / nc->nbc, bl[b] % nc->nbc, 0, amt, 0, -1, 1);
+                    for (int h = 0; h < halves; h++)
+                        route(nc, 0, ia, ja, bl[b] / nc->nbc, bl[b] % nc->nbc, 0, amt / halves, 0, -1, 1, h ? -1 : 1);
                 }
             }
         }
