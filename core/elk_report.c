@@ -52,14 +52,20 @@ void elk_report_table(FILE *fp, const elk_problem *pr, const elk_result *r)
                 ms(pr, s->brk[ELK_BRK_PRELOAD]), ms(pr, s->brk[ELK_BRK_NOC]), ms(pr, s->brk[ELK_BRK_DIST]),
                 100 * s->hbm_util, 100 * s->noc_util, s->tflops);
     }
-    fprintf(fp, "\nbreakdown columns in ms/token; HBM%% = time HBM streams at full rate; NoC%% = bytes moved / "
-                "(NoC capacity x latency)\n");
+    fprintf(fp, "\nbreakdown columns in ms/token; HBM%% = time HBM streams at full rate; NoC%% = bytes the ports "
+                "carry / (port capacity x latency)\n");
     if (r->have[ELK_POL_STATIC])
         fprintf(fp, "Static: execution region %.0f KiB, preloads %s\n", r->pol[ELK_POL_STATIC].static_exec_kib,
                 r->pol[ELK_POL_STATIC].static_variant ? "replicated" : "fully distributed");
-    if (r->have[ELK_POL_FULL])
-        fprintf(fp, "Elk-Full: %d preload orders searched, winning order's mean displacement %.2f ops\n",
-                r->pol[ELK_POL_FULL].orders_tried, r->pol[ELK_POL_FULL].avg_edit_dist);
+    if (r->have[ELK_POL_FULL]) {
+        const elk_schedule *f = &r->pol[ELK_POL_FULL];
+        if (f->adopted >= 0)
+            fprintf(fp, "Elk-Full: %d preload orders searched; kept %s's schedule, faster than all of them\n",
+                    f->orders_tried, elk_policy_labels[f->adopted]);
+        else
+            fprintf(fp, "Elk-Full: %d preload orders searched, winning order's mean displacement %.2f ops\n",
+                    f->orders_tried, f->avg_edit_dist);
+    }
 }
 
 void elk_report_ops(FILE *fp, const elk_problem *pr, const elk_schedule *s)

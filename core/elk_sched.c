@@ -1,5 +1,6 @@
 #include "elk_sched.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -702,21 +703,57 @@ static int fill_schedule(const sctx *x, double makespan, elk_schedule *s)
         }
         t = nt;
     }
-    /* NoC utilisation counts bytes through the cores' ports (preload
-     * deliveries and execution exchange) against their capacity, the same
-     * measure on every topology; grid link loads come from the simulator. */
-    double hb = 0, pre_link = 0, exe_link = 0;
-    for (int i = 0; i < N; i++) {
-        hb += s->ops[i].hbm_cycles;
-        if (hbm_of(x, i) > 0)
-            pre_link += x->pol == ELK_POL_IDEAL ? menu_of(x, i)->min_cold * c->cores : s->ops[i].deliv;
-        exe_link += s->ops[i].exe_noc_bytes;
+    /* NoC utilisation: bytes the cores' ports carry over their capacity
+     * times the latency, the same measure on every topology (grid link loads
+     * come from the simulator). Each preload's bytes are spread evenly over
+     * its interval; inside an operator's execution window the ports carry at
+     * most the window's length, so where exchange and preload traffic ask
+     * for more (the estimate's sharing rule is then optimistic, and the
+     * simulator shows by how much) the excess is reported as demand
+     * (noc_demand, which may exceed 1), not as utilisation. Ideal's preloads
+     * travel on a second network of their own: twice the capacity. */
+    double hb = 0, pre_bytes = 0, exe_bytes = 0;
+    double cap = elk_chip_noc_bytes_per_cycle(c);
+    double *win = calloc((size_t)N, sizeof *win); /* preload port time inside each window */
+    if (!win) return -1;
+    double pre_gap = 0; /* preload port time outside every window */
+    int w0 = 0;
+    for (int r = 0; r < N; r++) {
+        const elk_sched_op *po = &s->ops[s->order[r]];
+        int j = s->order[r];
+        hb += po->hbm_cycles;
+        double bytes = hbm_of(x, j) > 0 ? (x->pol == ELK_POL_IDEAL ? menu_of(x, j)->min_cold * c->cores : po->deliv) : 0;
+        pre_bytes += bytes;
+        double d = po->pre_end - po->pre_start;
+        if (bytes <= 0 || d <= 0 || cap <= 0) continue;
+        double pt = bytes / cap, inside = 0;
+        while (w0 < N && s->ops[w0].exe_end <= po->pre_start) w0++;
+        for (int i = w0; i < N && s->ops[i].exe_start < po->pre_end; i++) {
+            double ov = fmin(po->pre_end, s->ops[i].exe_end) - fmax(po->pre_start, s->ops[i].exe_start);
+            if (ov <= 0) continue;
+            win[i] += pt * ov / d;
+            inside += ov;
+        }
+        pre_gap += pt * fmax(0.0, d - inside) / d;
     }
-    double cap = elk_chip_noc_bytes_per_cycle(c) * makespan;
+    double busy_pre = pre_gap, busy_exe = 0;
+    for (int i = 0; i < N; i++) {
+        double L = s->ops[i].exe_end - s->ops[i].exe_start;
+        double xe = cap > 0 ? s->ops[i].exe_noc_bytes / cap : 0;
+        exe_bytes += s->ops[i].exe_noc_bytes;
+        double want = x->pol == ELK_POL_IDEAL ? xe : xe + win[i];
+        double f = want > L && want > 0 ? L / want : 1.0;
+        busy_exe += xe * f;
+        busy_pre += x->pol == ELK_POL_IDEAL ? win[i] : win[i] * f;
+    }
+    free(win);
+    double span = makespan * (x->pol == ELK_POL_IDEAL ? 2 : 1);
     s->hbm_util = makespan > 0 ? hb / makespan : 0;
-    s->noc_pre_util = cap > 0 ? pre_link / cap : 0;
-    s->noc_exe_util = cap > 0 ? exe_link / cap : 0;
+    s->noc_pre_util = span > 0 ? busy_pre / span : 0;
+    s->noc_exe_util = span > 0 ? busy_exe / span : 0;
     s->noc_util = s->noc_pre_util + s->noc_exe_util;
+    s->noc_demand = span > 0 && cap > 0 ? (pre_bytes + exe_bytes) / cap / span : 0;
+    assert(s->noc_util <= 1 + 1e-9 || makespan <= 0);
     s->tflops = makespan > 0 ? pr->graph.flops / (makespan / (c->clock_ghz * 1e9)) / 1e12 : 0;
     return 0;
 }
@@ -739,6 +776,79 @@ static elk_status run_one(const elk_problem *pr, elk_policy pol, const elk_sched
         out->policy = pol;
         if (fill_schedule(&x, ms, out)) st = elk_fail(err, ELK_ENOMEM, "out of memory");
     }
+    sctx_free(&x);
+    return st;
+}
+
+/* ------------------------------------------------------------------ */
+/* Ideal: the relaxation every schedule is measured against             */
+
+/* Every policy here runs operators one at a time in program order, runs
+ * preloads one at a time, starts an operator only after its own preload, and
+ * gives operator i at least E_i (its fastest plan's execution with no
+ * contention and no data distribution) and its preload at least P_i (its
+ * bytes at full HBM rate, or through the NoC in the leanest layout any plan
+ * has, whichever is slower). Drop SRAM capacity and the shared NoC and what
+ * is left is a two-stage flow shop with a fixed sequence: exe(k) cannot
+ * start before the preloads of ops 0..k are all done, so
+ *     makespan >= max_k (sum_{j<=k} P_j + sum_{j>=k} E_j)
+ * for every preload order, and program-order preloads started as early as
+ * possible reach exactly that. So Ideal is a lower bound by construction,
+ * and it moves only with E_i and P_i, which more bandwidth, SRAM or compute
+ * can only shorten. It is not a realisable machine: its preloads sit in a
+ * buffer of their own and travel on a network of their own. */
+static elk_status run_ideal(const elk_problem *pr, const elk_sched_opts *o, const int *ident, elk_schedule *out,
+                            elk_error *err)
+{
+    int N = pr->graph.nops;
+    sctx x;
+    if (sctx_init(&x, pr, o, ELK_POL_IDEAL, ident, N)) return elk_fail(err, ELK_ENOMEM, "out of memory");
+    const elk_chip *c = x.c;
+    double cum = 0, t = 0;
+    for (int i = 0; i < N; i++) {
+        const elk_menu *m = menu_of(&x, i);
+        double h = hbm_of(&x, i);
+        x.entry[i] = m->n - 1;
+        set_cold(&x, i, 0);
+        if (h > 0 && x.dur[i] > 0) {
+            double lean = isfinite(m->min_cold) && m->min_cold > 0 ? m->min_cold * c->cores : h;
+            x.deliv[i] = lean;
+            x.dur[i] = elk_cost_preload_cycles(c, h, lean);
+            x.nocT[i] = pre_noc_cycles(c, h, lean);
+        }
+        x.ps[i] = cum;
+        cum += x.dur[i];
+        x.pe[i] = cum;
+        double start = fmax(t, x.dur[i] > 0 ? cum : 0);
+        x.es[i] = start;
+        t = x.ee[i] = start + m->e[x.entry[i]].exe;
+        x.stall[i] = 0;
+        x.dist[i] = 0;
+    }
+    double T = t;
+    assert(T >= cum - 1e-6);
+    for (int i = 0; i < N; i++) {
+        x.es[i] -= T;
+        x.ee[i] -= T;
+        x.ps[i] -= T;
+        x.pe[i] -= T;
+    }
+    /* preload number and residency as the intervals show them */
+    for (int i = 0; i < N; i++) {
+        int pn = 0;
+        double res = menu_of(&x, i)->e[x.entry[i]].hot;
+        for (int j = i + 1; j < N; j++)
+            if (x.dur[j] > 0 && x.ps[j] < x.ee[i]) {
+                pn++;
+                res += menu_of(&x, j)->min_cold;
+            }
+        x.pnum[i] = pn;
+        x.resident[i] = res;
+    }
+    x.placed_lo = 0;
+    elk_status st = ELK_OK;
+    out->policy = ELK_POL_IDEAL;
+    if (fill_schedule(&x, T, out)) st = elk_fail(err, ELK_ENOMEM, "out of memory");
     sctx_free(&x);
     return st;
 }
@@ -920,6 +1030,7 @@ elk_status elk_schedule_exact(const elk_problem *pr, const elk_sched_opts *o, lo
         memcpy(x.entry, e.best_i, (size_t)3 * N * sizeof(int));
         x.placed_lo = e.best_lo;
         s->policy = ELK_POL_DYN;
+        s->adopted = -1;
         if (fill_schedule(&x, e.best, s)) st = elk_fail(err, ELK_ENOMEM, "out of memory");
         s->static_variant = price;
     } else {
@@ -1056,6 +1167,125 @@ static int best_price(const elk_problem *pr, const elk_sched_opts *o, const int 
     return bv;
 }
 
+static elk_status run_full(const elk_problem *pr, const elk_sched_opts *o, const elk_schedule *const *given,
+                           elk_schedule *s, elk_error *err);
+
+/* Elk-Full's own search: every candidate preload order (screened on a
+ * prefix of identical layers, the best few and program order re-run on the
+ * whole graph) at every allocator price slot, or only at o->price. Leaves the
+ * winner in *s (s->ops NULL if nothing fits). */
+static elk_status full_search(const elk_problem *pr, const elk_sched_opts *o, elk_schedule *s, elk_error *err)
+{
+    int N = pr->graph.nops;
+    int *orders = NULL;
+    int no = elk_orders_build(&pr->graph, o, &orders, 2000);
+    if (no <= 0) return elk_fail(err, ELK_ENOMEM, "out of memory building preload orders");
+    const elk_graph *g = &pr->graph;
+    int M = N;
+    if (o->screen_layers > 0 && g->nlayers > o->screen_layers + 1) M = g->head + o->screen_layers * g->per_layer;
+    double *score = malloc((size_t)no * sizeof *score);
+    int *idx = malloc((size_t)no * sizeof *idx);
+    if (!score || !idx) {
+        free(score);
+        free(idx);
+        free(orders);
+        return elk_fail(err, ELK_ENOMEM, "out of memory");
+    }
+    elk_status st = ELK_OK;
+    double best = INFINITY;
+    int bc = -1, bv = 0;
+    int v0 = o->price >= 0 && o->price < ELK_PRICES ? o->price : 0;
+    int v1 = o->price >= 0 && o->price < ELK_PRICES ? o->price + 1 : ELK_PRICES;
+    /* The price slot is searched with the orders rather than fixed first
+     * from program order: the price that suits program order need not suit
+     * a reordered one, and fixing it first made Elk-Full lose to Elk-Dyn's
+     * own price search at some points. */
+    for (int v = v0; v < v1 && st == ELK_OK; v++) {
+        for (int c = 0; c < no; c++) {
+            idx[c] = c;
+            score[c] = INFINITY;
+        }
+        for (int c = 0; c < no && st == ELK_OK; c++)
+            st = run_one(pr, ELK_POL_FULL, o, orders + (size_t)c * N, M, v, 0, INFINITY, &score[c], NULL, err);
+        /* stable selection of the finalists by score (identity is order 0) */
+        for (int a = 1; a < no; a++)
+            for (int b = a; b > 0 && score[idx[b]] < score[idx[b - 1]]; b--) {
+                int t = idx[b];
+                idx[b] = idx[b - 1];
+                idx[b - 1] = t;
+            }
+        int nf = o->finalists < no ? o->finalists : no;
+        for (int f = -1; f < nf && st == ELK_OK; f++) {
+            int c = f < 0 ? 0 : idx[f];
+            if (f >= 0 && c == 0) continue;
+            if (!isfinite(score[c]) && c != 0) continue;
+            double m;
+            st = run_one(pr, ELK_POL_FULL, o, orders + (size_t)c * N, N, v, 0, best, &m, NULL, err);
+            if (st == ELK_OK && m < best) {
+                best = m;
+                bc = c;
+                bv = v;
+            }
+        }
+    }
+    if (st == ELK_OK && bc >= 0) {
+        double ms;
+        st = run_one(pr, ELK_POL_FULL, o, orders + (size_t)bc * N, N, bv, 0, INFINITY, &ms, s, err);
+        s->static_variant = bv;
+        s->orders_tried = no * (v1 - v0);
+        if (st == ELK_OK && s->order) s->avg_edit_dist = edit_dist(s->order, N);
+    }
+    free(score);
+    free(idx);
+    free(orders);
+    return st;
+}
+
+/* Elk-Full as a compiler runs it: its own search, and the schedules of
+ * Elk-Dyn, Static and Basic as further candidates. Every candidate is timed
+ * by the same model, so keeping the fastest is sound, and it makes Elk-Full
+ * never slower than any of them at the same point. given[p], when not NULL,
+ * is policy p's schedule of this point already computed (elk_result_run);
+ * the others are computed here. */
+static elk_status run_full(const elk_problem *pr, const elk_sched_opts *o, const elk_schedule *const *given,
+                           elk_schedule *s, elk_error *err)
+{
+    ELK_TRY(full_search(pr, o, s, err));
+    s->adopted = -1;
+    static const elk_policy cands[] = {ELK_POL_DYN, ELK_POL_STATIC, ELK_POL_BASIC};
+    for (int k = 0; k < 3; k++) {
+        elk_policy p = cands[k];
+        elk_schedule mine = {0};
+        const elk_schedule *c = given ? given[p] : NULL;
+        if (!c) {
+            elk_error e2;
+            elk_status st = elk_schedule_run(pr, p, o, &mine, &e2);
+            if (st == ELK_ECANCEL) {
+                elk_schedule_free(s);
+                *err = e2;
+                return st;
+            }
+            if (st != ELK_OK) continue; /* that policy fits no schedule here */
+            c = &mine;
+        }
+        if (c->ops && (!s->ops || c->latency < s->latency)) {
+            int tried = s->orders_tried;
+            double edit = s->avg_edit_dist;
+            elk_schedule_free(s);
+            elk_status st = elk_schedule_copy(s, c);
+            elk_schedule_free(&mine);
+            if (st != ELK_OK) return elk_fail(err, st, "out of memory");
+            s->orders_tried = tried;
+            s->avg_edit_dist = edit;
+            s->adopted = p;
+            s->policy = ELK_POL_FULL;
+        } else {
+            elk_schedule_free(&mine);
+        }
+    }
+    return ELK_OK;
+}
+
 elk_status elk_schedule_run(const elk_problem *pr, elk_policy pol, const elk_sched_opts *o, elk_schedule *s,
                             elk_error *err)
 {
@@ -1070,7 +1300,8 @@ elk_status elk_schedule_run(const elk_problem *pr, elk_policy pol, const elk_sch
 
     switch (pol) {
     case ELK_POL_IDEAL:
-        st = run_one(pr, pol, o, ident, N, 0, 0, INFINITY, &ms, s, err);
+        st = run_ideal(pr, o, ident, s, err);
+        ms = s->latency;
         break;
     case ELK_POL_DYN: {
         /* the allocator's price of replication traffic is searched, as the
@@ -1118,67 +1349,10 @@ elk_status elk_schedule_run(const elk_problem *pr, elk_policy pol, const elk_sch
         }
         break;
     }
-    case ELK_POL_FULL: {
-        int *orders = NULL;
-        int no = elk_orders_build(&pr->graph, o, &orders, 2000);
-        if (no <= 0) {
-            st = elk_fail(err, ELK_ENOMEM, "out of memory building preload orders");
-            break;
-        }
-        /* screen every order on a prefix of identical layers, then run the
-         * best few (and always program order) on the whole graph */
-        const elk_graph *g = &pr->graph;
-        int M = N;
-        if (o->screen_layers > 0 && g->nlayers > o->screen_layers + 1)
-            M = g->head + o->screen_layers * g->per_layer;
-        double *score = malloc((size_t)no * sizeof *score);
-        int *idx = malloc((size_t)no * sizeof *idx);
-        if (!score || !idx) {
-            free(score);
-            free(idx);
-            free(orders);
-            st = elk_fail(err, ELK_ENOMEM, "out of memory");
-            break;
-        }
-        int pv = o->price >= 0 && o->price < ELK_PRICES ? o->price : best_price(pr, o, orders, N, &st, err);
-        for (int c = 0; c < no; c++) {
-            idx[c] = c;
-            score[c] = INFINITY;
-        }
-        for (int c = 0; c < no && st == ELK_OK; c++)
-            st = run_one(pr, pol, o, orders + (size_t)c * N, M, pv, 0, INFINITY, &score[c], NULL, err);
-        /* stable selection of the finalists by score (identity is order 0) */
-        for (int a = 1; a < no; a++)
-            for (int b = a; b > 0 && score[idx[b]] < score[idx[b - 1]]; b--) {
-                int t = idx[b];
-                idx[b] = idx[b - 1];
-                idx[b - 1] = t;
-            }
-        int nf = o->finalists < no ? o->finalists : no;
-        double best = INFINITY;
-        int bc = -1;
-        for (int f = -1; f < nf && st == ELK_OK; f++) {
-            int c = f < 0 ? 0 : idx[f];
-            if (f >= 0 && c == 0) continue;
-            if (!isfinite(score[c]) && c != 0) continue;
-            double m;
-            st = run_one(pr, pol, o, orders + (size_t)c * N, N, pv, 0, best, &m, NULL, err);
-            if (st == ELK_OK && m < best) {
-                best = m;
-                bc = c;
-            }
-        }
-        if (st == ELK_OK && bc >= 0) {
-            st = run_one(pr, pol, o, orders + (size_t)bc * N, N, pv, 0, INFINITY, &ms, s, err);
-            s->static_variant = pv;
-            s->orders_tried = no;
-            if (st == ELK_OK && s->order) s->avg_edit_dist = edit_dist(s->order, N);
-        }
-        free(score);
-        free(idx);
-        free(orders);
+    case ELK_POL_FULL:
+        st = run_full(pr, o, NULL, s, err);
+        ms = s->ops ? s->latency : INFINITY;
         break;
-    }
     default: st = elk_fail(err, ELK_EINVAL, "unknown policy %d", (int)pol);
     }
     free(ident);
@@ -1194,6 +1368,7 @@ elk_status elk_schedule_run(const elk_problem *pr, elk_policy pol, const elk_sch
         return st;
     }
     s->policy = pol;
+    if (pol != ELK_POL_FULL) s->adopted = -1;
     s->solve_ms = now_ms() - t0;
     return ELK_OK;
 }
@@ -1230,9 +1405,21 @@ elk_status elk_result_run(const elk_problem *pr, const elk_sched_opts *o, unsign
     for (int k = 0; k < ELK_POL_COUNT; k++) {
         elk_policy p = run_order[k];
         if (!(mask & (1u << p))) continue;
-        /* Elk-Full reuses the price Elk-Dyn found */
-        if (p == ELK_POL_FULL && r->have[ELK_POL_DYN] && o->price < 0) o2.price = r->pol[ELK_POL_DYN].static_variant;
-        elk_status st = elk_schedule_run(pr, p, &o2, &r->pol[p], err);
+        elk_status st;
+        if (p == ELK_POL_FULL) {
+            const elk_schedule *given[ELK_POL_COUNT] = {0};
+            for (int q = 0; q < ELK_POL_COUNT; q++)
+                if (r->have[q]) given[q] = &r->pol[q];
+            double t0 = now_ms();
+            st = run_full(pr, &o2, given, &r->pol[p], err);
+            if (st == ELK_OK && !r->pol[p].ops) {
+                st = elk_fail(err, ELK_ENOPLAN, "%s: no schedule fits in %.0f KiB of usable SRAM per core",
+                              elk_policy_labels[p], pr->sram / 1024.0);
+            }
+            r->pol[p].solve_ms = now_ms() - t0;
+        } else {
+            st = elk_schedule_run(pr, p, &o2, &r->pol[p], err);
+        }
         if (st != ELK_OK) {
             elk_result_free(r);
             return st;

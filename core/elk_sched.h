@@ -94,13 +94,18 @@ typedef struct {
     double latency;               /* cycles */
     double latency_ms;
     double brk[ELK_BRK_COUNT];    /* cycles, summing to latency */
-    double hbm_util, noc_util, noc_pre_util, noc_exe_util;
+    double hbm_util;              /* time HBM streams at full rate / latency, 0..1 */
+    double noc_util, noc_pre_util, noc_exe_util; /* bytes the ports carry / (capacity x latency), 0..1 */
+    double noc_demand;            /* bytes asked of the ports / (capacity x latency); > 1 means the
+                                     estimate shares the NoC optimistically */
     double tflops;
     double peak_resident;         /* max over ops of resident bytes */
     double static_exec_kib;       /* Static: the chosen execution region */
     int static_variant;           /* Basic/Static: 0 all fully distributed, 1 all replicated;
                                      Elk: the allocator price slot chosen (elk_menu eff) */
     int orders_tried;             /* Elk-Full: candidate orders scheduled */
+    int adopted;                  /* Elk-Full: -1 if its own order search won, else the policy
+                                     whose schedule it kept as the fastest candidate */
     double avg_edit_dist;         /* Elk-Full: mean |position - op| over the winning order */
     double solve_ms;              /* wall time of this policy */
 } elk_schedule;

@@ -18,7 +18,7 @@ enum {
     M_LATENCY, M_PCT_IDEAL, M_EXEC, M_OVERLAP, M_PRELOAD, M_NOC, M_DIST, M_HBM_UTIL, M_NOC_UTIL, M_TFLOPS,
     M_NOC_PRE_UTIL, M_NOC_EXE_UTIL, M_LATENCY_CYCLES, M_PEAK_RESIDENT, M_STATIC_EXEC, M_STATIC_VARIANT,
     M_ORDERS_TRIED, M_AVG_EDIT, M_OPS, M_GFLOP, M_HBM_GB, M_WEIGHT_GB, M_KV_GB, M_INTENSITY, M_PEAK_MM,
-    M_PEAK_VEC, M_COUNT
+    M_PEAK_VEC, M_NOC_DEMAND, M_ADOPTED, M_COUNT
 };
 
 const elk_sweep_metric_info elk_sweep_metrics[] = {
@@ -30,7 +30,7 @@ const elk_sweep_metric_info elk_sweep_metrics[] = {
     [M_NOC] = {"noc_stall_ms", "breakdown: cores wait on the interconnect, ms", 1},
     [M_DIST] = {"dist_ms", "breakdown: data distribution, ms", 1},
     [M_HBM_UTIL] = {"hbm_util", "time HBM streams at full rate / latency, fraction 0..1", 1},
-    [M_NOC_UTIL] = {"noc_util", "NoC bytes / (NoC capacity x latency), fraction 0..1", 1},
+    [M_NOC_UTIL] = {"noc_util", "bytes the NoC ports carry / (port capacity x latency), fraction 0..1", 1},
     [M_TFLOPS] = {"tflops", "model FLOPs / latency, TFLOP/s (1e12)", 1},
     [M_NOC_PRE_UTIL] = {"noc_pre_util", "preload part of noc_util, fraction", 0},
     [M_NOC_EXE_UTIL] = {"noc_exe_util", "execution part of noc_util, fraction", 0},
@@ -48,6 +48,8 @@ const elk_sweep_metric_info elk_sweep_metrics[] = {
     [M_INTENSITY] = {"intensity_flop_per_byte", "FLOPs per HBM byte", 0},
     [M_PEAK_MM] = {"peak_matmul_tflops", "chip MatMul peak after compute-scale, TFLOP/s", 0},
     [M_PEAK_VEC] = {"peak_vector_tflops", "chip vector peak after compute-scale, TFLOP/s", 0},
+    [M_NOC_DEMAND] = {"noc_demand", "bytes asked of the NoC ports / (capacity x latency); above 1 the estimate is optimistic", 0},
+    [M_ADOPTED] = {"adopted", "Elk-Full: policy whose schedule it kept (-1: its own order search)", 0},
 };
 const int elk_sweep_nmetrics = M_COUNT;
 
@@ -1139,6 +1141,8 @@ static void fill_policy(const elk_problem *pr, const elk_schedule *s, int p, dou
     m[M_TFLOPS] = s->tflops;
     m[M_NOC_PRE_UTIL] = s->noc_pre_util;
     m[M_NOC_EXE_UTIL] = s->noc_exe_util;
+    m[M_NOC_DEMAND] = s->noc_demand;
+    m[M_ADOPTED] = p == ELK_POL_FULL ? s->adopted : NAN;
     m[M_LATENCY_CYCLES] = s->latency;
     m[M_PEAK_RESIDENT] = s->peak_resident / 1024.0;
     m[M_STATIC_EXEC] = p == ELK_POL_STATIC ? s->static_exec_kib : NAN;
