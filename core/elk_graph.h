@@ -83,11 +83,78 @@ elk_status elk_graph_build(const elk_model *m, elk_workload wl, int batch, int s
                            int layers, elk_graph *g, elk_error *err);
 void elk_graph_free(elk_graph *g);
 
-/* Split operators whose tensors together exceed cap_bytes into equal
- * pieces along their largest parallel dim (one the output indexes and, if
- * they read HBM, their HBM tensors index too), as the artifact's parser does
- * for KV-cache matmuls that outgrow a chip. Every layer is split the same
- * way, so identical layers stay identical. Returns the number of ops split. */
+/* How an operator that outgrows SRAM is cut into pieces. */
+typedef enum {
+    ELK_SPLIT_PARALLEL, /* along a dim the output indexes: pieces write disjoint slices */
+    ELK_SPLIT_REDUCED,  /* along a dim the output does not index (P.V's KV length, a
+                           matmul's k): every piece writes a full-size partial output and
+                           pieces-1 elementwise adds combine them */
+    ELK_SPLIT_KIND_COUNT
+} elk_split_kind;
+extern const char *const elk_split_kind_names[];
+
+/* One way to split an operator: `pieces` pieces along dim `dim`. Owns nothing.
+ * Invariants: 2 <= pieces <= min(op.dim[dim], ELK_SPLIT_MAX_PIECES); every HBM
+ * tensor of the op indexes `dim`, so the pieces' HBM bytes sum exactly to the
+ * op's; piece p spans elk_split_len(op.dim[dim], pieces, p) of the dim.
+ * piece_bytes is the largest piece's tensor bytes (what must fit the cap);
+ * volume_bytes is the rule-of-thumb score of elk_split_options: every piece's
+ * tensor bytes (a tensor the split does not cut counts once per piece) plus,
+ * for a reduced split, the adds' three operands each. */
+typedef struct {
+    elk_split_kind kind;
+    int dim;
+    int pieces;
+    int fits;            /* piece_bytes <= the cap (and a reduced split's add's too) */
+    double piece_bytes;
+    double volume_bytes;
+} elk_split;
+
+/* Most pieces one operator is cut into: a sanity bound on the graph's size
+ * for absurd caps (a piece that still does not fit is left to the planner). */
+#define ELK_SPLIT_MAX_PIECES 4096
+
+/* The ways to split op so that its pieces fit cap_bytes, one per dim that
+ * can be cut, best first by the rule (the comment opening
+ * the split section of elk_graph.c says why): splits whose pieces fit before
+ * those that do not, then the least volume_bytes (on-chip data the pieces
+ * and adds touch in all), then a parallel split before a reduced one, then
+ * the larger dim. Each option uses the fewest pieces that fit (or, when none
+ * fits, ceil(op bytes / cap)).
+ * Returns how many were written to opt (at most ELK_MAX_DIMS); 0 when the op
+ * fits, cap_bytes is not positive, or no dim can be split. */
+int elk_split_options(const elk_op *op, double cap_bytes, elk_split opt[ELK_MAX_DIMS]);
+
+/* Extent of piece p of a dim of extent D cut into k pieces: the first D % k
+ * pieces get one more, so the pieces cover D exactly and never overshoot. */
+long elk_split_len(long D, int k, int p);
+
+/* Piece p (0 <= p < s->pieces) of op as an operator of its own: the dim cut,
+ * FLOPs and HBM bytes recomputed from the piece's extents, name "op#p". */
+void elk_split_piece(const elk_op *op, const elk_split *s, int p, elk_op *piece);
+
+/* The elementwise add that combines two partial outputs of a reduced split
+ * of op (out = acc + partial p, 1 FLOP per output element), name "op+p". For
+ * a reduce op's max the combine is a max, which costs the same. */
+void elk_split_add(const elk_op *op, int p, elk_op *add);
+
+/* A caller's choice among elk_split_options (best first): the index of the
+ * option to apply, or -1 to leave the op whole. Called once per distinct
+ * operator shape that needs a split, so a chooser may time the options
+ * (pieces x piece time + adds x add time) with the chip's cost model. */
+typedef int (*elk_split_pick_fn)(const elk_op *op, const elk_split *opt, int nopt, void *ctx);
+
+/* Split every operator whose tensors together exceed cap_bytes, as the
+ * artifact's parser does for KV-cache matmuls that outgrow a chip. pick
+ * chooses among the options (NULL: the rule's first). A reduced split's
+ * pieces are followed by adds, interleaved (p0 p1 +1 p2 +2 ...) so one
+ * partial sum is live at a time. Every layer position is split the same way
+ * (decided on its largest op across layers), so identical layers stay
+ * identical and the layers keep equal op counts. Graph totals stay the sums
+ * over the operators: weight and KV bytes unchanged, FLOPs grown by exactly
+ * the adds'. Returns the number of ops split (0, graph untouched, if memory
+ * runs out). */
+int elk_graph_split_large_by(elk_graph *g, double cap_bytes, elk_split_pick_fn pick, void *ctx);
 int elk_graph_split_large(elk_graph *g, double cap_bytes);
 
 /* Elements of tensor ti of op (real, unpadded). */
