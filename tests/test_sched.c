@@ -5,6 +5,7 @@
  * repeat in every identical layer. */
 #include <math.h>
 
+#include "elk_cost.h"
 #include "elk_sched.h"
 #include "elk_test.h"
 
@@ -22,11 +23,10 @@
  *
  * Backward from the end of op 2 (t = 0), times in cycles:
  *
- * Ideal (fastest plans, memory checked against smallest plans + smallest
- * preloads): op2 [-100,0], pre2 [-900,-100]; op1 may overlap pre2
- * (300+200 <= 700): [-300,-100]; pre1 ends at min(-300, -900): [-1300,-900];
- * op0 may overlap pre1 and pre2 (300+100+200): ends at op1's start,
- * [-1300,-300]; pre0 ends at min(-1300, -1300): [-1500,-1300]. Latency 1500.
+ * Ideal (the flow-shop relaxation: fastest plans, no SRAM limit, preloads
+ * back to back from t = 0): pre0 [0,200], op0 [200,1200]; pre1 [200,600],
+ * op1 [1200,1400]; pre2 [600,1400], op2 [1400,1500]. Latency 1500 =
+ * max_k (P_0..P_k + E_k..E_2) = max(200+1300, 600+300, 1400+100).
  *
  * Elk-Dyn: op1 overlapping pre2 must fit 700-200 = 500 B, so it takes the
  * 300 B plan (400 cycles) and still starts later (-500) than without the
@@ -365,6 +365,174 @@ START_TEST(exact_search)
 }
 END_TEST
 
+/* ---------------------------------------------------------------------
+ * Regressions from the trust issue (commit 0d0fdec): each case is a point a
+ * user found where a number moved the wrong way. */
+
+typedef struct {
+    const char *chip, *model;
+    int layers;
+    double hbm_tbps, noc_tbps, hbm_gbps_per_core;
+    int cores;
+} knob_point;
+
+static elk_problem *load_knobs(const knob_point *k, elk_plan_cache *pc)
+{
+    static elk_problem pr;
+    elk_point p;
+    elk_point_defaults(&p);
+    char path[1024];
+    snprintf(p.chip_path, sizeof p.chip_path, "%s", src_path(path, sizeof path, k->chip));
+    snprintf(p.model_path, sizeof p.model_path, "%s", src_path(path, sizeof path, k->model));
+    p.layers = k->layers;
+    if (k->hbm_tbps > 0) p.hbm_tbps = k->hbm_tbps;
+    if (k->noc_tbps > 0) p.noc_tbps = k->noc_tbps;
+    if (k->hbm_gbps_per_core > 0) p.hbm_gbps_per_core = k->hbm_gbps_per_core;
+    if (k->cores > 0) p.cores = k->cores;
+    elk_error err;
+    ck_assert_msg(elk_problem_init(&pr, &p, pc, &err) == ELK_OK, "%s", err.msg);
+    return &pr;
+}
+
+static void run_all(const elk_problem *pr, elk_result *r)
+{
+    elk_sched_opts o;
+    elk_sched_opts_default(&o);
+    elk_error err;
+    ck_assert_msg(elk_result_run(pr, &o, (1u << ELK_POL_COUNT) - 1, r, &err) == ELK_OK, "%s", err.msg);
+}
+
+/* Ideal recomputed here from the menus alone: the two-stage flow-shop bound
+ * max_k (sum_{j<=k} P_j + sum_{j>=k} E_j) with E the fastest plan and P the
+ * leanest preload. The scheduler must give exactly this. */
+static double flow_shop_bound(const elk_problem *pr)
+{
+    int N = pr->graph.nops;
+    double *P = calloc((size_t)N, sizeof *P), *E = calloc((size_t)N, sizeof *E);
+    for (int i = 0; i < N; i++) {
+        const elk_menu *m = &pr->menus[pr->graph.ops[i].shape_id];
+        double h = pr->graph.ops[i].hbm_bytes;
+        E[i] = m->e[m->n - 1].exe;
+        P[i] = h > 0 ? elk_cost_preload_cycles(&pr->chip, h, m->min_cold * pr->chip.cores) : 0;
+    }
+    double best = 0, pre = 0, suf = 0;
+    for (int i = 0; i < N; i++) suf += E[i];
+    for (int k = 0; k < N; k++) {
+        pre += P[k];
+        best = fmax(best, pre + suf);
+        suf -= E[k];
+    }
+    free(P);
+    free(E);
+    return best;
+}
+
+static const knob_point noc8 = {"presets/chips/ipu-pod4.cfg", "presets/models/llama2-13b.cfg", 4, 0, 8, 0, 0};
+
+/* `elk run --noc-tbps 8`: Elk-Dyn and Elk-Full were 100.18% of Ideal, and
+ * NoC utilisation 109.8% (Static), 104.9% (Ideal). */
+START_TEST(regress_ideal_is_a_bound_at_noc_8)
+{
+    elk_plan_cache *pc = elk_plan_cache_alloc();
+    elk_problem *pr = load_knobs(&noc8, pc);
+    elk_result r;
+    run_all(pr, &r);
+    double ideal = r.pol[ELK_POL_IDEAL].latency;
+    ck_assert_double_eq_tol(ideal, flow_shop_bound(pr), 1e-6 * ideal);
+    for (int p = 0; p < ELK_POL_COUNT; p++) {
+        const elk_schedule *s = &r.pol[p];
+        ck_assert_msg(ideal <= s->latency * (1 + 1e-9), "%s %.1f beats Ideal %.1f", elk_policy_labels[p], s->latency,
+                      ideal);
+        ck_assert_msg(s->noc_util >= 0 && s->noc_util <= 1 + 1e-9, "%s NoC %.4f", elk_policy_labels[p], s->noc_util);
+        ck_assert(s->noc_pre_util >= 0 && s->noc_exe_util >= 0);
+        ck_assert(s->noc_demand >= s->noc_util - 1e-9);
+        ck_assert(r.pct_ideal[p] > 0 && r.pct_ideal[p] <= 100 + 1e-9);
+    }
+    elk_result_free(&r);
+    elk_problem_free(pr);
+    elk_plan_cache_free(pc);
+}
+END_TEST
+
+/* Elk-Full lost to Static at 24 TB/s (5.461 vs 5.355 ms) and at 2944, 3680
+ * and 4416 cores, and to Basic on the tiny model; on the mesh at 2208 cores
+ * Static was slower than Basic (a fixed algorithm: allowed, Elk-Full is not). */
+static const knob_point full_points[] = {
+    {"presets/chips/ipu-pod4.cfg", "presets/models/tiny.cfg", 0, 0, 0, 0, 0},
+    {"presets/chips/ipu-pod4.cfg", "presets/models/llama2-13b.cfg", 3, 24, 0, 0, 0},
+    {"presets/chips/ipu-pod4.cfg", "presets/models/llama2-13b.cfg", 2, 0, 0, 2.7, 2944},
+    {"presets/chips/ipu-pod4.cfg", "presets/models/llama2-13b.cfg", 2, 0, 0, 2.7, 3680},
+    {"presets/chips/ipu-pod4.cfg", "presets/models/llama2-13b.cfg", 2, 0, 0, 2.7, 4416},
+    {"presets/chips/ipu-pod4-mesh.cfg", "presets/models/llama2-13b.cfg", 2, 0, 0, 0, 2208},
+};
+
+START_TEST(regress_full_never_slower_than_its_candidates)
+{
+    elk_plan_cache *pc = elk_plan_cache_alloc();
+    elk_problem *pr = load_knobs(&full_points[_i], pc);
+    elk_result r;
+    run_all(pr, &r);
+    const elk_schedule *f = &r.pol[ELK_POL_FULL];
+    for (int p = ELK_POL_BASIC; p <= ELK_POL_DYN; p++)
+        ck_assert_msg(f->latency <= r.pol[p].latency * (1 + 1e-12), "point %d: Elk-Full %.1f > %s %.1f", _i,
+                      f->latency, elk_policy_labels[p], r.pol[p].latency);
+    ck_assert(f->adopted >= -1 && f->adopted <= ELK_POL_DYN);
+    if (f->adopted >= 0) ck_assert_double_eq(f->latency, r.pol[f->adopted].latency);
+    /* the standalone policy gives the same answer as the one in a result */
+    elk_sched_opts o;
+    elk_sched_opts_default(&o);
+    elk_schedule s;
+    elk_error err;
+    ck_assert(elk_schedule_run(pr, ELK_POL_FULL, &o, &s, &err) == ELK_OK);
+    ck_assert_double_eq_tol(s.latency, f->latency, 1e-9 * f->latency);
+    check_memory(pr, &s);
+    elk_schedule_free(&s);
+    elk_result_free(&r);
+    elk_problem_free(pr);
+    elk_plan_cache_free(pc);
+}
+END_TEST
+
+/* More HBM bandwidth made policies slower (Llama2-13B Elk-Full 5.279, 5.309,
+ * 5.461, 5.465 ms at 16, 20, 24, 32 TB/s). Ideal now moves only with its
+ * operators' own times, so it never rises; nor with more NoC. */
+START_TEST(regress_ideal_monotone_in_resources)
+{
+    elk_plan_cache *pc = elk_plan_cache_alloc();
+    static const double hbm[] = {4, 8, 12, 16, 20, 24, 32};
+    double last = INFINITY;
+    for (int k = 0; k < 7; k++) {
+        knob_point kp = {"presets/chips/ipu-pod4.cfg", "presets/models/llama2-13b.cfg", 2, hbm[k], 0, 0, 0};
+        elk_problem *pr = load_knobs(&kp, pc);
+        elk_sched_opts o;
+        elk_sched_opts_default(&o);
+        elk_schedule s;
+        elk_error err;
+        ck_assert(elk_schedule_run(pr, ELK_POL_IDEAL, &o, &s, &err) == ELK_OK);
+        ck_assert_msg(s.latency <= last * (1 + 1e-12), "Ideal rose to %.1f at %.0f TB/s", s.latency, hbm[k]);
+        last = s.latency;
+        elk_schedule_free(&s);
+        elk_problem_free(pr);
+    }
+    last = INFINITY;
+    static const double noc[] = {8, 16, 24, 32, 48, 64};
+    for (int k = 0; k < 6; k++) {
+        knob_point kp = {"presets/chips/ipu-pod4-mesh.cfg", "presets/models/llama2-70b.cfg", 1, 8, noc[k], 0, 0};
+        elk_problem *pr = load_knobs(&kp, pc);
+        elk_sched_opts o;
+        elk_sched_opts_default(&o);
+        elk_schedule s;
+        elk_error err;
+        ck_assert(elk_schedule_run(pr, ELK_POL_IDEAL, &o, &s, &err) == ELK_OK);
+        ck_assert_msg(s.latency <= last * (1 + 1e-12), "Ideal rose to %.1f at NoC %.0f TB/s", s.latency, noc[k]);
+        last = s.latency;
+        elk_schedule_free(&s);
+        elk_problem_free(pr);
+    }
+    elk_plan_cache_free(pc);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("sched");
@@ -375,6 +543,10 @@ static Suite *suite(void)
     tcase_add_test(tc, orders_bounded_and_repeated);
     tcase_add_test(tc, sram_too_small_is_an_error);
     tcase_add_test(tc, exact_search);
+    tcase_add_test(tc, regress_ideal_is_a_bound_at_noc_8);
+    tcase_add_loop_test(tc, regress_full_never_slower_than_its_candidates, 0,
+                        (int)(sizeof full_points / sizeof full_points[0]));
+    tcase_add_test(tc, regress_ideal_monotone_in_resources);
     suite_add_tcase(s, tc);
     return s;
 }
