@@ -408,7 +408,7 @@ START_TEST(run_no_plan)
 {
     const char *text = "sweep = {\n  name = \"np\";\n"
                        "  base = { chip = \"ipu-mk2\"; model = \"tiny\"; batch = 4; seq = 256; sram-kib = 16.0; };\n"
-                       "  axes = ( { knob = \"cores\"; values = [2, 64]; } );\n"
+                       "  axes = ( { knob = \"cores\"; values = [1, 64]; } );\n"
                        "  policies = [\"basic\", \"elk-full\"];\n};\n";
     elk_sweep s;
     elk_error err;
@@ -416,7 +416,7 @@ START_TEST(run_no_plan)
     elk_sweep_stats st;
     char *out = run_to_text(&s, 2, 0, 1, NULL, &st);
     ck_assert_int_eq(st.infeasible, 1);
-    ck_assert_contains(st.first_infeasible, "point 0 (cores=2)");
+    ck_assert_contains(st.first_infeasible, "point 0 (cores=1)");
     elk_csv_table t;
     ck_assert_msg(elk_csv_parse(out, "np", &t, &err) == ELK_OK, "%s", err.msg);
     ck_assert_int_eq(t.nrows, 4);
