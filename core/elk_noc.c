@@ -491,18 +491,38 @@ static void acc_internal(elk_noc *nc, int plane, int b, double amt)
     if (amt > 0) acc(nc, nc->lint[plane][b], 0, amt);
 }
 
-/* Signed block steps along one dimension: the shorter way round on a torus,
- * and at a tie (half way round an even ring) forwards when tie > 0, else
- * backwards. */
-static int steps(int from, int to, int nb, int wrap, int tie)
+/* How routes go round the rings of a torus: the shorter way, at a tie (half
+ * way round an even ring) forwards when tie > 0, else backwards; wx, wy = +1
+ * or -1 force one way round in X or Y instead (a multicast tree). */
+typedef struct {
+    int tie, wx, wy;
+} noc_way;
+
+/* Signed block steps along one dimension (force: 0, or the way round). */
+static int steps(int from, int to, int nb, int wrap, int tie, int force)
 {
     int d = to - from;
     if (wrap && nb > 1) {
         int fw = ((d % nb) + nb) % nb;
+        if (fw == 0) return 0;
+        if (force) return force > 0 ? fw : -(nb - fw);
         if (fw == nb - fw) return tie > 0 ? fw : -fw;
         return fw < nb - fw ? fw : -(nb - fw);
     }
     return d;
+}
+
+/* The way round one dimension of a multicast tree from from to a tile of
+ * extent ext centred at mid (blocks). Members of a tile shorter than half
+ * the ring all go the way of its centre: routing each the shorter way would
+ * split a tile lying across the point opposite the source into two
+ * branches, one each way round, and the tree could then be longer than the
+ * mesh's. A longer tile (a broadcast) takes the shorter way per member. */
+static int tree_way(int from, int mid, int ext, int nb, int wrap, int tie)
+{
+    if (!wrap || nb < 2 || 2 * ext >= nb) return 0;
+    int s = steps(from, mid, nb, wrap, tie, 0);
+    return s > 0 ? 1 : s < 0 ? -1 : 0;
 }
 
 /* Routes of a torus can tie (an even ring of blocks): traffic then goes
@@ -524,9 +544,9 @@ static int tie_halves(const elk_noc *nc)
  * fan columns (rows) of the destination block carries every byte on each).
  * Internal hops are charged in fast mode. */
 static void route(elk_noc *nc, int plane, int i1, int j1, int i2, int j2, int yx, double amt, int markv, int src,
-                  double fan, int tie)
+                  double fan, noc_way w)
 {
-    int dx = steps(j1, j2, nc->nbc, nc->wrap, tie), dy = steps(i1, i2, nc->nbr, nc->wrap, tie);
+    int dx = steps(j1, j2, nc->nbc, nc->wrap, w.tie, w.wx), dy = steps(i1, i2, nc->nbr, nc->wrap, w.tie, w.wy);
     int i = i1, j = j1;
     int fast = !nc->detailed;
     if (fast && src >= 0 && (dx || dy)) {
@@ -660,11 +680,21 @@ static int entry_idx(const elk_noc *nc, int k, int y, int x)
  * first (X first from a west or east router, Y first from a north or south
  * one). */
 static void route_from(elk_noc *nc, int plane, int e, int bi, int bj, double amt, int markv, int rows, int cols,
-                       int tie)
+                       noc_way w)
 {
     int ey = e / nc->C, ex = e % nc->C;
     int yx = nc->R > 1 && ex != 0 && ex != nc->C - 1;
-    route(nc, plane, row_block(nc, ey), col_block(nc, ex), bi, bj, yx, amt, markv, e, yx ? rows : cols, tie);
+    route(nc, plane, row_block(nc, ey), col_block(nc, ex), bi, bj, yx, amt, markv, e, yx ? rows : cols, w);
+}
+
+/* The ways round of a tree from router e to the tile of blocks
+ * [bi0, bi1] x [bj0, bj1]. */
+static noc_way tile_way(const elk_noc *nc, int e, int bi0, int bi1, int bj0, int bj1, int tie)
+{
+    int ei = row_block(nc, e / nc->C), ej = col_block(nc, e % nc->C);
+    noc_way w = {tie, tree_way(ej, (bj0 + bj1) / 2, bj1 - bj0 + 1, nc->nbc, nc->wrap, tie),
+                 tree_way(ei, (bi0 + bi1) / 2, bi1 - bi0 + 1, nc->nbr, nc->wrap, tie)};
+    return w;
 }
 
 static void next_mark(elk_noc *nc)
@@ -700,10 +730,10 @@ static void preload_grid(elk_noc *nc, int k, int tr, int tc, int plane, double s
             int halves = tie_halves(nc);
             if (nc->detailed) {
                 for (int h = 0; h < halves; h++) {
+                    noc_way w = tile_way(nc, e, y0, y1 - 1, x0, x1 - 1, h ? -1 : 1);
                     next_mark(nc);
                     for (int y = y0; y < y1; y++)
-                        for (int x = x0; x < x1; x++)
-                            route_from(nc, plane, e, y, x, scale / halves, nc->markv, 1, 1, h ? -1 : 1);
+                        for (int x = x0; x < x1; x++) route_from(nc, plane, e, y, x, scale / halves, nc->markv, 1, 1, w);
                 }
                 continue;
             }
@@ -714,6 +744,7 @@ static void preload_grid(elk_noc *nc, int k, int tr, int tc, int plane, double s
             /* a group spanning blocks: one tree to its member blocks (a half
              * tree each way round at ties) */
             for (int h = 0; h < halves; h++) {
+                noc_way w = tile_way(nc, e, bi0, bi1, bj0, bj1, h ? -1 : 1);
                 next_mark(nc);
                 for (int bi = bi0; bi <= bi1; bi++)
                     for (int bj = bj0; bj <= bj1; bj++) {
@@ -721,8 +752,7 @@ static void preload_grid(elk_noc *nc, int k, int tr, int tc, int plane, double s
                         int my1 = y1 < nc->br0[bi + 1] ? y1 : nc->br0[bi + 1];
                         int mx0 = x0 > nc->bc0[bj] ? x0 : nc->bc0[bj];
                         int mx1 = x1 < nc->bc0[bj + 1] ? x1 : nc->bc0[bj + 1];
-                        route_from(nc, plane, e, bi, bj, scale / halves, nc->markv, my1 - my0, mx1 - mx0,
-                                   h ? -1 : 1);
+                        route_from(nc, plane, e, bi, bj, scale / halves, nc->markv, my1 - my0, mx1 - mx0, w);
                     }
             }
             for (int bi = bi0; bi <= bi1; bi++)
@@ -741,10 +771,12 @@ static void preload_grid(elk_noc *nc, int k, int tr, int tc, int plane, double s
                 double amt = inner[(size_t)b * na + ai];
                 if (amt <= 0) continue;
                 int bi = b / nc->nbc, bj = b % nc->nbc, halves = tie_halves(nc);
-                for (int h = 0; h < halves; h++)
+                for (int h = 0; h < halves; h++) {
+                    noc_way w = {h ? -1 : 1, 0, 0};
                     route_from(nc, plane, nc->att[nc->att0[k] + ai], bi, bj, amt / halves, 0,
                                tr < blk_rows(nc, bi) ? tr : blk_rows(nc, bi), tc < blk_cols(nc, bj) ? tc : blk_cols(nc, bj),
-                               h ? -1 : 1);
+                               w);
+                }
                 /* inside the block: a tree of r - 1 links per group plus the way in */
                 double in = (r - 1) + (blk_rows(nc, bi) + blk_cols(nc, bj)) / 4.0;
                 acc_internal(nc, plane, b, amt * in);
@@ -891,8 +923,10 @@ static void exchange_grid(elk_noc *nc, double g)
                 for (int b = 0; b < n; b++) {
                     if (a == b) continue;
                     double amt = bm[a] * bm[b] / (gm - 1);
-                    for (int h = 0; h < halves; h++)
-                        route(nc, 0, ia, ja, bl[b] / nc->nbc, bl[b] % nc->nbc, 0, amt / halves, 0, -1, 1, h ? -1 : 1);
+                    for (int h = 0; h < halves; h++) {
+                        noc_way w = {h ? -1 : 1, 0, 0};
+                        route(nc, 0, ia, ja, bl[b] / nc->nbc, bl[b] % nc->nbc, 0, amt / halves, 0, -1, 1, w);
+                    }
                 }
             }
         }
