@@ -97,8 +97,12 @@ double elk_cost_vector_add(const elk_chip *c, double elems)
 
 double elk_cost_shift_cpb(const elk_chip *c)
 {
-    double port = c->cost.kind == ELK_COSTK_IPU ? c->cost.xchg_cycles_per_byte / c->noc_scale
-                                                : 1.0 / elk_chip_link_bytes_per_cycle(c);
+    /* the IPU's fitted exchange rate, but never faster than the core's port
+     * (a --link-gbps below it would otherwise move more bytes than the port
+     * carries) */
+    double port = c->cost.kind == ELK_COSTK_IPU
+                      ? fmax(c->cost.xchg_cycles_per_byte / c->noc_scale, 1.0 / elk_chip_link_bytes_per_cycle(c))
+                      : 1.0 / elk_chip_link_bytes_per_cycle(c);
     if (c->topology != ELK_TOPO_ALL2ALL) port = fmax(port, 1.0 / elk_chip_mesh_link_bytes_per_cycle(c));
     return port;
 }
