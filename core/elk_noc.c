@@ -646,6 +646,13 @@ static int cache_put(elk_noc *nc, int type, int ctrl, int plane, double v, int t
     return tmpl;
 }
 
+int elk_noc_route_hops(const elk_noc *nc, int a, int b)
+{
+    if (!nc->grid) return 0;
+    int dx = steps(a % nc->C, b % nc->C, nc->C, nc->wrap, 1, 0), dy = steps(a / nc->C, b / nc->C, nc->R, nc->wrap, 1, 0);
+    return abs(dx) + abs(dy);
+}
+
 double elk_noc_ctrl_dests(const elk_noc *nc, int ctrl)
 {
     if (!nc->grid) return nc->chip_cores[nc->ctrl_chip[ctrl]];

@@ -102,6 +102,11 @@ int elk_noc_shift(elk_noc *nc);
  * (reduce-scatter, re-layout, data distribution). */
 int elk_noc_exchange(elk_noc *nc, double g);
 
+/* Hops of the route between routers a and b (index y * C + x) as the
+ * simulator routes it: dimension order, the shorter way round each ring of
+ * a torus or ring. 0 on all-to-all. */
+int elk_noc_route_hops(const elk_noc *nc, int a, int b);
+
 /* Cores a controller delivers to (its chip on all-to-all, all on grids). */
 double elk_noc_ctrl_dests(const elk_noc *nc, int ctrl);
 /* Directed NoC links (members) that carry traffic between routers or
