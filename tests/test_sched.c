@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "elk_cost.h"
+#include "elk_check.h"
 #include "elk_sched.h"
 #include "elk_test.h"
 
@@ -194,17 +195,14 @@ static elk_problem *load_point(const char *chip, const char *model, int layers, 
 
 /* At every instant: the running op's execution space plus every preload
  * that has started for a later op fits the usable SRAM. Checked from the
- * intervals alone, independently of the scheduler's own bookkeeping. */
+ * intervals alone, independently of the scheduler's own bookkeeping
+ * (elk_check_sram, which elk check uses too). */
 static void check_memory(const elk_problem *pr, const elk_schedule *s)
 {
-    for (int i = 0; i < s->nops; i++) {
-        double used = s->ops[i].hot;
-        for (int j = i + 1; j < s->nops; j++)
-            if (s->ops[j].pre_end > s->ops[j].pre_start && s->ops[j].pre_start < s->ops[i].exe_end - 1e-6)
-                used += s->ops[j].cold;
-        ck_assert_msg(used <= pr->sram + 1e-6, "%s: %s runs with %.0f B resident > %.0f B SRAM",
-                      elk_policy_labels[s->policy], pr->graph.ops[i].name, used, pr->sram);
-    }
+    double used = 0;
+    int i = elk_check_sram(s->ops, s->nops, pr->sram, &used);
+    ck_assert_msg(i < 0, "%s: %s runs with %.0f B resident > %.0f B SRAM", elk_policy_labels[s->policy],
+                  i >= 0 ? pr->graph.ops[i].name : "", used, pr->sram);
 }
 
 static const struct {

@@ -1,0 +1,659 @@
+#include "elk_check.h"
+
+#include <dirent.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elk_sim.h"
+
+#define ELK_CHECK_ROW_(id, name, desc) [ELK_CHECK_##id] = {name, desc},
+const elk_check_info elk_check_invariants[ELK_CHECK_COUNT] = {ELK_CHECK_LIST(ELK_CHECK_ROW_)};
+#undef ELK_CHECK_ROW_
+
+/* ------------------------------------------------------------------ */
+/* the space of presets */
+
+static int cmp_name(const void *a, const void *b) { return strcmp((const char *)a, (const char *)b); }
+
+static int list_presets(const char *kind, char names[][64], int max)
+{
+    char dir[1200];
+    snprintf(dir, sizeof dir, "%s/presets/%ss", elk_datadir(), kind);
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) && n < max) {
+        size_t l = strlen(de->d_name);
+        if (l < 5 || l > 60 || strcmp(de->d_name + l - 4, ".cfg")) continue;
+        snprintf(names[n++], 64, "%.*s", (int)(l - 4), de->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, 64, cmp_name);
+    return n;
+}
+
+elk_status elk_check_space_init(elk_check_space *sp, elk_error *err)
+{
+    memset(sp, 0, sizeof *sp);
+    sp->nchips = list_presets("chip", sp->chip_names, ELK_CHECK_MAX_PRESETS);
+    sp->nmodels = list_presets("model", sp->model_names, ELK_CHECK_MAX_PRESETS);
+    if (!sp->nchips || !sp->nmodels)
+        return elk_fail(err, ELK_EIO, "%s/presets: no chip or no model presets found", elk_datadir());
+    char path[1200];
+    for (int i = 0; i < sp->nchips; i++) {
+        elk_preset_path("chip", sp->chip_names[i], path, sizeof path);
+        ELK_TRY(elk_chip_load(path, &sp->chips[i], err));
+    }
+    for (int i = 0; i < sp->nmodels; i++) {
+        elk_preset_path("model", sp->model_names[i], path, sizeof path);
+        ELK_TRY(elk_model_load(path, &sp->models[i], err));
+    }
+    /* Planning time grows about linearly with the core count (about 0.1 s
+     * for all five policies at 1024 cores, 0.6-1 s at 8192, mostly plan
+     * enumeration); 8192 keeps 2000 points within minutes on two cores. */
+    sp->cores_min = 32;
+    sp->cores_max = 8192;
+    return ELK_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* flags */
+
+void elk_check_args_set(elk_check_args *a, elk_knob k, const char *val)
+{
+    for (int i = 0; i < a->nargs; i++)
+        if (a->knob[i] == k) {
+            snprintf(a->val[i], sizeof a->val[i], "%s", val);
+            return;
+        }
+    if (a->nargs >= ELK_CHECK_MAX_ARGS) return;
+    a->knob[a->nargs] = k;
+    snprintf(a->val[a->nargs], sizeof a->val[0], "%s", val);
+    a->nargs++;
+}
+
+const char *elk_check_args_get(const elk_check_args *a, elk_knob k)
+{
+    for (int i = 0; i < a->nargs; i++)
+        if (a->knob[i] == k) return a->val[i];
+    return NULL;
+}
+
+elk_status elk_check_args_point(const elk_check_args *a, elk_point *p, elk_error *err)
+{
+    elk_point_defaults(p);
+    for (int i = 0; i < a->nargs; i++) ELK_TRY(elk_point_set(p, a->knob[i], a->val[i], err));
+    return ELK_OK;
+}
+
+void elk_check_args_line(const elk_check_args *a, char *buf, size_t n)
+{
+    size_t len = (size_t)snprintf(buf, n, "elk run");
+    for (int i = 0; i < a->nargs && len < n; i++)
+        len += (size_t)snprintf(buf + len, n - len, " --%s %s", elk_knobs[a->knob[i]].name, a->val[i]);
+}
+
+/* ------------------------------------------------------------------ */
+/* drawing */
+
+/* splitmix64: a seed for point k that depends on (seed, k) alone */
+static unsigned long point_seed(unsigned long seed, int k)
+{
+    uint64_t z = (uint64_t)seed * 0x9E3779B97F4A7C15ull + (uint64_t)(unsigned)k + 0x632BE59BD9B4E019ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    unsigned long s = (unsigned long)(z & 0xffffffffu);
+    return s ? s : 1;
+}
+
+static double log_uniform(gsl_rng *r, double lo, double hi)
+{
+    return exp(log(lo) + gsl_rng_uniform(r) * (log(hi) - log(lo)));
+}
+
+/* v to d significant digits, as short plain text ("7.31", "1230") */
+static void fmt_sig(char *buf, size_t n, double v, int d)
+{
+    int e = (int)floor(log10(v));
+    int dec = d - 1 - e;
+    if (dec >= 0) {
+        snprintf(buf, n, "%.*f", dec, v);
+    } else {
+        double q = pow(10, -dec);
+        snprintf(buf, n, "%.0f", round(v / q) * q);
+    }
+}
+
+static int sig_int(double v, int d)
+{
+    char b[40];
+    fmt_sig(b, sizeof b, v, d);
+    int x = (int)strtod(b, NULL);
+    return x < 1 ? 1 : x;
+}
+
+static void set_int(elk_check_args *a, elk_knob k, int v)
+{
+    char b[40];
+    snprintf(b, sizeof b, "%d", v);
+    elk_check_args_set(a, k, b);
+}
+
+static void set_sig(elk_check_args *a, elk_knob k, double v, int d)
+{
+    char b[40];
+    fmt_sig(b, sizeof b, v, d);
+    elk_check_args_set(a, k, b);
+}
+
+/* The nearest 2^a or 3 x 2^a: core counts with awkward factors (130, 4400)
+ * leave some small operators with no plan that meets the planner's
+ * utilisation and padding thresholds, which would only add skips. */
+static int nice_cores(double x)
+{
+    int best = 1;
+    for (int c = 1; c <= (1 << 22); c *= 2) {
+        const int cand[2] = {c, 3 * c};
+        for (int q = 0; q < 2; q++)
+            if (fabs(log(cand[q] / x)) < fabs(log(best / x))) best = cand[q];
+    }
+    return best;
+}
+
+void elk_check_draw(const elk_check_space *sp, unsigned long seed, int k, elk_check_args *a)
+{
+    memset(a, 0, sizeof *a);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!r) return;
+    gsl_rng_set(r, point_seed(seed, k));
+    int ci = (int)gsl_rng_uniform_int(r, (unsigned long)sp->nchips);
+    int mi = (int)gsl_rng_uniform_int(r, (unsigned long)sp->nmodels);
+    const elk_chip *c = &sp->chips[ci];
+    const elk_model *m = &sp->models[mi];
+    static const elk_workload wls[] = {ELK_WL_DECODE, ELK_WL_PREFILL, ELK_WL_TRAIN_FWD};
+    elk_workload wl = wls[gsl_rng_uniform_int(r, 3)];
+    int topo = (int)gsl_rng_uniform_int(r, ELK_TOPO_COUNT);
+    int maxl = m->layers < 4 ? m->layers : 4;
+    int layers = 1 + (int)gsl_rng_uniform_int(r, (unsigned long)maxl);
+    int cores = nice_cores(log_uniform(r, sp->cores_min, sp->cores_max));
+    int batch, seq;
+    if (wl == ELK_WL_DECODE) {
+        batch = sig_int(log_uniform(r, 1, 64), 2);
+        seq = sig_int(log_uniform(r, 128, 4096), 2);
+    } else {
+        batch = sig_int(log_uniform(r, 1, 8), 1);
+        seq = sig_int(log_uniform(r, 32, 1024), 2);
+    }
+    double hbm = c->hbm_tbps * log_uniform(r, 0.25, 4);
+    double noc = log_uniform(r, 0.25, 4);
+    double sram_lo = c->reserved_kib * 1.5 + 16;
+    double sram = c->sram_kib * log_uniform(r, 0.5, 2);
+    if (sram < sram_lo) sram = sram_lo;
+    double comp = log_uniform(r, 0.5, 2);
+    double link = gsl_rng_uniform(r) < 0.5 ? c->link_gbps * log_uniform(r, 0.5, 2) : 0;
+    int ctrl = gsl_rng_uniform(r) < 0.5 ? 1 << gsl_rng_uniform_int(r, 6) : 0;
+    gsl_rng_free(r);
+
+    elk_check_args_set(a, ELK_KNOB_CHIP, sp->chip_names[ci]);
+    elk_check_args_set(a, ELK_KNOB_MODEL, sp->model_names[mi]);
+    elk_check_args_set(a, ELK_KNOB_WORKLOAD, elk_workload_names[wl]);
+    set_int(a, ELK_KNOB_BATCH, batch);
+    set_int(a, ELK_KNOB_SEQ, seq);
+    set_int(a, ELK_KNOB_LAYERS, layers);
+    set_int(a, ELK_KNOB_CORES, cores);
+    elk_check_args_set(a, ELK_KNOB_TOPOLOGY, elk_topology_names[topo]);
+    set_sig(a, ELK_KNOB_HBM_TBPS, hbm, 3);
+    set_sig(a, ELK_KNOB_NOC_SCALE, noc, 3);
+    if (link > 0) set_sig(a, ELK_KNOB_LINK_GBPS, link, 3);
+    set_sig(a, ELK_KNOB_SRAM_KIB, sram, 3);
+    set_sig(a, ELK_KNOB_COMPUTE_SCALE, comp, 3);
+    if (ctrl) set_int(a, ELK_KNOB_HBM_CONTROLLERS, ctrl);
+}
+
+/* ------------------------------------------------------------------ */
+/* results */
+
+void elk_check_result_free(elk_check_result *r)
+{
+    free(r->viol);
+    r->viol = NULL;
+    r->nviol = r->cap = 0;
+}
+
+static void result_init(elk_check_result *r, const elk_check_args *a, int index)
+{
+    memset(r, 0, sizeof *r);
+    r->index = index;
+    r->args = *a;
+    for (int p = 0; p < ELK_POL_COUNT; p++) r->sim_err[p] = NAN;
+}
+
+__attribute__((format(printf, 6, 7))) static void add(elk_check_result *r, elk_check_inv inv, int policy,
+                                                      int warning, const elk_check_args *b, const char *fmt, ...)
+{
+    if (r->nviol == r->cap) {
+        int cap = r->cap ? 2 * r->cap : 8;
+        elk_check_violation *v = realloc(r->viol, (size_t)cap * sizeof *v);
+        if (!v) return; /* out of memory: the violation is lost, the count below is not */
+        r->viol = v;
+        r->cap = cap;
+    }
+    elk_check_violation *v = &r->viol[r->nviol++];
+    memset(v, 0, sizeof *v);
+    v->inv = inv;
+    v->policy = policy;
+    v->warning = warning;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->msg, sizeof v->msg, fmt, ap);
+    va_end(ap);
+    elk_check_args_line(&r->args, v->repro[0], sizeof v->repro[0]);
+    if (b) elk_check_args_line(b, v->repro[1], sizeof v->repro[1]);
+}
+
+#define LBL(p) elk_policy_labels[p]
+
+/* ------------------------------------------------------------------ */
+/* per-schedule invariants */
+
+int elk_check_sram(const elk_sched_op *ops, int nops, double sram, double *used)
+{
+    for (int i = 0; i < nops; i++) {
+        double u = ops[i].hot;
+        for (int j = i + 1; j < nops; j++)
+            if (ops[j].pre_end > ops[j].pre_start && ops[j].pre_start < ops[i].exe_end - 1e-6) u += ops[j].cold;
+        if (!(u <= sram + 1e-6)) {
+            if (used) *used = u;
+            return i;
+        }
+    }
+    return -1;
+}
+
+static int frac_ok(double v) { return v >= 0 && v <= 1 + ELK_CHECK_TOL; }
+
+static void check_fractions(const elk_result *res, int p, elk_check_result *r)
+{
+    const elk_schedule *s = &res->pol[p];
+    r->checks[ELK_CHECK_FRACTIONS]++;
+    if (!(s->latency > 0 && isfinite(s->latency))) {
+        add(r, ELK_CHECK_FRACTIONS, p, 0, NULL, "%s: latency %.6g cycles is not a positive number", LBL(p), s->latency);
+        return;
+    }
+    const struct {
+        const char *name;
+        double v;
+    } u[] = {{"hbm_util", s->hbm_util}, {"noc_util", s->noc_util}, {"noc_pre_util", s->noc_pre_util},
+             {"noc_exe_util", s->noc_exe_util}};
+    for (size_t k = 0; k < sizeof u / sizeof u[0]; k++)
+        if (!frac_ok(u[k].v)) add(r, ELK_CHECK_FRACTIONS, p, 0, NULL, "%s: %s = %.9g outside [0, 1]", LBL(p), u[k].name, u[k].v);
+    if (res->have[ELK_POL_IDEAL]) {
+        double pct = res->pct_ideal[p];
+        if (!(pct > 0 && pct <= 100 * (1 + ELK_CHECK_TOL)))
+            add(r, ELK_CHECK_FRACTIONS, p, 0, NULL, "%s: %% of Ideal = %.9g outside (0, 100]", LBL(p), pct);
+    }
+    double sum = 0;
+    for (int k = 0; k < ELK_BRK_COUNT; k++) {
+        sum += s->brk[k];
+        if (!(s->brk[k] >= -ELK_CHECK_TOL * s->latency))
+            add(r, ELK_CHECK_FRACTIONS, p, 0, NULL, "%s: breakdown part '%s' = %.6g cycles is negative", LBL(p),
+                elk_brk_names[k], s->brk[k]);
+    }
+    if (!(fabs(sum - s->latency) <= ELK_CHECK_TOL_BRK * s->latency))
+        add(r, ELK_CHECK_FRACTIONS, p, 0, NULL, "%s: breakdown sums to %.9g cycles, latency %.9g (rel diff %.3g)", LBL(p),
+            sum, s->latency, (sum - s->latency) / s->latency);
+    if (!(s->tflops >= 0 && isfinite(s->tflops)))
+        add(r, ELK_CHECK_FRACTIONS, p, 0, NULL, "%s: TFLOPS = %.6g", LBL(p), s->tflops);
+}
+
+static void check_bytes(const elk_problem *pr, const elk_schedule *s, int p, elk_check_result *r)
+{
+    const elk_graph *g = &pr->graph;
+    r->checks[ELK_CHECK_HBM_BYTES]++;
+    if (s->nops != g->nops) {
+        add(r, ELK_CHECK_HBM_BYTES, p, 0, NULL, "%s: schedule has %d ops, graph %d", LBL(p), s->nops, g->nops);
+        return;
+    }
+    double pre = 0, want = g->weight_bytes + g->kv_bytes;
+    int bad = 0, first = -1;
+    double tol = ELK_CHECK_TOL * s->latency + 1e-6;
+    for (int i = 0; i < g->nops; i++) {
+        const elk_sched_op *o = &s->ops[i];
+        if (o->pre_end > o->pre_start) pre += g->ops[i].hbm_bytes;
+        if (g->ops[i].hbm_bytes > 0 && !(o->pre_end > o->pre_start && o->pre_end <= o->exe_start + tol)) {
+            if (!bad++) first = i;
+        }
+    }
+    if (!(fabs(pre - want) <= ELK_CHECK_TOL * want + 1e-6))
+        add(r, ELK_CHECK_HBM_BYTES, p, 0, NULL, "%s: preloads carry %.17g B, the graph reads %.17g B from HBM", LBL(p),
+            pre, want);
+    if (bad) {
+        const elk_sched_op *o = &s->ops[first];
+        add(r, ELK_CHECK_HBM_BYTES, p, 0, NULL,
+            "%s: %d op(s) with HBM bytes lack a preload ending by their execution; first %s (%.0f B): preload "
+            "[%.6f, %.6f], executes from %.6f cycles",
+            LBL(p), bad, g->ops[first].name, g->ops[first].hbm_bytes, o->pre_start, o->pre_end, o->exe_start);
+    }
+}
+
+static void check_order(const elk_problem *pr, const elk_schedule *s, int p, elk_check_result *r)
+{
+    r->checks[ELK_CHECK_ORDER]++;
+    int n = s->nops;
+    double tol = ELK_CHECK_TOL * s->latency + 1e-6;
+    int bad = 0, first = -1;
+    for (int i = 0; i < n; i++) {
+        const elk_sched_op *o = &s->ops[i];
+        int ok = o->exe_end >= o->exe_start && (i == 0 || o->exe_start >= s->ops[i - 1].exe_end - tol);
+        if (!ok && !bad++) first = i;
+    }
+    if (bad)
+        add(r, ELK_CHECK_ORDER, p, 0, NULL,
+            "%s: %d execution(s) out of program order or overlapping; first %s runs [%.6f, %.6f] after [%.6f, %.6f]",
+            LBL(p), bad, pr->graph.ops[first].name, s->ops[first].exe_start, s->ops[first].exe_end,
+            first ? s->ops[first - 1].exe_start : 0, first ? s->ops[first - 1].exe_end : 0);
+    if (!s->order) return;
+    char *seen = calloc((size_t)n + 1, 1);
+    if (!seen) return;
+    int perm = 1;
+    for (int q = 0; q < n; q++) {
+        int i = s->order[q];
+        if (i < 0 || i >= n || seen[i]) perm = 0;
+        else seen[i] = 1;
+    }
+    free(seen);
+    if (!perm) {
+        add(r, ELK_CHECK_ORDER, p, 0, NULL, "%s: the preload order is not a permutation of the %d ops", LBL(p), n);
+        return;
+    }
+    int prev = -1, over = 0, fa = -1, fb = -1;
+    for (int q = 0; q < n; q++) {
+        int i = s->order[q];
+        if (!(s->ops[i].pre_end > s->ops[i].pre_start)) continue;
+        if (prev >= 0 && s->ops[i].pre_start < s->ops[prev].pre_end - tol && !over++) {
+            fa = prev;
+            fb = i;
+        }
+        prev = i;
+    }
+    if (over)
+        add(r, ELK_CHECK_ORDER, p, 0, NULL,
+            "%s: %d preload(s) overlap the one before in preload order; first %s [%.6f, %.6f] then %s [%.6f, %.6f]",
+            LBL(p), over, pr->graph.ops[fa].name, s->ops[fa].pre_start, s->ops[fa].pre_end, pr->graph.ops[fb].name,
+            s->ops[fb].pre_start, s->ops[fb].pre_end);
+}
+
+void elk_check_schedule(const elk_problem *pr, const elk_result *res, elk_check_result *r)
+{
+    const elk_graph *g = &pr->graph;
+    r->checks[ELK_CHECK_FLOPS]++;
+    double fl = 0;
+    for (int i = 0; i < g->nops; i++) fl += g->ops[i].flops;
+    if (!(fabs(fl - g->flops) <= ELK_CHECK_TOL * fabs(g->flops)))
+        add(r, ELK_CHECK_FLOPS, -1, 0, NULL, "the operators' FLOPs sum to %.17g, the graph's total is %.17g", fl, g->flops);
+
+    int hi = res->have[ELK_POL_IDEAL];
+    double ideal = hi ? res->pol[ELK_POL_IDEAL].latency : 0;
+    for (int p = 0; p < ELK_POL_COUNT; p++) {
+        if (!res->have[p]) continue;
+        const elk_schedule *s = &res->pol[p];
+        if (hi && p != ELK_POL_IDEAL) {
+            r->checks[ELK_CHECK_IDEAL_BOUND]++;
+            if (!(s->latency >= ideal * (1 - ELK_CHECK_TOL)))
+                add(r, ELK_CHECK_IDEAL_BOUND, p, 0, NULL, "%s %.9g cycles < Ideal %.9g cycles (ratio %.6f)", LBL(p),
+                    s->latency, ideal, s->latency / ideal);
+        }
+        if (res->have[ELK_POL_FULL] && p != ELK_POL_FULL && p != ELK_POL_IDEAL) {
+            double full = res->pol[ELK_POL_FULL].latency;
+            r->checks[ELK_CHECK_FULL_BEST]++;
+            if (!(full <= s->latency * (1 + ELK_CHECK_TOL)))
+                add(r, ELK_CHECK_FULL_BEST, p, 0, NULL, "Elk-Full %.9g cycles > %s %.9g cycles (ratio %.6f)", full,
+                    LBL(p), s->latency, full / s->latency);
+        }
+        check_fractions(res, p, r);
+        if (p != ELK_POL_IDEAL) {
+            r->checks[ELK_CHECK_SRAM]++;
+            double used = 0;
+            int i = elk_check_sram(s->ops, s->nops, pr->sram, &used);
+            if (i >= 0)
+                add(r, ELK_CHECK_SRAM, p, 0, NULL, "%s: %s runs with %.0f B resident > %.0f B usable SRAM per core",
+                    LBL(p), g->ops[i].name, used, pr->sram);
+        }
+        check_bytes(pr, s, p, r);
+        check_order(pr, s, p, r);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* simulation */
+
+static void check_sim(const elk_problem *pr, const elk_result *res, elk_check_result *r)
+{
+    elk_sim_opts so;
+    elk_sim_opts_default(&so);
+    double ideal = res->have[ELK_POL_IDEAL] ? res->pol[ELK_POL_IDEAL].latency : 0;
+    for (int p = 0; p < ELK_POL_COUNT; p++) {
+        if (!res->have[p]) continue;
+        elk_sim_result sr;
+        elk_error err;
+        memset(&sr, 0, sizeof sr);
+        r->checks[ELK_CHECK_SIM_ESTIMATE]++;
+        if (elk_sim_run(pr, &res->pol[p], &so, &sr, &err) != ELK_OK) {
+            add(r, ELK_CHECK_SIM_ESTIMATE, p, 0, NULL, "%s: the simulation failed: %s", LBL(p), err.msg);
+            elk_sim_result_free(&sr);
+            continue;
+        }
+        double est = res->pol[p].latency, e = (est - sr.latency) / sr.latency;
+        r->sim_err[p] = e;
+        if (!(fabs(e) <= ELK_CHECK_SIM_TOL))
+            add(r, ELK_CHECK_SIM_ESTIMATE, p, 0, NULL,
+                "%s: estimate %.6g cycles, simulated %.6g cycles: error %+.2f%% beyond +-%.0f%%", LBL(p), est,
+                sr.latency, 100 * e, 100 * ELK_CHECK_SIM_TOL);
+        if (ideal > 0) {
+            r->checks[ELK_CHECK_SIM_IDEAL]++;
+            if (!(sr.latency >= ideal * (1 - ELK_CHECK_SIM_IDEAL_TOL)))
+                add(r, ELK_CHECK_SIM_IDEAL, p, 0, NULL,
+                    "%s: simulated %.6g cycles < Ideal's estimate %.6g cycles x (1 - %g) (ratio %.4f)", LBL(p),
+                    sr.latency, ideal, ELK_CHECK_SIM_IDEAL_TOL, sr.latency / ideal);
+        }
+        elk_sim_result_free(&sr);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* pairs */
+
+/* Plan a partner point: 1 planned, 0 skipped (no plan fits), -1 failed
+ * (a RUNS violation has been added). */
+static int plan_pair(const elk_check_args *b, elk_plan_cache *pc, const elk_sched_opts *so, unsigned mask,
+                     elk_check_result *r, elk_problem *pr, elk_result *res)
+{
+    elk_point pt;
+    elk_error err;
+    r->checks[ELK_CHECK_RUNS]++;
+    elk_status st = elk_check_args_point(b, &pt, &err);
+    if (st == ELK_OK) st = elk_problem_init(pr, &pt, pc, &err);
+    if (st == ELK_OK) {
+        st = elk_result_run(pr, so, mask, res, &err);
+        if (st != ELK_OK) elk_problem_free(pr);
+    }
+    if (st == ELK_OK) {
+        r->pairs_run++;
+        return 1;
+    }
+    if (st == ELK_ENOPLAN) {
+        r->pairs_skipped++;
+        return 0;
+    }
+    add(r, ELK_CHECK_RUNS, -1, 0, b, "the partner point fails: %s", err.msg);
+    return -1;
+}
+
+/* hi (more of a resource) must not be slower than lo: for the invariant
+ * policies that is a violation, for the fixed algorithms a warning. */
+static void compare_pair(elk_check_result *r, elk_check_inv inv, const char *lo_name, const char *hi_name,
+                         const elk_result *lo, const elk_result *hi, const elk_check_args *b)
+{
+    for (int p = 0; p < ELK_POL_COUNT; p++) {
+        if (!lo->have[p] || !hi->have[p]) continue;
+        int strict = p == ELK_POL_IDEAL || p == ELK_POL_FULL;
+        double a = lo->pol[p].latency, c = hi->pol[p].latency;
+        if (strict) r->checks[inv]++;
+        if (c <= a * (1 + ELK_CHECK_TOL)) continue;
+        add(r, inv, p, !strict, b, "%s%s: %s takes %.9g cycles, slower than %s's %.9g cycles (ratio %.6f)",
+            strict ? "" : "not a violation: fixed algorithm; ", LBL(p), hi_name, c, lo_name, a, c / a);
+    }
+}
+
+static void knob_value(const elk_check_args *a, const elk_problem *pr, elk_knob k, char *buf, size_t n)
+{
+    const char *t = elk_check_args_get(a, k);
+    double v;
+    if (t) v = strtod(t, NULL);
+    else if (k == ELK_KNOB_LINK_GBPS) v = pr->chip.link_gbps;
+    else if (k == ELK_KNOB_HBM_TBPS) v = pr->chip.hbm_tbps;
+    else if (k == ELK_KNOB_NOC_SCALE) v = pr->chip.noc_scale;
+    else if (k == ELK_KNOB_SRAM_KIB) v = pr->chip.sram_kib;
+    else v = pr->chip.compute_scale;
+    snprintf(buf, n, "%.6g", v * ELK_CHECK_RAISE);
+}
+
+static void check_pairs(const elk_check_space *sp, const elk_problem *base, const elk_result *res,
+                        elk_plan_cache *pc, const elk_sched_opts *so, elk_check_result *r)
+{
+    (void)sp;
+    const elk_check_args *a = &r->args;
+    const unsigned all = (1u << ELK_POL_COUNT) - 1;
+    static const elk_knob raise[] = {ELK_KNOB_HBM_TBPS, ELK_KNOB_NOC_SCALE, ELK_KNOB_LINK_GBPS, ELK_KNOB_SRAM_KIB,
+                                     ELK_KNOB_COMPUTE_SCALE};
+    for (size_t k = 0; k < sizeof raise / sizeof raise[0]; k++) {
+        elk_check_args b = *a;
+        char v[40], lo[80], hi[80];
+        knob_value(a, base, raise[k], v, sizeof v);
+        elk_check_args_set(&b, raise[k], v);
+        elk_problem pr;
+        elk_result rb;
+        if (plan_pair(&b, pc, so, all, r, &pr, &rb) != 1) continue;
+        const char *t = elk_check_args_get(a, raise[k]);
+        snprintf(lo, sizeof lo, "--%s %s", elk_knobs[raise[k]].name, t ? t : "(preset)");
+        snprintf(hi, sizeof hi, "--%s %s", elk_knobs[raise[k]].name, v);
+        compare_pair(r, ELK_CHECK_KNOB_MONOTONE, lo, hi, res, &rb, &b);
+        elk_result_free(&rb);
+        elk_problem_free(&pr);
+    }
+
+    /* topologies with more links: (fewer, more) */
+    int topo = base->chip.topology;
+    int partners[2], more[2], np = 0;
+    if (topo == ELK_TOPO_MESH) {
+        partners[np] = ELK_TOPO_TORUS, more[np++] = 1;
+        partners[np] = ELK_TOPO_ALL2ALL, more[np++] = 1;
+    } else if (topo == ELK_TOPO_TORUS || topo == ELK_TOPO_ALL2ALL) {
+        partners[np] = ELK_TOPO_MESH, more[np++] = 0;
+    }
+    for (int t = 0; t < np; t++) {
+        elk_check_args b = *a;
+        elk_check_args_set(&b, ELK_KNOB_TOPOLOGY, elk_topology_names[partners[t]]);
+        elk_problem pr;
+        elk_result rb;
+        if (plan_pair(&b, pc, so, all, r, &pr, &rb) != 1) continue;
+        const char *pn = elk_topology_names[partners[t]], *bn = elk_topology_names[topo];
+        if (more[t]) compare_pair(r, ELK_CHECK_TOPO_MONOTONE, bn, pn, res, &rb, &b);
+        else compare_pair(r, ELK_CHECK_TOPO_MONOTONE, pn, bn, &rb, res, &b);
+        elk_result_free(&rb);
+        elk_problem_free(&pr);
+    }
+
+    /* batch doubled: Ideal's step takes no less time */
+    {
+        elk_check_args b = *a;
+        char v[40];
+        snprintf(v, sizeof v, "%d", 2 * base->graph.batch);
+        elk_check_args_set(&b, ELK_KNOB_BATCH, v);
+        elk_problem pr;
+        elk_result rb;
+        if (plan_pair(&b, pc, so, 1u << ELK_POL_IDEAL, r, &pr, &rb) == 1) {
+            double l1 = res->pol[ELK_POL_IDEAL].latency, l2 = rb.pol[ELK_POL_IDEAL].latency;
+            r->checks[ELK_CHECK_BATCH_MONOTONE]++;
+            if (!(l2 >= l1 * (1 - ELK_CHECK_TOL)))
+                add(r, ELK_CHECK_BATCH_MONOTONE, ELK_POL_IDEAL, 0, &b,
+                    "Ideal: batch %d takes %.9g cycles, batch %d %.9g cycles (ratio %.6f)", 2 * base->graph.batch, l2,
+                    base->graph.batch, l1, l2 / l1);
+            elk_result_free(&rb);
+            elk_problem_free(&pr);
+        }
+    }
+
+    /* layers doubled: between 1x and 2.2x */
+    int L = base->graph.nlayers;
+    if (2 * L <= base->model.layers) {
+        elk_check_args b = *a;
+        char v[40];
+        snprintf(v, sizeof v, "%d", 2 * L);
+        elk_check_args_set(&b, ELK_KNOB_LAYERS, v);
+        elk_problem pr;
+        elk_result rb;
+        if (plan_pair(&b, pc, so, (1u << ELK_POL_IDEAL) | (1u << ELK_POL_FULL), r, &pr, &rb) == 1) {
+            const int pols[] = {ELK_POL_IDEAL, ELK_POL_FULL};
+            for (int q = 0; q < 2; q++) {
+                int p = pols[q];
+                double ratio = rb.pol[p].latency / res->pol[p].latency;
+                r->checks[ELK_CHECK_LAYERS_RATIO]++;
+                if (!(ratio >= 1 - ELK_CHECK_TOL && ratio <= ELK_CHECK_LAYERS_MAX))
+                    add(r, ELK_CHECK_LAYERS_RATIO, p, 0, &b,
+                        "%s: %d layers take %.9g cycles, %d layers %.9g cycles: ratio %.6f outside [1, %g]", LBL(p),
+                        2 * L, rb.pol[p].latency, L, res->pol[p].latency, ratio, ELK_CHECK_LAYERS_MAX);
+            }
+            elk_result_free(&rb);
+            elk_problem_free(&pr);
+        }
+    } else {
+        r->pairs_skipped++;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+
+elk_status elk_check_eval(const elk_check_space *sp, const elk_check_args *a, int index, elk_check_result *r)
+{
+    result_init(r, a, index);
+    elk_plan_cache *pc = elk_plan_cache_alloc();
+    if (!pc) return ELK_ENOMEM;
+    elk_point pt;
+    elk_error err;
+    elk_problem pr;
+    elk_result res;
+    elk_sched_opts so;
+    elk_sched_opts_default(&so);
+    r->checks[ELK_CHECK_RUNS]++;
+    elk_status st = elk_check_args_point(a, &pt, &err);
+    if (st == ELK_OK) st = elk_problem_init(&pr, &pt, pc, &err);
+    if (st == ELK_OK) {
+        st = elk_result_run(&pr, &so, (1u << ELK_POL_COUNT) - 1, &res, &err);
+        if (st != ELK_OK) elk_problem_free(&pr);
+    }
+    if (st == ELK_ENOPLAN) {
+        r->skipped = 1;
+        snprintf(r->skip_reason, sizeof r->skip_reason, "fits no plan: %s", err.msg);
+    } else if (st != ELK_OK) {
+        add(r, ELK_CHECK_RUNS, -1, 0, NULL, "the point fails: %s", err.msg);
+    } else {
+        r->nops = pr.graph.nops;
+        r->ideal_ms = res.pol[ELK_POL_IDEAL].latency_ms;
+        r->full_ms = res.pol[ELK_POL_FULL].latency_ms;
+        elk_check_schedule(&pr, &res, r);
+        check_sim(&pr, &res, r);
+        check_pairs(sp, &pr, &res, pc, &so, r);
+        elk_result_free(&res);
+        elk_problem_free(&pr);
+    }
+    elk_plan_cache_free(pc);
+    return ELK_OK;
+}

@@ -1,0 +1,154 @@
+/* Invariant checking over random design points (elk check).
+ *
+ * elk_check_draw draws design point k of a seed from every chip and model
+ * preset, every topology and workload, and the knobs over ranges that plan
+ * fast; point k's draws depend only on (seed, k), so any number of threads
+ * give the same points. elk_check_eval plans the point with the five
+ * policies, replays each schedule in the event simulator, plans the
+ * metamorphic partners (a resource raised by 25%, a topology with more
+ * links, batch and layers doubled) and returns every broken invariant with
+ * the `elk run` line(s) that reproduce it. The invariants are one table
+ * (ELK_CHECK_LIST) so the summary and the documents use the same names.
+ *
+ * Nothing here prints; results are strings. elk_check_eval is thread safe:
+ * it shares only the read-only space. */
+#ifndef ELK_CHECK_H
+#define ELK_CHECK_H
+
+#include <stddef.h>
+
+#include "elk_chip.h"
+#include "elk_model.h"
+#include "elk_point.h"
+#include "elk_sched.h"
+#include "elk_status.h"
+
+/* Tolerances (relative unless noted). */
+#define ELK_CHECK_TOL 1e-9          /* latency comparisons, utilisation bounds */
+#define ELK_CHECK_TOL_BRK 1e-6      /* breakdown sum against latency */
+#define ELK_CHECK_SIM_TOL 0.15      /* |estimate - simulated| / simulated */
+#define ELK_CHECK_SIM_IDEAL_TOL 0.02 /* simulated >= Ideal estimate x (1 - this) */
+#define ELK_CHECK_RAISE 1.25        /* resource knobs raised by 25% */
+#define ELK_CHECK_LAYERS_MAX 2.2    /* layers doubled: latency ratio within [1, this] */
+
+/* The invariants: id, name, description. */
+#define ELK_CHECK_LIST(X)                                                                                      \
+    X(RUNS, "runs", "the point plans, or fails only because no partition plan fits SRAM (a skip)")           \
+    X(IDEAL_BOUND, "ideal-bound", "every policy's latency >= Ideal's (rel 1e-9)")                              \
+    X(FULL_BEST, "full-best", "Elk-Full's latency <= Elk-Dyn's, Static's and Basic's (rel 1e-9)")             \
+    X(FRACTIONS, "fractions",                                                                                  \
+      "HBM and NoC utilisations (total, preload, execute) in [0, 1]; % of Ideal in (0, 100]; breakdown "      \
+      "parts >= 0 summing to the latency (rel 1e-6); TFLOPS >= 0")                                            \
+    X(SRAM, "sram",                                                                                            \
+      "from the intervals alone: the running op's hot bytes plus the cold bytes of every started preload "     \
+      "of a later op fit the usable SRAM (all policies but Ideal)")                                            \
+    X(HBM_BYTES, "hbm-bytes",                                                                                  \
+      "bytes preloaded = the graph's weight + KV bytes; every op with HBM bytes has a preload ending by its " \
+      "execution")                                                                                             \
+    X(ORDER, "order",                                                                                          \
+      "executions in program order and non-overlapping; preloads one after another in the preload order, "   \
+      "which is a permutation")                                                                                \
+    X(FLOPS, "flops", "the operators' FLOPs sum to the graph's FLOPs")                                         \
+    X(SIM_ESTIMATE, "sim-estimate", "|estimate - simulated| / simulated <= 15% for every policy (fast/auto mode)") \
+    X(SIM_IDEAL, "sim-ideal", "every policy's simulated latency >= Ideal's estimate x (1 - 2%)")               \
+    X(KNOB_MONOTONE, "knob-monotone",                                                                          \
+      "hbm-tbps, noc-scale, link-gbps, sram-kib, compute-scale raised 25%: Ideal and Elk-Full not slower")    \
+    X(TOPO_MONOTONE, "topology-monotone", "torus vs mesh, all-to-all vs mesh: Ideal and Elk-Full not slower") \
+    X(BATCH_MONOTONE, "batch-monotone", "batch doubled: Ideal's step latency not lower")                       \
+    X(LAYERS_RATIO, "layers-ratio", "layers doubled: Ideal's and Elk-Full's latency ratio within [1, 2.2]")
+
+#define ELK_CHECK_ENUM_(id, name, desc) ELK_CHECK_##id,
+typedef enum { ELK_CHECK_LIST(ELK_CHECK_ENUM_) ELK_CHECK_COUNT } elk_check_inv;
+#undef ELK_CHECK_ENUM_
+
+/* One row of the invariant table. */
+typedef struct {
+    const char *name;
+    const char *desc;
+} elk_check_info;
+extern const elk_check_info elk_check_invariants[ELK_CHECK_COUNT];
+
+#define ELK_CHECK_MAX_ARGS 20
+#define ELK_CHECK_MAX_PRESETS 32
+
+/* A design point as the `elk run` flags that make it: knob k set to the
+ * text val[k], in order. Owns nothing (fixed arrays); the text is what the
+ * point is built from, so the reproducer line is exact. */
+typedef struct {
+    int nargs;
+    elk_knob knob[ELK_CHECK_MAX_ARGS];
+    char val[ELK_CHECK_MAX_ARGS][40];
+} elk_check_args;
+
+/* What points are drawn from: the presets found under DATADIR/presets,
+ * loaded once (sorted by name, so the draws do not depend on directory
+ * order). Read-only after elk_check_space_init; shared by every thread. */
+typedef struct {
+    int nchips, nmodels;
+    char chip_names[ELK_CHECK_MAX_PRESETS][64];
+    char model_names[ELK_CHECK_MAX_PRESETS][64];
+    elk_chip chips[ELK_CHECK_MAX_PRESETS];
+    elk_model models[ELK_CHECK_MAX_PRESETS];
+    int cores_min, cores_max; /* log-uniform range of --cores */
+} elk_check_space;
+
+elk_status elk_check_space_init(elk_check_space *sp, elk_error *err);
+
+/* Draw point k of seed (GSL's mt19937 seeded from (seed, k) alone). */
+void elk_check_draw(const elk_check_space *sp, unsigned long seed, int k, elk_check_args *a);
+/* Set a knob (replacing an earlier setting of it). */
+void elk_check_args_set(elk_check_args *a, elk_knob k, const char *val);
+/* The text of knob k, or NULL when the point leaves it at the preset. */
+const char *elk_check_args_get(const elk_check_args *a, elk_knob k);
+/* Build the design point from the flags. */
+elk_status elk_check_args_point(const elk_check_args *a, elk_point *p, elk_error *err);
+/* "elk run --chip ... --model ..." */
+void elk_check_args_line(const elk_check_args *a, char *buf, size_t n);
+
+/* One broken invariant (or, with warning set, a counted inversion of a
+ * fixed algorithm that is not a violation). Owns nothing. repro[1] is
+ * empty unless the invariant compares two points. */
+typedef struct {
+    elk_check_inv inv;
+    int policy;        /* elk_policy, or -1 */
+    int warning;
+    char msg[400];
+    char repro[2][400];
+} elk_check_violation;
+
+/* The outcome of one point. Owns viol (malloc'd); free with
+ * elk_check_result_free. checks[i] counts the evaluations of invariant i
+ * (per policy, per pair). */
+typedef struct {
+    int index;
+    elk_check_args args;
+    int skipped;
+    char skip_reason[560];
+    int nviol, cap;
+    elk_check_violation *viol;  /* violations and warnings, in the order found */
+    long checks[ELK_CHECK_COUNT];
+    int pairs_run, pairs_skipped;
+    double sim_err[ELK_POL_COUNT]; /* (estimate - simulated) / simulated; NAN if not simulated */
+    int nops;
+    double ideal_ms, full_ms;
+} elk_check_result;
+
+void elk_check_result_free(elk_check_result *r);
+
+/* Everything that can be checked of one point: plans it (skipped on
+ * ELK_ENOPLAN), checks each schedule, simulates, plans the pairs. Uses a
+ * plan cache of its own. Returns ELK_ENOMEM only; a point that fails in
+ * another way is a RUNS violation. */
+elk_status elk_check_eval(const elk_check_space *sp, const elk_check_args *a, int index, elk_check_result *r);
+
+/* The per-schedule checks (exposed for tests), each appending violations
+ * to r and bumping r->checks. */
+void elk_check_schedule(const elk_problem *pr, const elk_result *res, elk_check_result *r);
+
+/* SRAM at every instant, from the intervals alone: the first op i whose
+ * hot bytes plus the cold bytes of every op j > i whose preload has
+ * started (pre_end > pre_start, pre_start < exe_end of i) exceed sram
+ * bytes per core, with *used set; -1 when every op fits. */
+int elk_check_sram(const elk_sched_op *ops, int nops, double sram, double *used);
+
+#endif

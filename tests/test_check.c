@@ -1,0 +1,285 @@
+/* elk_check: the SRAM interval check, hand-made violations caught by the
+ * per-schedule checks, deterministic point drawing, and one real point. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elk_check.h"
+#include "elk_test.h"
+
+/* op i executes [10i, 10i+10]; no preloads unless a test adds them */
+static void plain_ops(elk_sched_op *ops, int n)
+{
+    memset(ops, 0, (size_t)n * sizeof *ops);
+    for (int i = 0; i < n; i++) {
+        ops[i].exe_start = 10.0 * i;
+        ops[i].exe_end = 10.0 * i + 10;
+        ops[i].pre_start = ops[i].pre_end = ops[i].exe_start;
+        ops[i].hot = 400;
+        ops[i].cold = 300;
+    }
+}
+
+START_TEST(sram_overflow_caught)
+{
+    elk_sched_op ops[3];
+    plain_ops(ops, 3);
+    double used = 0;
+    ck_assert_int_eq(elk_check_sram(ops, 3, 1000, &used), -1);
+    /* op 2's preload starts while op 0 runs: 400 + 300 fits */
+    ops[2].pre_start = 5;
+    ops[2].pre_end = 18;
+    ck_assert_int_eq(elk_check_sram(ops, 3, 1000, &used), -1);
+    /* and op 1's too: 400 + 300 + 300 = 1000 still fits, 1100 would not */
+    ops[1].pre_start = 2;
+    ops[1].pre_end = 9;
+    ck_assert_int_eq(elk_check_sram(ops, 3, 1000, &used), -1);
+    ops[0].hot = 500;
+    ck_assert_int_eq(elk_check_sram(ops, 3, 1000, &used), 0);
+    ck_assert_double_eq_tol(used, 1100, 1e-9);
+    ops[0].hot = 400;
+    /* a preload that starts only when op 0 has ended does not count for op 0 */
+    ops[1].pre_start = 10;
+    ops[1].pre_end = 10.5;
+    ops[2].pre_start = 10;
+    ck_assert_int_eq(elk_check_sram(ops, 3, 1000, &used), -1);
+    ck_assert_int_eq(elk_check_sram(ops, 3, 600, &used), 1); /* op 1 runs with op 2's preload */
+    ck_assert_double_eq_tol(used, 700, 1e-9);
+    ck_assert_int_eq(elk_check_sram(ops, 3, 700, &used), -1);
+    /* empty preloads (no HBM data) never count */
+    ops[2].pre_end = ops[2].pre_start;
+    ck_assert_int_eq(elk_check_sram(ops, 3, 400, &used), -1);
+}
+END_TEST
+
+/* A two-operator problem and a Basic/Ideal result that break nothing. */
+typedef struct {
+    elk_problem pr;
+    elk_op gops[2];
+    elk_result res;
+    elk_sched_op sops[ELK_POL_COUNT][2];
+    int order[ELK_POL_COUNT][2];
+} fake;
+
+static void fake_init(fake *f)
+{
+    memset(f, 0, sizeof *f);
+    f->pr.graph.ops = f->gops;
+    f->pr.graph.nops = 2;
+    f->pr.sram = 1000;
+    for (int i = 0; i < 2; i++) {
+        snprintf(f->gops[i].name, sizeof f->gops[i].name, "op%d", i);
+        f->gops[i].flops = 1e6 * (i + 1);
+        f->gops[i].weight_bytes = f->gops[i].hbm_bytes = 4096.0 * (i + 1);
+    }
+    f->pr.graph.flops = 3e6;
+    f->pr.graph.weight_bytes = 3 * 4096.0;
+    const int pols[2] = {ELK_POL_BASIC, ELK_POL_IDEAL};
+    for (int q = 0; q < 2; q++) {
+        int p = pols[q];
+        elk_schedule *s = &f->res.pol[p];
+        f->res.have[p] = 1;
+        s->policy = (elk_policy)p;
+        s->nops = 2;
+        s->ops = f->sops[p];
+        s->order = f->order[p];
+        plain_ops(s->ops, 2);
+        /* preload 0 [0, 5], execute [5, 15]; preload 1 [5, 12], execute [15, 25] */
+        s->ops[0].pre_start = 0, s->ops[0].pre_end = 5, s->ops[0].exe_start = 5, s->ops[0].exe_end = 15;
+        s->ops[1].pre_start = 5, s->ops[1].pre_end = 12, s->ops[1].exe_start = 15, s->ops[1].exe_end = 25;
+        s->order[0] = 0, s->order[1] = 1;
+        s->latency = 25;
+        s->brk[ELK_BRK_EXEC] = 8, s->brk[ELK_BRK_OVERLAP] = 12, s->brk[ELK_BRK_PRELOAD] = 5;
+        s->hbm_util = 12.0 / 25, s->noc_pre_util = 0.2, s->noc_exe_util = 0.3, s->noc_util = 0.5;
+        s->tflops = 1;
+    }
+    elk_result_finish(&f->res);
+}
+
+static int count(const elk_check_result *r, elk_check_inv inv)
+{
+    int n = 0;
+    for (int i = 0; i < r->nviol; i++) n += r->viol[i].inv == inv && !r->viol[i].warning;
+    return n;
+}
+
+static void run_fake(fake *f, elk_check_result *r)
+{
+    memset(r, 0, sizeof *r);
+    elk_check_schedule(&f->pr, &f->res, r);
+}
+
+START_TEST(fake_result_clean)
+{
+    fake f;
+    fake_init(&f);
+    elk_check_result r;
+    run_fake(&f, &r);
+    for (int i = 0; i < r.nviol; i++) ck_abort_msg("unexpected %s: %s", elk_check_invariants[r.viol[i].inv].name, r.viol[i].msg);
+    ck_assert_int_eq(r.checks[ELK_CHECK_FRACTIONS], 2);
+    ck_assert_int_eq(r.checks[ELK_CHECK_SRAM], 1); /* not for Ideal */
+    ck_assert_int_eq(r.checks[ELK_CHECK_IDEAL_BOUND], 1);
+    elk_check_result_free(&r);
+}
+END_TEST
+
+START_TEST(fake_util_above_one_caught)
+{
+    fake f;
+    fake_init(&f);
+    f.res.pol[ELK_POL_BASIC].noc_util = 1.2;
+    elk_check_result r;
+    run_fake(&f, &r);
+    ck_assert_int_eq(r.nviol, 1);
+    ck_assert_int_eq(count(&r, ELK_CHECK_FRACTIONS), 1);
+    ck_assert_contains(r.viol[0].msg, "noc_util");
+    ck_assert_contains(r.viol[0].msg, "Basic");
+    elk_check_result_free(&r);
+    /* a breakdown that does not add up, and a negative part */
+    fake_init(&f);
+    f.res.pol[ELK_POL_IDEAL].brk[ELK_BRK_EXEC] = 9;
+    f.res.pol[ELK_POL_BASIC].brk[ELK_BRK_NOC] = -1;
+    run_fake(&f, &r);
+    ck_assert_int_eq(count(&r, ELK_CHECK_FRACTIONS), 3);
+    elk_check_result_free(&r);
+}
+END_TEST
+
+START_TEST(fake_other_violations_caught)
+{
+    fake f;
+    elk_check_result r;
+    /* Basic faster than Ideal */
+    fake_init(&f);
+    f.res.pol[ELK_POL_IDEAL].latency = 30;
+    for (int k = 0; k < ELK_BRK_COUNT; k++) f.res.pol[ELK_POL_IDEAL].brk[k] *= 30.0 / 25;
+    elk_result_finish(&f.res);
+    run_fake(&f, &r);
+    ck_assert_int_eq(count(&r, ELK_CHECK_IDEAL_BOUND), 1);
+    elk_check_result_free(&r);
+    /* overflowing SRAM */
+    fake_init(&f);
+    f.res.pol[ELK_POL_BASIC].ops[0].hot = 800;
+    run_fake(&f, &r);
+    ck_assert_int_eq(count(&r, ELK_CHECK_SRAM), 1);
+    ck_assert_int_eq(r.nviol, 1);
+    elk_check_result_free(&r);
+    /* a preload that ends after its execution starts; executions overlapping */
+    fake_init(&f);
+    f.res.pol[ELK_POL_BASIC].ops[1].pre_end = 16;
+    f.res.pol[ELK_POL_IDEAL].ops[1].exe_start = 14;
+    run_fake(&f, &r);
+    ck_assert_int_eq(count(&r, ELK_CHECK_HBM_BYTES), 1);
+    ck_assert_int_eq(count(&r, ELK_CHECK_ORDER), 1);
+    elk_check_result_free(&r);
+    /* a preload missing: bytes not conserved; FLOPs that do not add up */
+    fake_init(&f);
+    f.res.pol[ELK_POL_BASIC].ops[0].pre_end = f.res.pol[ELK_POL_BASIC].ops[0].pre_start;
+    f.pr.graph.flops = 4e6;
+    run_fake(&f, &r);
+    ck_assert_int_eq(count(&r, ELK_CHECK_HBM_BYTES), 2);
+    ck_assert_int_eq(count(&r, ELK_CHECK_FLOPS), 1);
+    elk_check_result_free(&r);
+}
+END_TEST
+
+START_TEST(draw_deterministic)
+{
+    static elk_check_space sp;
+    elk_error err;
+    ck_assert_msg(elk_check_space_init(&sp, &err) == ELK_OK, "%s", err.msg);
+    ck_assert_int_ge(sp.nchips, 5);
+    ck_assert_int_ge(sp.nmodels, 7);
+    elk_check_args a, b;
+    char la[400], lb[400];
+    /* point k depends on (seed, k) alone, not on what was drawn before */
+    elk_check_draw(&sp, 1, 5, &a);
+    for (int k = 0; k < 5; k++) elk_check_draw(&sp, 1, k, &b);
+    elk_check_draw(&sp, 1, 5, &b);
+    elk_check_args_line(&a, la, sizeof la);
+    elk_check_args_line(&b, lb, sizeof lb);
+    ck_assert_str_eq(la, lb);
+    ck_assert(!strncmp(la, "elk run --chip ", 15));
+    elk_check_draw(&sp, 2, 5, &b);
+    elk_check_args_line(&b, lb, sizeof lb);
+    ck_assert_str_ne(la, lb);
+    elk_check_draw(&sp, 1, 6, &b);
+    elk_check_args_line(&b, lb, sizeof lb);
+    ck_assert_str_ne(la, lb);
+    /* every drawn point is a valid set of elk run flags, within range */
+    int topo[ELK_TOPO_COUNT] = {0}, wl[ELK_WL_COUNT] = {0};
+    for (int k = 0; k < 300; k++) {
+        elk_check_draw(&sp, 1, k, &a);
+        elk_point p;
+        ck_assert_msg(elk_check_args_point(&a, &p, &err) == ELK_OK, "point %d: %s", k, err.msg);
+        ck_assert_int_ge(p.layers, 1);
+        ck_assert_int_le(p.layers, 4);
+        ck_assert_int_ge(p.cores, 32);
+        ck_assert_int_le(p.cores, 8192);
+        topo[p.topology]++;
+        wl[p.workload]++;
+    }
+    for (int t = 0; t < ELK_TOPO_COUNT; t++) ck_assert_int_gt(topo[t], 30);
+    for (int w = 0; w < ELK_WL_COUNT; w++) ck_assert_int_gt(wl[w], 30);
+}
+END_TEST
+
+START_TEST(args_replace_and_line)
+{
+    elk_check_args a;
+    memset(&a, 0, sizeof a);
+    elk_check_args_set(&a, ELK_KNOB_MODEL, "tiny");
+    elk_check_args_set(&a, ELK_KNOB_CORES, "64");
+    elk_check_args_set(&a, ELK_KNOB_CORES, "128");
+    char l[400];
+    elk_check_args_line(&a, l, sizeof l);
+    ck_assert_str_eq(l, "elk run --model tiny --cores 128");
+    ck_assert_str_eq(elk_check_args_get(&a, ELK_KNOB_CORES), "128");
+    ck_assert_ptr_null(elk_check_args_get(&a, ELK_KNOB_SEQ));
+}
+END_TEST
+
+/* One real point end to end: it plans, every invariant but the
+ * point-level ones is evaluated, and the pairs run. */
+START_TEST(eval_tiny_point)
+{
+    static elk_check_space sp;
+    elk_error err;
+    ck_assert_msg(elk_check_space_init(&sp, &err) == ELK_OK, "%s", err.msg);
+    elk_check_args a;
+    memset(&a, 0, sizeof a);
+    elk_check_args_set(&a, ELK_KNOB_CHIP, "ipu-pod4");
+    elk_check_args_set(&a, ELK_KNOB_MODEL, "tiny");
+    elk_check_args_set(&a, ELK_KNOB_LAYERS, "1");
+    elk_check_args_set(&a, ELK_KNOB_CORES, "64");
+    elk_check_args_set(&a, ELK_KNOB_TOPOLOGY, "mesh");
+    elk_check_args_set(&a, ELK_KNOB_BATCH, "8");
+    elk_check_args_set(&a, ELK_KNOB_SEQ, "256");
+    elk_check_result r;
+    ck_assert_int_eq(elk_check_eval(&sp, &a, 0, &r), ELK_OK);
+    ck_assert_msg(!r.skipped, "%s", r.skip_reason);
+    ck_assert_int_eq(count(&r, ELK_CHECK_RUNS), 0);
+    for (int i = ELK_CHECK_IDEAL_BOUND; i < ELK_CHECK_COUNT; i++)
+        ck_assert_msg(r.checks[i] > 0, "invariant %s never checked", elk_check_invariants[i].name);
+    for (int p = 0; p < ELK_POL_COUNT; p++) ck_assert(!isnan(r.sim_err[p]));
+    ck_assert_int_ge(r.pairs_run, 8); /* 5 knobs, torus, all-to-all, batch (layers: tiny has 2) */
+    for (int i = 0; i < r.nviol; i++) ck_assert_str_eq(r.viol[i].repro[0], "elk run --chip ipu-pod4 --model tiny --layers 1 --cores 64 --topology mesh --batch 8 --seq 256");
+    elk_check_result_free(&r);
+}
+END_TEST
+
+int main(void)
+{
+    setenv("ELK_DATADIR", ELK_SRC_DIR, 1);
+    Suite *s = suite_create("check");
+    TCase *tc = tcase_create("check");
+    tcase_add_test(tc, sram_overflow_caught);
+    tcase_add_test(tc, fake_result_clean);
+    tcase_add_test(tc, fake_util_above_one_caught);
+    tcase_add_test(tc, fake_other_violations_caught);
+    tcase_add_test(tc, draw_deterministic);
+    tcase_add_test(tc, args_replace_and_line);
+    tcase_add_test(tc, eval_tiny_point);
+    suite_add_tcase(s, tc);
+    return run_suite(s);
+}
