@@ -53,5 +53,6 @@ int elk_cmd_plot(int argc, char **argv);
 int elk_cmd_reproduce(int argc, char **argv);
 int elk_cmd_fit(int argc, char **argv);
 int elk_cmd_gap(int argc, char **argv);
+int elk_cmd_check(int argc, char **argv);
 
 #endif

@@ -1,0 +1,277 @@
+/* elk check: draw seeded random design points, check every invariant of the
+ * model on each (core/elk_check.c) and print each violation with the elk
+ * run line(s) that reproduce it. Points are evaluated on --jobs threads and
+ * printed in point order, so stdout is the same for any number of threads;
+ * the wall time goes to stderr. */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "elk_check.h"
+#include "elk_cli.h"
+
+/* The work shared by the threads: the read-only space and seed, the next
+ * point to take and the results, each written by the one thread that
+ * evaluates it. Owns results (n entries) and done. Guarded by mu. */
+typedef struct {
+    const elk_check_space *sp;
+    unsigned long seed;
+    int n;
+    int next;
+    int failed;               /* a point could not be evaluated (out of memory) */
+    elk_check_result *results;
+    char *done;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} work;
+
+static void *worker(void *arg)
+{
+    work *w = arg;
+    for (;;) {
+        pthread_mutex_lock(&w->mu);
+        int k = w->next < w->n ? w->next++ : -1;
+        pthread_mutex_unlock(&w->mu);
+        if (k < 0) return NULL;
+        elk_check_args a;
+        elk_check_draw(w->sp, w->seed, k, &a);
+        elk_status st = elk_check_eval(w->sp, &a, k, &w->results[k]);
+        pthread_mutex_lock(&w->mu);
+        if (st != ELK_OK) w->failed = 1;
+        w->done[k] = 1;
+        pthread_cond_broadcast(&w->cv);
+        pthread_mutex_unlock(&w->mu);
+    }
+}
+
+static void help(void)
+{
+    printf("usage: elk check [--points N] [--seed S] [--jobs J] [-v|--verbose]\n\n"
+           "Draws N random design points (every chip and model preset, every topology,\n"
+           "decode, prefill and train-fwd, and the knobs over their ranges; point k depends\n"
+           "only on the seed and k) and checks every invariant of the model on each: the\n"
+           "policies' estimates, their intervals, the event simulation and metamorphic\n"
+           "pairs (a resource raised by 25%%, more links, batch or layers doubled). Each\n"
+           "violation is printed with the elk run line(s) that reproduce it. A point where\n"
+           "no partition plan fits SRAM is skipped and counted. Output is the same for any\n"
+           "--jobs; the wall time goes to stderr.\n\n"
+           "  --points N    points to draw (default 200)\n"
+           "  --seed S      seed of GSL's mt19937 (default 1)\n"
+           "  --jobs J      threads (default 1)\n"
+           "  -v, --verbose list every point and the fixed algorithms' inversions\n\n"
+           "Exit status: 0 no violation, 1 a violation (or an error), 2 bad usage.\n\n"
+           "invariants:\n");
+    for (int i = 0; i < ELK_CHECK_COUNT; i++)
+        printf("  %-18s %s\n", elk_check_invariants[i].name, elk_check_invariants[i].desc);
+}
+
+static int parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void print_point(const elk_check_result *r, int verbose, long *viol, long warn[][ELK_POL_COUNT])
+{
+    char line[400];
+    elk_check_args_line(&r->args, line, sizeof line);
+    int nv = 0;
+    for (int i = 0; i < r->nviol; i++) {
+        const elk_check_violation *v = &r->viol[i];
+        if (v->warning) {
+            if (v->policy >= 0) warn[v->inv][v->policy]++;
+            if (verbose) printf("  warning %s point %d: %s\n", elk_check_invariants[v->inv].name, r->index, v->msg);
+            continue;
+        }
+        nv++;
+        viol[v->inv]++;
+    }
+    if (verbose) {
+        if (r->skipped) printf("point %d: skipped (%s)\n  %s\n", r->index, r->skip_reason, line);
+        else printf("point %d: %d ops, Ideal %.4f ms, Elk-Full %.4f ms, %d violation%s\n  %s\n", r->index, r->nops,
+                    r->ideal_ms, r->full_ms, nv, nv == 1 ? "" : "s", line);
+    }
+    for (int i = 0; i < r->nviol; i++) {
+        const elk_check_violation *v = &r->viol[i];
+        if (v->warning) continue;
+        printf("VIOLATION %s, point %d: %s\n  %s\n", elk_check_invariants[v->inv].name, r->index, v->msg, v->repro[0]);
+        if (v->repro[1][0]) printf("  %s\n", v->repro[1]);
+    }
+}
+
+int elk_cmd_check(int argc, char **argv)
+{
+    const char *points_s = "200", *seed_s = "1", *jobs_s = "1";
+    int want_help = 0, verbose = 0;
+    elk_opt opts[] = {
+        {"points", 1, &points_s, NULL, NULL},
+        {"seed", 1, &seed_s, NULL, NULL},
+        {"jobs", 1, &jobs_s, NULL, NULL},
+        {"verbose", 0, NULL, &verbose, NULL},
+        {"help", 0, NULL, &want_help, NULL},
+        {NULL, 0, NULL, NULL, NULL},
+    };
+    /* -v is this command's own short option */
+    char **av = malloc((size_t)(argc + 1) * sizeof *av);
+    if (!av) {
+        elk_cli_error("out of memory");
+        return ELK_EXIT_FAIL;
+    }
+    for (int i = 0; i < argc; i++) av[i] = strcmp(argv[i], "-v") ? argv[i] : (char *)"--verbose";
+    av[argc] = NULL;
+    const char *pos[1];
+    int npos;
+    int rc = elk_cli_parse(argc, av, 2, NULL, opts, pos, 0, &npos, "check");
+    free(av);
+    if (rc) return rc;
+    if (want_help) {
+        help();
+        return 0;
+    }
+    long npoints, seed, jobs;
+    if (parse_long(points_s, 1, 10000000, &npoints)) {
+        elk_cli_error("check: --points %s: expected an integer 1 .. 10000000", points_s);
+        return ELK_EXIT_USAGE;
+    }
+    if (parse_long(seed_s, 0, 4294967295L, &seed)) {
+        elk_cli_error("check: --seed %s: expected an integer 0 .. 4294967295", seed_s);
+        return ELK_EXIT_USAGE;
+    }
+    if (parse_long(jobs_s, 1, 256, &jobs)) {
+        elk_cli_error("check: --jobs %s: expected an integer 1 .. 256", jobs_s);
+        return ELK_EXIT_USAGE;
+    }
+
+    static elk_check_space sp;
+    elk_error err;
+    if (elk_check_space_init(&sp, &err) != ELK_OK) {
+        elk_cli_error("%s", err.msg);
+        return ELK_EXIT_FAIL;
+    }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+
+    work w;
+    memset(&w, 0, sizeof w);
+    w.sp = &sp;
+    w.seed = (unsigned long)seed;
+    w.n = (int)npoints;
+    w.results = calloc((size_t)w.n, sizeof *w.results);
+    w.done = calloc((size_t)w.n, 1);
+    pthread_t *th = calloc((size_t)jobs, sizeof *th);
+    if (!w.results || !w.done || !th) {
+        elk_cli_error("out of memory");
+        free(w.results);
+        free(w.done);
+        free(th);
+        return ELK_EXIT_FAIL;
+    }
+    pthread_mutex_init(&w.mu, NULL);
+    pthread_cond_init(&w.cv, NULL);
+    int started = 0;
+    for (long j = 0; j < jobs; j++)
+        if (pthread_create(&th[j], NULL, worker, &w) == 0) started++;
+    if (!started) {
+        elk_cli_error("check: cannot start a thread");
+        free(w.results);
+        free(w.done);
+        free(th);
+        return ELK_EXIT_FAIL;
+    }
+
+    printf("elk check: %d point%s, seed %ld, %d invariants\n", w.n, w.n == 1 ? "" : "s", seed, ELK_CHECK_COUNT);
+    long viol[ELK_CHECK_COUNT] = {0}, checks[ELK_CHECK_COUNT] = {0};
+    long warn[ELK_CHECK_COUNT][ELK_POL_COUNT];
+    memset(warn, 0, sizeof warn);
+    long skipped = 0, bad_points = 0, pairs_run = 0, pairs_skipped = 0;
+    /* print each point as soon as it and every point before it are done */
+    for (int k = 0; k < w.n; k++) {
+        pthread_mutex_lock(&w.mu);
+        while (!w.done[k]) pthread_cond_wait(&w.cv, &w.mu);
+        pthread_mutex_unlock(&w.mu);
+        elk_check_result *r = &w.results[k];
+        long before = 0;
+        for (int i = 0; i < ELK_CHECK_COUNT; i++) before += viol[i];
+        print_point(r, verbose, viol, warn);
+        long after = 0;
+        for (int i = 0; i < ELK_CHECK_COUNT; i++) {
+            after += viol[i];
+            checks[i] += r->checks[i];
+        }
+        if (after > before) bad_points++;
+        skipped += r->skipped;
+        pairs_run += r->pairs_run;
+        pairs_skipped += r->pairs_skipped;
+        fflush(stdout);
+    }
+    for (int j = 0; j < started; j++) pthread_join(th[j], NULL);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+
+    /* estimate against simulation: the distribution of |error| */
+    double *errs = malloc((size_t)w.n * ELK_POL_COUNT * sizeof *errs);
+    int ne = 0;
+    for (int k = 0; errs && k < w.n; k++)
+        for (int p = 0; p < ELK_POL_COUNT; p++)
+            if (!isnan(w.results[k].sim_err[p])) errs[ne++] = fabs(w.results[k].sim_err[p]);
+
+    long total = 0, total_warn = 0;
+    for (int i = 0; i < ELK_CHECK_COUNT; i++) total += viol[i];
+    printf("\nsummary\n");
+    printf("points: %d drawn, %ld checked, %ld skipped (fits no plan: no partition plan of some operator fits SRAM)\n",
+           w.n, w.n - skipped, skipped);
+    printf("pairs: %ld planned, %ld skipped (the partner fits no plan, or the model has too few layers to double)\n",
+           pairs_run, pairs_skipped);
+    printf("%-18s %9s %10s\n", "invariant", "checks", "violations");
+    for (int i = 0; i < ELK_CHECK_COUNT; i++)
+        printf("%-18s %9ld %10ld\n", elk_check_invariants[i].name, checks[i], viol[i]);
+    for (int i = 0; i < ELK_CHECK_COUNT; i++)
+        for (int p = 0; p < ELK_POL_COUNT; p++) total_warn += warn[i][p];
+    printf("fixed-algorithm inversions (warnings, not violations): %ld", total_warn);
+    for (int i = 0; i < ELK_CHECK_COUNT; i++) {
+        long t = 0;
+        for (int p = 0; p < ELK_POL_COUNT; p++) t += warn[i][p];
+        if (!t) continue;
+        printf("\n  %s:", elk_check_invariants[i].name);
+        for (int p = 0; p < ELK_POL_COUNT; p++)
+            if (warn[i][p]) printf(" %s %ld", elk_policy_labels[p], warn[i][p]);
+    }
+    printf("\n");
+    if (ne) {
+        qsort(errs, (size_t)ne, sizeof *errs, cmp_double);
+        printf("estimate vs simulation, |error| over %d schedules: median %.2f%%, p90 %.2f%%, p99 %.2f%%, max %.2f%% "
+               "(tolerance %.0f%%)\n",
+               ne, 100 * errs[ne / 2], 100 * errs[(int)(0.9 * (ne - 1))], 100 * errs[(int)(0.99 * (ne - 1))],
+               100 * errs[ne - 1], 100 * ELK_CHECK_SIM_TOL);
+    }
+    free(errs);
+    printf("result: %ld violation%s in %ld point%s\n", total, total == 1 ? "" : "s", bad_points,
+           bad_points == 1 ? "" : "s");
+    double wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    fprintf(stderr, "elk check: %d point%s in %.1f s on %d thread%s\n", w.n, w.n == 1 ? "" : "s", wall, started,
+            started == 1 ? "" : "s");
+
+    int failed = w.failed;
+    for (int k = 0; k < w.n; k++) elk_check_result_free(&w.results[k]);
+    free(w.results);
+    free(w.done);
+    free(th);
+    pthread_mutex_destroy(&w.mu);
+    pthread_cond_destroy(&w.cv);
+    if (failed) {
+        elk_cli_error("check: out of memory evaluating a point");
+        return ELK_EXIT_FAIL;
+    }
+    return total ? ELK_EXIT_FAIL : 0;
+}
