@@ -293,7 +293,8 @@ static void check_fractions(const elk_result *res, int p, elk_check_result *r)
     } u[] = {{"hbm_util", s->hbm_util}, {"noc_util", s->noc_util}, {"noc_pre_util", s->noc_pre_util},
              {"noc_exe_util", s->noc_exe_util}};
     for (size_t k = 0; k < sizeof u / sizeof u[0]; k++)
-        if (!frac_ok(u[k].v)) add(r, ELK_CHECK_FRACTIONS, p, 0, NULL, "%s: %s = %.9g outside [0, 1]", LBL(p), u[k].name, u[k].v);
+        if (!frac_ok(u[k].v))
+            add(r, ELK_CHECK_FRACTIONS, p, 0, NULL, "%s: %s = %.9g outside [0, 1]", LBL(p), u[k].name, u[k].v);
     if (res->have[ELK_POL_IDEAL]) {
         double pct = res->pct_ideal[p];
         if (!(pct > 0 && pct <= 100 * (1 + ELK_CHECK_TOL)))
@@ -307,8 +308,8 @@ static void check_fractions(const elk_result *res, int p, elk_check_result *r)
                 elk_brk_names[k], s->brk[k]);
     }
     if (!(fabs(sum - s->latency) <= ELK_CHECK_TOL_BRK * s->latency))
-        add(r, ELK_CHECK_FRACTIONS, p, 0, NULL, "%s: breakdown sums to %.9g cycles, latency %.9g (rel diff %.3g)", LBL(p),
-            sum, s->latency, (sum - s->latency) / s->latency);
+        add(r, ELK_CHECK_FRACTIONS, p, 0, NULL, "%s: breakdown sums to %.9g cycles, latency %.9g (rel diff %.3g)",
+            LBL(p), sum, s->latency, (sum - s->latency) / s->latency);
     if (!(s->tflops >= 0 && isfinite(s->tflops)))
         add(r, ELK_CHECK_FRACTIONS, p, 0, NULL, "%s: TFLOPS = %.6g", LBL(p), s->tflops);
 }
@@ -397,7 +398,8 @@ void elk_check_schedule(const elk_problem *pr, const elk_result *res, elk_check_
     double fl = 0;
     for (int i = 0; i < g->nops; i++) fl += g->ops[i].flops;
     if (!(fabs(fl - g->flops) <= ELK_CHECK_TOL * fabs(g->flops)))
-        add(r, ELK_CHECK_FLOPS, -1, 0, NULL, "the operators' FLOPs sum to %.17g, the graph's total is %.17g", fl, g->flops);
+        add(r, ELK_CHECK_FLOPS, -1, 0, NULL, "the operators' FLOPs sum to %.17g, the graph's total is %.17g", fl,
+            g->flops);
 
     int hi = res->have[ELK_POL_IDEAL];
     double ideal = hi ? res->pol[ELK_POL_IDEAL].latency : 0;

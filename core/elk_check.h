@@ -33,11 +33,13 @@
 
 /* The invariants: id, name, description. */
 #define ELK_CHECK_LIST(X)                                                                                      \
-    X(RUNS, "runs", "the point plans, or fails only because no partition plan fits SRAM (a skip)")           \
+    X(RUNS, "runs",                                                                                            \
+      "the point and its partners plan, or fail only for want of a partition plan (ELK_ENOPLAN: a skip)")     \
     X(IDEAL_BOUND, "ideal-bound", "every policy's latency >= Ideal's (rel 1e-9)")                              \
     X(FULL_BEST, "full-best", "Elk-Full's latency <= Elk-Dyn's, Static's and Basic's (rel 1e-9)")             \
     X(FRACTIONS, "fractions",                                                                                  \
-      "HBM and NoC utilisations (total, preload, execute) in [0, 1]; % of Ideal in (0, 100]; breakdown "      \
+      "latency > 0; HBM and NoC utilisations (total, preload, execute) in [0, 1]; % of Ideal in (0, 100]; "      \
+      "breakdown "                                                                                             \
       "parts >= 0 summing to the latency (rel 1e-6); TFLOPS >= 0")                                            \
     X(SRAM, "sram",                                                                                            \
       "from the intervals alone: the running op's hot bytes plus the cold bytes of every started preload "     \
@@ -49,7 +51,8 @@
       "executions in program order and non-overlapping; preloads one after another in the preload order, "   \
       "which is a permutation")                                                                                \
     X(FLOPS, "flops", "the operators' FLOPs sum to the graph's FLOPs")                                         \
-    X(SIM_ESTIMATE, "sim-estimate", "|estimate - simulated| / simulated <= 15% for every policy (fast/auto mode)") \
+    X(SIM_ESTIMATE, "sim-estimate",                                                                            \
+      "|estimate - simulated| / simulated <= 15% for every policy (fast/auto mode)")                          \
     X(SIM_IDEAL, "sim-ideal", "every policy's simulated latency >= Ideal's estimate x (1 - 2%)")               \
     X(KNOB_MONOTONE, "knob-monotone",                                                                          \
       "hbm-tbps, noc-scale, link-gbps, sram-kib, compute-scale raised 25%: Ideal and Elk-Full not slower")    \

@@ -115,7 +115,8 @@ START_TEST(fake_result_clean)
     fake_init(&f);
     elk_check_result r;
     run_fake(&f, &r);
-    for (int i = 0; i < r.nviol; i++) ck_abort_msg("unexpected %s: %s", elk_check_invariants[r.viol[i].inv].name, r.viol[i].msg);
+    for (int i = 0; i < r.nviol; i++)
+        ck_abort_msg("unexpected %s: %s", elk_check_invariants[r.viol[i].inv].name, r.viol[i].msg);
     ck_assert_int_eq(r.checks[ELK_CHECK_FRACTIONS], 2);
     ck_assert_int_eq(r.checks[ELK_CHECK_SRAM], 1); /* not for Ideal */
     ck_assert_int_eq(r.checks[ELK_CHECK_IDEAL_BOUND], 1);
@@ -263,7 +264,9 @@ START_TEST(eval_tiny_point)
         ck_assert_msg(r.checks[i] > 0, "invariant %s never checked", elk_check_invariants[i].name);
     for (int p = 0; p < ELK_POL_COUNT; p++) ck_assert(!isnan(r.sim_err[p]));
     ck_assert_int_ge(r.pairs_run, 8); /* 5 knobs, torus, all-to-all, batch (layers: tiny has 2) */
-    for (int i = 0; i < r.nviol; i++) ck_assert_str_eq(r.viol[i].repro[0], "elk run --chip ipu-pod4 --model tiny --layers 1 --cores 64 --topology mesh --batch 8 --seq 256");
+    for (int i = 0; i < r.nviol; i++)
+        ck_assert_str_eq(r.viol[i].repro[0], "elk run --chip ipu-pod4 --model tiny --layers 1 --cores 64 "
+                                             "--topology mesh --batch 8 --seq 256");
     elk_check_result_free(&r);
 }
 END_TEST
