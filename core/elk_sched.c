@@ -722,7 +722,7 @@ static int fill_schedule(const sctx *x, double makespan, elk_schedule *s)
         const elk_sched_op *po = &s->ops[s->order[r]];
         int j = s->order[r];
         hb += po->hbm_cycles;
-        double bytes = hbm_of(x, j) > 0 ? (x->pol == ELK_POL_IDEAL ? menu_of(x, j)->min_cold * c->cores : po->deliv) : 0;
+        double bytes = hbm_of(x, j) > 0 ? po->deliv : 0;
         pre_bytes += bytes;
         double d = po->pre_end - po->pre_start;
         if (bytes <= 0 || d <= 0 || cap <= 0) continue;
@@ -787,16 +787,19 @@ static elk_status run_one(const elk_problem *pr, elk_policy pol, const elk_sched
  * preloads one at a time, starts an operator only after its own preload, and
  * gives operator i at least E_i (its fastest plan's execution with no
  * contention and no data distribution) and its preload at least P_i (its
- * bytes at full HBM rate, or through the NoC in the leanest layout any plan
- * has, whichever is slower). Drop SRAM capacity and the shared NoC and what
- * is left is a two-stage flow shop with a fixed sequence: exe(k) cannot
- * start before the preloads of ops 0..k are all done, so
+ * bytes at full HBM rate, or through the NoC with no replica and no padding,
+ * whichever is slower). Drop SRAM capacity and the shared NoC and what is
+ * left is a two-stage flow shop with a fixed sequence: exe(k) cannot start
+ * before the preloads of ops 0..k are all done, so
  *     makespan >= max_k (sum_{j<=k} P_j + sum_{j>=k} E_j)
  * for every preload order, and program-order preloads started as early as
  * possible reach exactly that. So Ideal is a lower bound by construction,
  * and it moves only with E_i and P_i, which more bandwidth, SRAM or compute
- * can only shorten. It is not a realisable machine: its preloads sit in a
- * buffer of their own and travel on a network of their own. */
+ * can only shorten (P is additive in bytes, so cutting an operator into
+ * pieces changes it only through the pieces' execution and pipelining). It
+ * is the paper's Ideal made exact: its preloads sit in a buffer of their own
+ * and travel on a network of their own, so it is not a realisable machine,
+ * but the simulator replays it as it is. */
 static elk_status run_ideal(const elk_problem *pr, const elk_sched_opts *o, const int *ident, elk_schedule *out,
                             elk_error *err)
 {
@@ -811,10 +814,9 @@ static elk_status run_ideal(const elk_problem *pr, const elk_sched_opts *o, cons
         x.entry[i] = m->n - 1;
         set_cold(&x, i, 0);
         if (h > 0 && x.dur[i] > 0) {
-            double lean = isfinite(m->min_cold) && m->min_cold > 0 ? m->min_cold * c->cores : h;
-            x.deliv[i] = lean;
-            x.dur[i] = elk_cost_preload_cycles(c, h, lean);
-            x.nocT[i] = pre_noc_cycles(c, h, lean);
+            x.deliv[i] = h;
+            x.dur[i] = elk_cost_preload_cycles(c, h, h);
+            x.nocT[i] = pre_noc_cycles(c, h, h);
         }
         x.ps[i] = cum;
         cum += x.dur[i];

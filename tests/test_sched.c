@@ -402,26 +402,23 @@ static void run_all(const elk_problem *pr, elk_result *r)
 
 /* Ideal recomputed here from the menus alone: the two-stage flow-shop bound
  * max_k (sum_{j<=k} P_j + sum_{j>=k} E_j) with E the fastest plan and P the
- * leanest preload. The scheduler must give exactly this. */
+ * preload with no replica and no padding. The scheduler must give exactly
+ * this. */
 static double flow_shop_bound(const elk_problem *pr)
 {
     int N = pr->graph.nops;
-    double *P = calloc((size_t)N, sizeof *P), *E = calloc((size_t)N, sizeof *E);
+    double suf = 0, pre = 0, best = 0;
     for (int i = 0; i < N; i++) {
         const elk_menu *m = &pr->menus[pr->graph.ops[i].shape_id];
-        double h = pr->graph.ops[i].hbm_bytes;
-        E[i] = m->e[m->n - 1].exe;
-        P[i] = h > 0 ? elk_cost_preload_cycles(&pr->chip, h, m->min_cold * pr->chip.cores) : 0;
+        suf += m->e[m->n - 1].exe;
     }
-    double best = 0, pre = 0, suf = 0;
-    for (int i = 0; i < N; i++) suf += E[i];
     for (int k = 0; k < N; k++) {
-        pre += P[k];
+        const elk_menu *m = &pr->menus[pr->graph.ops[k].shape_id];
+        double h = pr->graph.ops[k].hbm_bytes;
+        pre += h > 0 ? elk_cost_preload_cycles(&pr->chip, h, h) : 0;
         best = fmax(best, pre + suf);
-        suf -= E[k];
+        suf -= m->e[m->n - 1].exe;
     }
-    free(P);
-    free(E);
     return best;
 }
 
