@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -54,11 +55,15 @@ elk_status elk_check_space_init(elk_check_space *sp, elk_error *err)
         elk_preset_path("model", sp->model_names[i], path, sizeof path);
         ELK_TRY(elk_model_load(path, &sp->models[i], err));
     }
-    /* Planning time grows about linearly with the core count (about 0.1 s
-     * for all five policies at 1024 cores, 0.6-1 s at 8192, mostly plan
-     * enumeration); 8192 keeps 2000 points within minutes on two cores. */
+    /* Planning time grows about linearly with the core count (all five
+     * policies: about 0.1 s at 1024 cores, 0.3 s at 4096, 0.6-1 s at 8192,
+     * mostly plan enumeration, and a point plans five or so partners from
+     * scratch). Up to 8192 a point took 0.5 s of CPU on average, 2000
+     * points 8 minutes on two cores; 4096 halves the mean and still spans
+     * several chips of every preset (1472 cores per IPU, 80 per tt-mesh
+     * chip). Below 32 cores most large models fit no plan. */
     sp->cores_min = 32;
-    sp->cores_max = 8192;
+    sp->cores_max = 4096;
     return ELK_OK;
 }
 
@@ -436,6 +441,13 @@ void elk_check_schedule(const elk_problem *pr, const elk_result *res, elk_check_
 /* ------------------------------------------------------------------ */
 /* simulation */
 
+/* elk_noc_build sorts controller attachments with qsort through a
+ * file-scope column count (elk_noc.c, g_sort_C), so two grid simulations
+ * built at once on different grids could sort each other's routers. Until
+ * that is reentrant, elk check's simulations run one at a time; they are a
+ * few percent of a point's time (planning the pairs dominates). */
+static pthread_mutex_t sim_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static void check_sim(const elk_problem *pr, const elk_result *res, elk_check_result *r)
 {
     elk_sim_opts so;
@@ -447,7 +459,10 @@ static void check_sim(const elk_problem *pr, const elk_result *res, elk_check_re
         elk_error err;
         memset(&sr, 0, sizeof sr);
         r->checks[ELK_CHECK_SIM_ESTIMATE]++;
-        if (elk_sim_run(pr, &res->pol[p], &so, &sr, &err) != ELK_OK) {
+        pthread_mutex_lock(&sim_lock);
+        elk_status st = elk_sim_run(pr, &res->pol[p], &so, &sr, &err);
+        pthread_mutex_unlock(&sim_lock);
+        if (st != ELK_OK) {
             add(r, ELK_CHECK_SIM_ESTIMATE, p, 0, NULL, "%s: the simulation failed: %s", LBL(p), err.msg);
             elk_sim_result_free(&sr);
             continue;

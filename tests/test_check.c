@@ -216,7 +216,7 @@ START_TEST(draw_deterministic)
         ck_assert_int_ge(p.layers, 1);
         ck_assert_int_le(p.layers, 4);
         ck_assert_int_ge(p.cores, 32);
-        ck_assert_int_le(p.cores, 8192);
+        ck_assert_int_le(p.cores, 4096);
         topo[p.topology]++;
         wl[p.workload]++;
     }
