@@ -528,6 +528,50 @@ static int split_option(const elk_op *op, int d, double cap, elk_split *s)
     return 1;
 }
 
+/* split_option with a given number of pieces (the fit and score recomputed). */
+static void split_with_pieces(const elk_op *op, double cap, int k, elk_split *s)
+{
+    long D = op->dim[s->dim];
+    double per_unit = 0, fixed = 0, out_bytes = elk_op_tensor_elems(op, 0) * op->dtype_bytes;
+    for (int t = 0; t < op->ntensors; t++) {
+        double b = elk_op_tensor_elems(op, t) * op->dtype_bytes;
+        if (tensor_has(&op->t[t], s->dim)) per_unit += b / (double)D;
+        else fixed += b;
+    }
+    s->pieces = k;
+    s->piece_bytes = per_unit * (double)elk_split_len(D, k, 0) + fixed;
+    s->fits = s->piece_bytes <= cap;
+    s->volume_bytes = per_unit * (double)D + k * fixed;
+    if (s->kind == ELK_SPLIT_REDUCED) {
+        s->volume_bytes += (k - 1) * 3 * out_bytes;
+        if (3 * out_bytes > cap) s->fits = 0;
+    }
+}
+
+int elk_split_ladder(const elk_op *op, double cap_bytes, elk_split *opt, int max)
+{
+    if (!(cap_bytes > 0) || op_bytes(op) <= cap_bytes) return 0;
+    int n = 0;
+    for (int d = 0; d < op->ndims && d < ELK_MAX_DIMS; d++) {
+        elk_split s;
+        if (!split_option(op, d, cap_bytes, &s)) continue;
+        long D = op->dim[d];
+        long k = 2;
+        while (k < s.pieces) k *= 2;
+        if (k > D || k > ELK_SPLIT_MAX_PIECES) { /* as fine as the dim allows */
+            if (n < max) opt[n++] = s;
+            continue;
+        }
+        for (; n < max; k *= 2) {
+            if (k > D || k > ELK_SPLIT_MAX_PIECES) break;
+            split_with_pieces(op, cap_bytes, (int)k, &s);
+            opt[n++] = s;
+            if (k >= ELK_SPLIT_LADDER_MAX) break;
+        }
+    }
+    return n;
+}
+
 /* The rule's order: fitting first, least volume, parallel, larger dim. */
 static int split_better(const elk_op *op, const elk_split *a, const elk_split *b)
 {
@@ -610,14 +654,15 @@ typedef struct {
     elk_split_pick_fn pick;
     void *ctx;
     int nshapes;
+    int ladder;  /* offer elk_split_ladder's cuts instead of elk_split_options' */
     int *picked; /* per pre-split shape_id: option index, -1 none, -2 not asked */
 } splitter;
 
 /* The split to apply to op (pieces 1: none). */
 static elk_split split_decide(splitter *sp, const elk_op *op)
 {
-    elk_split none = {ELK_SPLIT_PARALLEL, 0, 1, 1, 0, 0}, opt[ELK_MAX_DIMS];
-    int n = elk_split_options(op, sp->cap, opt);
+    elk_split none = {ELK_SPLIT_PARALLEL, 0, 1, 1, 0, 0}, opt[ELK_SPLIT_LADDER_OPTS];
+    int n = sp->ladder ? elk_split_ladder(op, sp->cap, opt, ELK_SPLIT_LADDER_OPTS) : elk_split_options(op, sp->cap, opt);
     if (!n) return none;
     int idx = 0;
     if (sp->pick) {
@@ -644,10 +689,10 @@ static int position_uniform(const elk_graph *g, int pos)
     return 1;
 }
 
-int elk_graph_split_large_by(elk_graph *g, double cap_bytes, elk_split_pick_fn pick, void *ctx)
+static int split_large(elk_graph *g, double cap_bytes, elk_split_pick_fn pick, void *ctx, int ladder)
 {
     if (!(cap_bytes > 0) || g->nops == 0) return 0;
-    splitter sp = {cap_bytes, pick, ctx, g->nshapes, NULL};
+    splitter sp = {cap_bytes, pick, ctx, g->nshapes, ladder, NULL};
     elk_split *ch = malloc((size_t)g->nops * sizeof *ch);
     sp.picked = malloc((size_t)(g->nshapes > 0 ? g->nshapes : 1) * sizeof *sp.picked);
     if (!ch || !sp.picked) {
@@ -738,6 +783,16 @@ int elk_graph_split_large_by(elk_graph *g, double cap_bytes, elk_split_pick_fn p
     }
     assign_shapes(g);
     return nsplit;
+}
+
+int elk_graph_split_large_by(elk_graph *g, double cap_bytes, elk_split_pick_fn pick, void *ctx)
+{
+    return split_large(g, cap_bytes, pick, ctx, 0);
+}
+
+int elk_graph_split_large_ladder(elk_graph *g, double cap_bytes, elk_split_pick_fn pick, void *ctx)
+{
+    return pick ? split_large(g, cap_bytes, pick, ctx, 1) : split_large(g, cap_bytes, NULL, NULL, 0);
 }
 
 int elk_graph_split_large(elk_graph *g, double cap_bytes)

@@ -125,6 +125,17 @@ typedef struct {
  * fits, cap_bytes is not positive, or no dim can be split. */
 int elk_split_options(const elk_op *op, double cap_bytes, elk_split opt[ELK_MAX_DIMS]);
 
+/* Every cut the timed chooser of elk_graph_split_large_ladder may take: for
+ * each dim that can be cut, the powers of two of pieces from the fewest that
+ * fit up to ELK_SPLIT_LADDER_MAX (or the dim's extent). Powers of two nest:
+ * with a larger cap the fewest that fit can only halve, so every cut offered
+ * at a smaller cap is still offered, and a chooser that keeps the fastest can
+ * only get faster as SRAM grows. Returns how many were written (at most max),
+ * dims in order, pieces ascending within a dim; 0 when the op fits. */
+#define ELK_SPLIT_LADDER_MAX 64
+#define ELK_SPLIT_LADDER_OPTS (ELK_MAX_DIMS * 8)
+int elk_split_ladder(const elk_op *op, double cap_bytes, elk_split *opt, int max);
+
 /* Extent of piece p of a dim of extent D cut into k pieces: the first D % k
  * pieces get one more, so the pieces cover D exactly and never overshoot. */
 long elk_split_len(long D, int k, int p);
@@ -155,6 +166,8 @@ typedef int (*elk_split_pick_fn)(const elk_op *op, const elk_split *opt, int nop
  * the adds'. Returns the number of ops split (0, graph untouched, if memory
  * runs out). */
 int elk_graph_split_large_by(elk_graph *g, double cap_bytes, elk_split_pick_fn pick, void *ctx);
+/* The same with pick choosing among elk_split_ladder's cuts (pick required). */
+int elk_graph_split_large_ladder(elk_graph *g, double cap_bytes, elk_split_pick_fn pick, void *ctx);
 int elk_graph_split_large(elk_graph *g, double cap_bytes);
 
 /* Elements of tensor ti of op (real, unpadded). */

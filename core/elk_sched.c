@@ -59,6 +59,61 @@ elk_status elk_problem_init(elk_problem *pr, const elk_point *p, elk_plan_cache 
     return st;
 }
 
+/* Choosing the cut of an operator that outgrows SRAM: the fastest in total,
+ * each piece (and each add of a reduced cut) at its fastest plan. The plan
+ * sets are the cache's, so the chosen cut's pieces are enumerated once. The
+ * candidates (elk_split_ladder) nest as SRAM grows, so more SRAM never makes
+ * the chosen cut slower. Ties go to the earlier candidate: fewer pieces. */
+typedef struct {
+    const elk_chip *c;
+    elk_plan_cache *pc;
+} split_ctx;
+
+static double fastest_exe(const split_ctx *sc, const elk_op *op)
+{
+    const elk_plan_set *set;
+    elk_error err;
+    elk_menu m;
+    if (elk_plan_cache_get(sc->pc, sc->c, op, &set, &err) != ELK_OK) return INFINITY;
+    if (elk_menu_build(sc->c, op, set, &m, &err) != ELK_OK) return INFINITY;
+    double e = m.n > 0 ? m.e[m.n - 1].exe : INFINITY;
+    elk_menu_free(&m);
+    return e;
+}
+
+static int pick_split(const elk_op *op, const elk_split *opt, int n, void *ctx)
+{
+    const split_ctx *sc = ctx;
+    int best = -1;
+    double bestE = INFINITY;
+    for (int k = 0; k < n; k++) {
+        if (!opt[k].fits) continue;
+        long D = op->dim[opt[k].dim];
+        int K = opt[k].pieces, nlong = (int)(D % K);
+        elk_op piece;
+        elk_split_piece(op, &opt[k], K - 1, &piece);
+        double E = (K - nlong) * fastest_exe(sc, &piece);
+        if (nlong > 0 && isfinite(E)) {
+            elk_split_piece(op, &opt[k], 0, &piece);
+            E += nlong * fastest_exe(sc, &piece);
+        }
+        if (opt[k].kind == ELK_SPLIT_REDUCED && isfinite(E)) {
+            elk_op add;
+            elk_split_add(op, 1, &add);
+            E += (K - 1) * fastest_exe(sc, &add);
+        }
+        if (E < bestE * (1 - 1e-12)) {
+            bestE = E;
+            best = k;
+        }
+    }
+    if (best >= 0) return best;
+    /* nothing fits: the finest cut, and the planner names what does not fit */
+    for (int k = 0; k < n; k++)
+        if (best < 0 || opt[k].pieces > opt[best].pieces) best = k;
+    return best;
+}
+
 elk_status elk_problem_init_graph(elk_problem *pr, const elk_chip *c, const elk_model *m, elk_graph *g,
                                   elk_plan_cache *pc, elk_error *err)
 {
@@ -69,8 +124,10 @@ elk_status elk_problem_init_graph(elk_problem *pr, const elk_chip *c, const elk_
     pr->graph = *g;
     memset(g, 0, sizeof *g);
     pr->sram = elk_chip_sram_bytes(&pr->chip);
-    /* operators whose data cannot fit half the chip's SRAM are split */
-    pr->split_ops = elk_graph_split_large(&pr->graph, 0.5 * pr->sram * pr->chip.cores);
+    /* operators whose data cannot fit half the chip's SRAM are split, the cut
+     * chosen by the pieces' own fastest times */
+    split_ctx sc = {&pr->chip, pc};
+    pr->split_ops = elk_graph_split_large_ladder(&pr->graph, 0.5 * pr->sram * pr->chip.cores, pick_split, &sc);
     int ns = pr->graph.nshapes;
     pr->menus = calloc((size_t)ns, sizeof *pr->menus);
     pr->sets = calloc((size_t)ns, sizeof *pr->sets);
@@ -788,18 +845,21 @@ static elk_status run_one(const elk_problem *pr, elk_policy pol, const elk_sched
  * gives operator i at least E_i (its fastest plan's execution with no
  * contention and no data distribution) and its preload at least P_i (its
  * bytes at full HBM rate, or through the NoC with no replica and no padding,
- * whichever is slower). Drop SRAM capacity and the shared NoC and what is
- * left is a two-stage flow shop with a fixed sequence: exe(k) cannot start
- * before the preloads of ops 0..k are all done, so
- *     makespan >= max_k (sum_{j<=k} P_j + sum_{j>=k} E_j)
- * for every preload order, and program-order preloads started as early as
- * possible reach exactly that. So Ideal is a lower bound by construction,
- * and it moves only with E_i and P_i, which more bandwidth, SRAM or compute
- * can only shorten (P is additive in bytes, so cutting an operator into
- * pieces changes it only through the pieces' execution and pipelining). It
- * is the paper's Ideal made exact: its preloads sit in a buffer of their own
- * and travel on a network of their own, so it is not a realisable machine,
- * but the simulator replays it as it is. */
+ * whichever is slower). Drop SRAM capacity and the shared NoC, and let an
+ * operator even stream its own preload while it runs (as if cut into
+ * infinitely many pieces): what is left is a fluid two-stage flow shop.
+ * Operators k+1.. cannot start before the preloads of ops 0..k are done, and
+ * the last cannot end before every preload has, so
+ *     makespan >= max_k (sum_{j<=k} P_j + sum_{j>k} E_j),  k = -1 .. N-1,
+ * for every preload order and every schedule, and the forward schedule below
+ * reaches exactly that. So Ideal is a lower bound by construction, and it
+ * moves only with the E_i and P_i: more bandwidth, SRAM or compute can only
+ * shorten them, P is additive in bytes, and how an operator that outgrows
+ * SRAM is cut into pieces (pick_split, never slower with more SRAM) enters
+ * only through the pieces' summed execution. It is the paper's Ideal made
+ * exact: not a realisable machine, since its preloads sit in a buffer of
+ * their own, travel on a network of their own and overlap their own
+ * operator, so the simulator's replay of it is a little slower. */
 static elk_status run_ideal(const elk_problem *pr, const elk_sched_opts *o, const int *ident, elk_schedule *out,
                             elk_error *err)
 {
@@ -818,12 +878,14 @@ static elk_status run_ideal(const elk_problem *pr, const elk_sched_opts *o, cons
             x.dur[i] = elk_cost_preload_cycles(c, h, h);
             x.nocT[i] = pre_noc_cycles(c, h, h);
         }
+        double prev = cum, E = m->e[x.entry[i]].exe;
         x.ps[i] = cum;
         cum += x.dur[i];
         x.pe[i] = cum;
-        double start = fmax(t, x.dur[i] > 0 ? cum : 0);
+        /* as early as the earlier preloads allow, ending no sooner than its own */
+        double start = fmax(t, fmax(prev, cum - E));
         x.es[i] = start;
-        t = x.ee[i] = start + m->e[x.entry[i]].exe;
+        t = x.ee[i] = start + E;
         x.stall[i] = 0;
         x.dist[i] = 0;
     }

@@ -407,7 +407,7 @@ END_TEST
 START_TEST(run_no_plan)
 {
     const char *text = "sweep = {\n  name = \"np\";\n"
-                       "  base = { chip = \"ipu-mk2\"; model = \"tiny\"; batch = 4; seq = 256; sram-kib = 16.0; };\n"
+                       "  base = { chip = \"ipu-mk2\"; model = \"tiny\"; batch = 64; seq = 256; sram-kib = 16.0; };\n"
                        "  axes = ( { knob = \"cores\"; values = [1, 64]; } );\n"
                        "  policies = [\"basic\", \"elk-full\"];\n};\n";
     elk_sweep s;
