@@ -55,9 +55,9 @@ static void help(void)
            "only on the seed and k) and checks every invariant of the model on each: the\n"
            "policies' estimates, their intervals, the event simulation and metamorphic\n"
            "pairs (a resource raised by 25%%, more links, batch or layers doubled). Each\n"
-           "violation is printed with the elk run line(s) that reproduce it. A point where\n"
-           "no partition plan fits SRAM is skipped and counted. Output is the same for any\n"
-           "--jobs; the wall time goes to stderr.\n\n"
+           "violation is printed with the elk run line(s) that reproduce it. A point some\n"
+           "operator of which has no partition plan (ELK_ENOPLAN) is skipped and counted.\n"
+           "Output is the same for any --jobs; the wall time goes to stderr.\n\n"
            "  --points N    points to draw (default 200)\n"
            "  --seed S      seed of GSL's mt19937 (default 1)\n"
            "  --jobs J      threads (default 1)\n"
@@ -229,7 +229,8 @@ int elk_cmd_check(int argc, char **argv)
     long total = 0, total_warn = 0;
     for (int i = 0; i < ELK_CHECK_COUNT; i++) total += viol[i];
     printf("\nsummary\n");
-    printf("points: %d drawn, %ld checked, %ld skipped (fits no plan: no partition plan of some operator fits SRAM)\n",
+    printf("points: %d drawn, %ld checked, %ld skipped (fits no plan: an operator has no partition plan that fits "
+           "SRAM or meets the planner's thresholds)\n",
            w.n, w.n - skipped, skipped);
     printf("pairs: %ld planned, %ld skipped (the partner fits no plan, or the model has too few layers to double)\n",
            pairs_run, pairs_skipped);
