@@ -550,8 +550,10 @@ static void split_with_pieces(const elk_op *op, double cap, int k, elk_split *s)
 
 int elk_split_ladder(const elk_op *op, double cap_bytes, elk_split *opt, int max)
 {
-    if (!(cap_bytes > 0) || op_bytes(op) <= cap_bytes) return 0;
+    if (!(cap_bytes > 0) || op_bytes(op) * ELK_SPLIT_LADDER_MARGIN <= cap_bytes) return 0;
     int n = 0;
+    if (op_bytes(op) <= cap_bytes && n < max) /* whole, as one candidate among the cuts */
+        opt[n++] = (elk_split){ELK_SPLIT_PARALLEL, 0, 1, 1, op_bytes(op), op_bytes(op)};
     for (int d = 0; d < op->ndims && d < ELK_MAX_DIMS; d++) {
         elk_split s;
         if (!split_option(op, d, cap_bytes, &s)) continue;

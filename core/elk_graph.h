@@ -125,15 +125,22 @@ typedef struct {
  * fits, cap_bytes is not positive, or no dim can be split. */
 int elk_split_options(const elk_op *op, double cap_bytes, elk_split opt[ELK_MAX_DIMS]);
 
-/* Every cut the timed chooser of elk_graph_split_large_ladder may take: for
- * each dim that can be cut, the powers of two of pieces from the fewest that
- * fit up to ELK_SPLIT_LADDER_MAX (or the dim's extent). Powers of two nest:
- * with a larger cap the fewest that fit can only halve, so every cut offered
- * at a smaller cap is still offered, and a chooser that keeps the fastest can
- * only get faster as SRAM grows. Returns how many were written (at most max),
- * dims in order, pieces ascending within a dim; 0 when the op fits. */
+/* Every cut the timed chooser of elk_graph_split_large_ladder may take: the
+ * op whole (pieces 1) if it fits, and for each dim that can be cut, the
+ * powers of two of pieces from the fewest that fit up to
+ * ELK_SPLIT_LADDER_MAX (or the dim's extent). Powers of two nest: with a
+ * larger cap the fewest that fit can only halve, so every cut offered at a
+ * smaller cap is still offered, and a chooser that keeps the fastest can only
+ * get faster as SRAM grows. An op that fits but is within
+ * ELK_SPLIT_LADDER_MARGIN of the cap is offered its cuts too: a whole op that
+ * only just fits has few plans left and can be far slower than its pieces
+ * (Llama2-13B prefill's QKV on 192 cores: 5.2 ms whole at 1987 KiB, 3.0 ms in
+ * four pieces at 1590). Returns how many were written (at most max), the
+ * whole op first, then dims in order, pieces ascending within a dim; 0 when
+ * the op is well inside the cap. */
 #define ELK_SPLIT_LADDER_MAX 64
-#define ELK_SPLIT_LADDER_OPTS (ELK_MAX_DIMS * 8)
+#define ELK_SPLIT_LADDER_MARGIN 2
+#define ELK_SPLIT_LADDER_OPTS (ELK_MAX_DIMS * 8 + 1)
 int elk_split_ladder(const elk_op *op, double cap_bytes, elk_split *opt, int max);
 
 /* Extent of piece p of a dim of extent D cut into k pieces: the first D % k

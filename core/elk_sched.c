@@ -84,10 +84,15 @@ static double fastest_exe(const split_ctx *sc, const elk_op *op)
 static int pick_split(const elk_op *op, const elk_split *opt, int n, void *ctx)
 {
     const split_ctx *sc = ctx;
-    int best = -1;
-    double bestE = INFINITY;
+    int best = -1, dim = -1;
+    double bestE = INFINITY, lastE = INFINITY;
     for (int k = 0; k < n; k++) {
         if (!opt[k].fits) continue;
+        /* along one dim the total over pieces falls, then rises once pieces
+         * get too small for the cores: stop at the first rise */
+        if (opt[k].pieces > 1 && opt[k].dim == dim && lastE == -INFINITY) continue;
+        if (opt[k].pieces == 1 || opt[k].dim != dim) lastE = INFINITY;
+        dim = opt[k].pieces > 1 ? opt[k].dim : -1;
         long D = op->dim[opt[k].dim];
         int K = opt[k].pieces, nlong = (int)(D % K);
         elk_op piece;
@@ -106,6 +111,7 @@ static int pick_split(const elk_op *op, const elk_split *opt, int n, void *ctx)
             bestE = E;
             best = k;
         }
+        lastE = E > lastE ? -INFINITY : E;
     }
     if (best >= 0) return best;
     /* nothing fits: the finest cut, and the planner names what does not fit */
