@@ -184,7 +184,7 @@ static void placement(elk_noc *nc)
     nc->att = att;
 }
 
-static int g_sort_C;
+static _Thread_local int g_sort_C; /* qsort has no context argument; simulations run on several threads */
 static int cmp_row(const void *a, const void *b)
 {
     int x = *(const int *)a, y = *(const int *)b;
