@@ -59,11 +59,17 @@ elk_status elk_problem_init(elk_problem *pr, const elk_point *p, elk_plan_cache 
     return st;
 }
 
-/* Choosing the cut of an operator that outgrows SRAM: the fastest in total,
- * each piece (and each add of a reduced cut) at its fastest plan. The plan
- * sets are the cache's, so the chosen cut's pieces are enumerated once. The
- * candidates (elk_split_ladder) nest as SRAM grows, so more SRAM never makes
- * the chosen cut slower. Ties go to the earlier candidate: fewer pieces. */
+/* Choosing the cut of an operator that outgrows SRAM. Each candidate is
+ * timed with its pieces (and a reduced cut's adds) at their fastest plans:
+ * T = their summed execution + the preload of the largest piece, which is
+ * what a schedule cannot overlap (the next piece's preload streams under the
+ * previous piece; the first one's does not). Finer cuts pipeline better and
+ * run less efficiently; T weighs the two. The plan sets are the cache's, so
+ * the chosen cut's pieces are enumerated once. The candidates
+ * (elk_split_ladder) nest as SRAM grows, so more SRAM never raises the
+ * least T; the least summed execution of any candidate is returned as the
+ * group's floor, which Ideal charges. Ties go to the earlier candidate:
+ * the whole op, then fewer pieces. */
 typedef struct {
     const elk_chip *c;
     elk_plan_cache *pc;
@@ -81,39 +87,49 @@ static double fastest_exe(const split_ctx *sc, const elk_op *op)
     return e;
 }
 
-static int pick_split(const elk_op *op, const elk_split *opt, int n, void *ctx)
+static int pick_split(const elk_op *op, const elk_split *opt, int n, void *ctx, double *floor)
 {
     const split_ctx *sc = ctx;
     int best = -1, dim = -1;
-    double bestE = INFINITY, lastE = INFINITY;
+    double bestT = INFINITY, lastT = INFINITY, least = INFINITY;
     for (int k = 0; k < n; k++) {
         if (!opt[k].fits) continue;
-        /* along one dim the total over pieces falls, then rises once pieces
-         * get too small for the cores: stop at the first rise */
-        if (opt[k].pieces > 1 && opt[k].dim == dim && lastE == -INFINITY) continue;
-        if (opt[k].pieces == 1 || opt[k].dim != dim) lastE = INFINITY;
+        /* along one dim T falls, then rises once pieces get too small for
+         * the cores: stop at the first rise */
+        if (opt[k].pieces > 1 && opt[k].dim == dim && lastT == -INFINITY) continue;
+        if (opt[k].pieces == 1 || opt[k].dim != dim) lastT = INFINITY;
         dim = opt[k].pieces > 1 ? opt[k].dim : -1;
-        long D = op->dim[opt[k].dim];
-        int K = opt[k].pieces, nlong = (int)(D % K);
-        elk_op piece;
-        elk_split_piece(op, &opt[k], K - 1, &piece);
-        double E = (K - nlong) * fastest_exe(sc, &piece);
-        if (nlong > 0 && isfinite(E)) {
-            elk_split_piece(op, &opt[k], 0, &piece);
-            E += nlong * fastest_exe(sc, &piece);
+        double E, P;
+        if (opt[k].pieces == 1) {
+            E = fastest_exe(sc, op);
+            P = elk_cost_preload_cycles(sc->c, op->hbm_bytes, op->hbm_bytes);
+        } else {
+            long D = op->dim[opt[k].dim];
+            int K = opt[k].pieces, nlong = (int)(D % K);
+            elk_op piece;
+            elk_split_piece(op, &opt[k], K - 1, &piece);
+            E = (K - nlong) * fastest_exe(sc, &piece);
+            elk_split_piece(op, &opt[k], 0, &piece); /* the largest */
+            P = elk_cost_preload_cycles(sc->c, piece.hbm_bytes, piece.hbm_bytes);
+            if (nlong > 0 && isfinite(E)) E += nlong * fastest_exe(sc, &piece);
+            if (opt[k].kind == ELK_SPLIT_REDUCED && isfinite(E)) {
+                elk_op add;
+                elk_split_add(op, 1, &add);
+                E += (K - 1) * fastest_exe(sc, &add);
+            }
         }
-        if (opt[k].kind == ELK_SPLIT_REDUCED && isfinite(E)) {
-            elk_op add;
-            elk_split_add(op, 1, &add);
-            E += (K - 1) * fastest_exe(sc, &add);
-        }
-        if (E < bestE * (1 - 1e-12)) {
-            bestE = E;
+        double T = E + P;
+        if (E < least) least = E;
+        if (T < bestT * (1 - 1e-12)) {
+            bestT = T;
             best = k;
         }
-        lastE = E > lastE ? -INFINITY : E;
+        lastT = T > lastT ? -INFINITY : T;
     }
-    if (best >= 0) return best;
+    if (best >= 0) {
+        *floor = least;
+        return best;
+    }
     /* nothing fits: the finest cut, and the planner names what does not fit */
     for (int k = 0; k < n; k++)
         if (best < 0 || opt[k].pieces > opt[best].pieces) best = k;
@@ -751,7 +767,10 @@ static int fill_schedule(const sctx *x, double makespan, elk_schedule *s)
         if (ex) {
             const elk_sched_op *eo = &s->ops[ei];
             double len = eo->exe_end - eo->exe_start;
-            double fw = len > 0 ? (eo->comp + eo->xcyc) / len : 1, fd = len > 0 ? eo->dist / len : 0;
+            double fd = len > 0 ? fmin(1.0, eo->dist / len) : 0;
+            /* Ideal charges a cut operator's pieces below their plans' own
+             * time (its group floor): work fills the whole window then */
+            double fw = len > 0 ? fmin(1.0 - fd, (eo->comp + eo->xcyc) / len) : 1;
             double fs = fmax(0.0, 1.0 - fw - fd);
             if (!pr_on) h = 0;
             s->brk[ELK_BRK_OVERLAP] += fw * h * dt;
@@ -873,6 +892,27 @@ static elk_status run_ideal(const elk_problem *pr, const elk_sched_opts *o, cons
     sctx x;
     if (sctx_init(&x, pr, o, ELK_POL_IDEAL, ident, N)) return elk_fail(err, ELK_ENOMEM, "out of memory");
     const elk_chip *c = x.c;
+    /* a cut operator is charged no more than the least total any cut of it
+     * reaches (the graph keeps the cut that pipelines best, which may run a
+     * little longer in sum): scale its pieces down to that floor */
+    double *scale = malloc((size_t)(N ? N : 1) * sizeof *scale);
+    if (!scale) {
+        sctx_free(&x);
+        return elk_fail(err, ELK_ENOMEM, "out of memory");
+    }
+    for (int i = 0; i < N; i++) scale[i] = 1;
+    for (int i = 0; i < N;) {
+        const elk_op *op = &pr->graph.ops[i];
+        int j = i + 1;
+        while (j < N && op->group >= 0 && pr->graph.ops[j].group == op->group && pr->graph.ops[j].layer == op->layer) j++;
+        if (op->group >= 0 && op->group_floor > 0) {
+            double sum = 0;
+            for (int k = i; k < j; k++) sum += menu_of(&x, k)->e[menu_of(&x, k)->n - 1].exe;
+            if (sum > op->group_floor)
+                for (int k = i; k < j; k++) scale[k] = op->group_floor / sum;
+        }
+        i = j;
+    }
     double cum = 0, t = 0;
     for (int i = 0; i < N; i++) {
         const elk_menu *m = menu_of(&x, i);
@@ -884,7 +924,7 @@ static elk_status run_ideal(const elk_problem *pr, const elk_sched_opts *o, cons
             x.dur[i] = elk_cost_preload_cycles(c, h, h);
             x.nocT[i] = pre_noc_cycles(c, h, h);
         }
-        double prev = cum, E = m->e[x.entry[i]].exe;
+        double prev = cum, E = m->e[x.entry[i]].exe * scale[i];
         x.ps[i] = cum;
         cum += x.dur[i];
         x.pe[i] = cum;
@@ -895,6 +935,7 @@ static elk_status run_ideal(const elk_problem *pr, const elk_sched_opts *o, cons
         x.stall[i] = 0;
         x.dist[i] = 0;
     }
+    free(scale);
     double T = t;
     assert(T >= cum - 1e-6);
     for (int i = 0; i < N; i++) {

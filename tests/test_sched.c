@@ -409,19 +409,29 @@ static void run_all(const elk_problem *pr, elk_result *r)
 static double flow_shop_bound(const elk_problem *pr)
 {
     int N = pr->graph.nops;
-    double suf = 0, pre = 0;
+    double *E = calloc((size_t)N, sizeof *E), suf = 0, pre = 0;
     for (int i = 0; i < N; i++) {
         const elk_menu *m = &pr->menus[pr->graph.ops[i].shape_id];
-        suf += m->e[m->n - 1].exe;
+        E[i] = m->e[m->n - 1].exe;
     }
+    /* a cut operator's pieces are charged at most its group floor */
+    for (int i = 0; i < N; i++) {
+        const elk_op *op = &pr->graph.ops[i];
+        if (op->group < 0 || op->group_floor <= 0 || (i > 0 && pr->graph.ops[i - 1].group == op->group)) continue;
+        double sum = 0;
+        int j = i;
+        for (; j < N && pr->graph.ops[j].group == op->group; j++) sum += E[j];
+        for (int k = i; k < j && sum > op->group_floor; k++) E[k] *= op->group_floor / sum;
+    }
+    for (int i = 0; i < N; i++) suf += E[i];
     double best = suf;
     for (int k = 0; k < N; k++) {
-        const elk_menu *m = &pr->menus[pr->graph.ops[k].shape_id];
         double h = pr->graph.ops[k].hbm_bytes;
         pre += h > 0 ? elk_cost_preload_cycles(&pr->chip, h, h) : 0;
-        suf -= m->e[m->n - 1].exe;
+        suf -= E[k];
         best = fmax(best, pre + suf);
     }
+    free(E);
     return best;
 }
 
