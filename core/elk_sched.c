@@ -59,17 +59,15 @@ elk_status elk_problem_init(elk_problem *pr, const elk_point *p, elk_plan_cache 
     return st;
 }
 
-/* Choosing the cut of an operator that outgrows SRAM. Each candidate is
- * timed with its pieces (and a reduced cut's adds) at their fastest plans:
- * T = their summed execution + the preload of the largest piece, which is
- * what a schedule cannot overlap (the next piece's preload streams under the
- * previous piece; the first one's does not). Finer cuts pipeline better and
- * run less efficiently; T weighs the two. The plan sets are the cache's, so
- * the chosen cut's pieces are enumerated once. The candidates
- * (elk_split_ladder) nest as SRAM grows, so more SRAM never raises the
- * least T; the least summed execution of any candidate is returned as the
- * group's floor, which Ideal charges. Ties go to the earlier candidate:
- * the whole op, then fewer pieces. */
+/* Choosing the cut of an operator that outgrows SRAM: the least summed
+ * execution of its pieces (and a reduced cut's adds), each at its fastest
+ * plan. (Adding the largest piece's preload, which no schedule overlaps with
+ * that piece, favoured cutting weights that fit whole, and the policies lost
+ * up to 12% on Llama2-70B.) The plan sets are the cache's, so the chosen
+ * cut's pieces are enumerated once. The candidates (elk_split_ladder) nest as
+ * SRAM grows, so more SRAM never raises the least total; it is also kept as
+ * the group's floor for Ideal. Ties go to the earlier candidate: the whole
+ * op, then fewer pieces. */
 typedef struct {
     const elk_chip *c;
     elk_plan_cache *pc;
@@ -118,7 +116,8 @@ static int pick_split(const elk_op *op, const elk_split *opt, int n, void *ctx, 
                 E += (K - 1) * fastest_exe(sc, &add);
             }
         }
-        double T = E + P;
+        (void)P;
+        double T = E;
         if (E < least) least = E;
         if (T < bestT * (1 - 1e-12)) {
             bestT = T;
@@ -1281,6 +1280,11 @@ static int best_price(const elk_problem *pr, const elk_sched_opts *o, const int 
 static elk_status run_full(const elk_problem *pr, const elk_sched_opts *o, const elk_schedule *const *given,
                            elk_schedule *s, elk_error *err);
 
+/* Most preload orders Elk-Full schedules: the paper searches 720 for
+ * Llama2-70B (PAPER-NOTES); graphs whose cut operators make many heavy
+ * groups per layer would otherwise enumerate thousands. */
+#define ELK_FULL_MAX_ORDERS 720
+
 /* Elk-Full's own search: every candidate preload order (screened on a
  * prefix of identical layers, the best few and program order re-run on the
  * whole graph) at every allocator price slot, or only at o->price. Leaves the
@@ -1289,7 +1293,7 @@ static elk_status full_search(const elk_problem *pr, const elk_sched_opts *o, el
 {
     int N = pr->graph.nops;
     int *orders = NULL;
-    int no = elk_orders_build(&pr->graph, o, &orders, 2000);
+    int no = elk_orders_build(&pr->graph, o, &orders, ELK_FULL_MAX_ORDERS);
     if (no <= 0) return elk_fail(err, ELK_ENOMEM, "out of memory building preload orders");
     const elk_graph *g = &pr->graph;
     int M = N;
@@ -1305,27 +1309,27 @@ static elk_status full_search(const elk_problem *pr, const elk_sched_opts *o, el
     elk_status st = ELK_OK;
     double best = INFINITY;
     int bc = -1, bv = 0;
-    int v0 = o->price >= 0 && o->price < ELK_PRICES ? o->price : 0;
-    int v1 = o->price >= 0 && o->price < ELK_PRICES ? o->price + 1 : ELK_PRICES;
-    /* The price slot is searched with the orders rather than fixed first
-     * from program order: the price that suits program order need not suit
-     * a reordered one, and fixing it first made Elk-Full lose to Elk-Dyn's
-     * own price search at some points. */
-    for (int v = v0; v < v1 && st == ELK_OK; v++) {
-        for (int c = 0; c < no; c++) {
-            idx[c] = c;
-            score[c] = INFINITY;
+    int fixed = o->price >= 0 && o->price < ELK_PRICES;
+    /* Orders are screened at the price slot that suits program order (what
+     * Elk-Dyn runs); the finalists are then re-run at every slot, since the
+     * price that suits program order need not suit a reordered one (fixing
+     * it made Elk-Full lose to Elk-Dyn's own price search at some points). */
+    int pv = fixed ? o->price : best_price(pr, o, orders, N, &st, err);
+    for (int c = 0; c < no; c++) {
+        idx[c] = c;
+        score[c] = INFINITY;
+    }
+    for (int c = 0; c < no && st == ELK_OK; c++)
+        st = run_one(pr, ELK_POL_FULL, o, orders + (size_t)c * N, M, pv, 0, INFINITY, &score[c], NULL, err);
+    /* stable selection of the finalists by score (identity is order 0) */
+    for (int a = 1; a < no; a++)
+        for (int b = a; b > 0 && score[idx[b]] < score[idx[b - 1]]; b--) {
+            int t = idx[b];
+            idx[b] = idx[b - 1];
+            idx[b - 1] = t;
         }
-        for (int c = 0; c < no && st == ELK_OK; c++)
-            st = run_one(pr, ELK_POL_FULL, o, orders + (size_t)c * N, M, v, 0, INFINITY, &score[c], NULL, err);
-        /* stable selection of the finalists by score (identity is order 0) */
-        for (int a = 1; a < no; a++)
-            for (int b = a; b > 0 && score[idx[b]] < score[idx[b - 1]]; b--) {
-                int t = idx[b];
-                idx[b] = idx[b - 1];
-                idx[b - 1] = t;
-            }
-        int nf = o->finalists < no ? o->finalists : no;
+    int nf = o->finalists < no ? o->finalists : no;
+    for (int v = fixed ? pv : 0; v < (fixed ? pv + 1 : ELK_PRICES) && st == ELK_OK; v++)
         for (int f = -1; f < nf && st == ELK_OK; f++) {
             int c = f < 0 ? 0 : idx[f];
             if (f >= 0 && c == 0) continue;
@@ -1338,12 +1342,11 @@ static elk_status full_search(const elk_problem *pr, const elk_sched_opts *o, el
                 bv = v;
             }
         }
-    }
     if (st == ELK_OK && bc >= 0) {
         double ms;
         st = run_one(pr, ELK_POL_FULL, o, orders + (size_t)bc * N, N, bv, 0, INFINITY, &ms, s, err);
         s->static_variant = bv;
-        s->orders_tried = no * (v1 - v0);
+        s->orders_tried = no;
         if (st == ELK_OK && s->order) s->avg_edit_dist = edit_dist(s->order, N);
     }
     free(score);
