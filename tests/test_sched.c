@@ -504,38 +504,37 @@ END_TEST
 /* More HBM bandwidth made policies slower (Llama2-13B Elk-Full 5.279, 5.309,
  * 5.461, 5.465 ms at 16, 20, 24, 32 TB/s). Ideal now moves only with its
  * operators' own times, so it never rises; nor with more NoC. */
+static double ideal_of(const knob_point *kp, elk_plan_cache *pc)
+{
+    elk_problem *pr = load_knobs(kp, pc);
+    elk_sched_opts o;
+    elk_sched_opts_default(&o);
+    elk_schedule s;
+    elk_error err;
+    ck_assert_msg(elk_schedule_run(pr, ELK_POL_IDEAL, &o, &s, &err) == ELK_OK, "%s", err.msg);
+    double l = s.latency;
+    elk_schedule_free(&s);
+    elk_problem_free(pr);
+    return l;
+}
+
 START_TEST(regress_ideal_monotone_in_resources)
 {
     elk_plan_cache *pc = elk_plan_cache_alloc();
-    static const double hbm[] = {4, 8, 12, 16, 20, 24, 32};
+    static const double hbm[] = {4, 8, 12, 16, 20, 24, 32}, noc[] = {8, 16, 24, 32, 48, 64};
     double last = INFINITY;
     for (int k = 0; k < 7; k++) {
         knob_point kp = {"presets/chips/ipu-pod4.cfg", "presets/models/llama2-13b.cfg", 2, hbm[k], 0, 0, 0};
-        elk_problem *pr = load_knobs(&kp, pc);
-        elk_sched_opts o;
-        elk_sched_opts_default(&o);
-        elk_schedule s;
-        elk_error err;
-        ck_assert(elk_schedule_run(pr, ELK_POL_IDEAL, &o, &s, &err) == ELK_OK);
-        ck_assert_msg(s.latency <= last * (1 + 1e-12), "Ideal rose to %.1f at %.0f TB/s", s.latency, hbm[k]);
-        last = s.latency;
-        elk_schedule_free(&s);
-        elk_problem_free(pr);
+        double l = ideal_of(&kp, pc);
+        ck_assert_msg(l <= last * (1 + 1e-12), "Ideal rose to %.1f at %.0f TB/s", l, hbm[k]);
+        last = l;
     }
     last = INFINITY;
-    static const double noc[] = {8, 16, 24, 32, 48, 64};
     for (int k = 0; k < 6; k++) {
         knob_point kp = {"presets/chips/ipu-pod4-mesh.cfg", "presets/models/llama2-70b.cfg", 1, 8, noc[k], 0, 0};
-        elk_problem *pr = load_knobs(&kp, pc);
-        elk_sched_opts o;
-        elk_sched_opts_default(&o);
-        elk_schedule s;
-        elk_error err;
-        ck_assert(elk_schedule_run(pr, ELK_POL_IDEAL, &o, &s, &err) == ELK_OK);
-        ck_assert_msg(s.latency <= last * (1 + 1e-12), "Ideal rose to %.1f at NoC %.0f TB/s", s.latency, noc[k]);
-        last = s.latency;
-        elk_schedule_free(&s);
-        elk_problem_free(pr);
+        double l = ideal_of(&kp, pc);
+        ck_assert_msg(l <= last * (1 + 1e-12), "Ideal rose to %.1f at NoC %.0f TB/s", l, noc[k]);
+        last = l;
     }
     elk_plan_cache_free(pc);
 }
