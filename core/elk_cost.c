@@ -111,13 +111,14 @@ double elk_cost_shift_cpb(const elk_chip *c)
  * a square sub-block of a grid (its side), or the whole grid's shorter side.
  * A torus doubles only the whole grid's cut: there every ring closes, while a
  * sub-block's shortest routes stay inside it as on a mesh (the simulator's
- * tiles agree), so its cut is the mesh's. A ring has two links. */
+ * tiles agree), so its cut is the mesh's. A whole ring has two links; a
+ * group of consecutive cores on it is a line, cut by one. */
 static double group_cut(const elk_chip *c, double g)
 {
     switch (c->topology) {
     case ELK_TOPO_MESH: return g >= c->cores ? fmin(c->mesh_rows, c->mesh_cols) : sqrt(g);
     case ELK_TOPO_TORUS: return g >= c->cores ? 2.0 * fmin(c->mesh_rows, c->mesh_cols) : sqrt(g);
-    case ELK_TOPO_RING: return 2.0;
+    case ELK_TOPO_RING: return g >= c->cores ? 2.0 : 1.0;
     default: return INFINITY;
     }
 }
