@@ -124,7 +124,10 @@ elk_status elk_sim_job_from_schedule(const elk_problem *pr, const elk_schedule *
             else hi = mid - 1;
         }
         if (lo >= sufmin[r]) lo = sufmin[r] - 1;
-        j->ops[op].dep = lo;
+        /* Ideal holds its preloads in a buffer of its own: they wait for the
+         * HBM only, never for space (its fluid intervals would otherwise
+         * chain each preload behind an execution it does not need) */
+        j->ops[op].dep = s->policy == ELK_POL_IDEAL ? -1 : lo;
     }
     free(sufmin);
     j->separate_noc = s->policy == ELK_POL_IDEAL;
