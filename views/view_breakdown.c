@@ -113,9 +113,15 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
         tui_printf(y++, x, w, tui_attr(TC_DIM), "Static: execution region %.0f KiB of %.0f, preloads %s",
                    res->pol[ELK_POL_STATIC].static_exec_kib, s->pr.chip.sram_kib,
                    res->pol[ELK_POL_STATIC].static_variant ? "replicated" : "fully distributed");
-    if (y < r.y + r.h && res->have[ELK_POL_FULL])
-        tui_printf(y++, x, w, tui_attr(TC_DIM), "Elk-Full: %d preload orders searched, winning order's mean displacement %.2f ops",
-                   res->pol[ELK_POL_FULL].orders_tried, res->pol[ELK_POL_FULL].avg_edit_dist);
+    if (y < r.y + r.h && res->have[ELK_POL_FULL]) {
+        const elk_schedule *f = &res->pol[ELK_POL_FULL];
+        if (f->adopted >= 0)
+            tui_printf(y++, x, w, tui_attr(TC_DIM), "Elk-Full: %d preload orders searched; kept %s's schedule, faster than all of them",
+                       f->orders_tried, elk_policy_labels[f->adopted]);
+        else
+            tui_printf(y++, x, w, tui_attr(TC_DIM), "Elk-Full: %d preload orders searched, winning order's mean displacement %.2f ops",
+                       f->orders_tried, f->avg_edit_dist);
+    }
     if (y < r.y + r.h) {
         char hb[32];
         tui_fmt_bytes(s->pr.graph.weight_bytes + s->pr.graph.kv_bytes, hb, sizeof hb);
