@@ -217,6 +217,8 @@ typedef struct {
     int *entry, *copt, *pnum;
     double *cold, *dist, *deliv, *dur, *nocT, *hbmT, *stall, *resident;
     int placed_lo;
+    int lookback;       /* max over ops j of pmax[j] + 1 - pos[j]: how far before an op's first
+                           candidate position a preload it must hold can sit */
     /* scratch */
     int *W, *Wc, *bestW, *bestWc;
     int wcap;
@@ -442,7 +444,7 @@ static int schedule_op(sctx *x, int i)
     int qmin = x->pmax[i] + 1;
     int nw = 0;
     if (grow(x, x->window + 64)) return -1;
-    for (int r = qmin - 1; r >= 0 && r >= qmin - 64; r--)
+    for (int r = qmin - 1; r >= 0 && r >= qmin - x->lookback; r--)
         if (x->order[r] > i) {
             if (grow(x, nw + 1)) return -1;
             x->W[nw++] = x->order[r];
@@ -670,9 +672,15 @@ static int sctx_init(sctx *x, const elk_problem *pr, const elk_sched_opts *o, el
     x->resident = x->cold + 7 * N;
     for (int r = 0; r < N; r++) x->pos[order[r]] = r;
     int m = -1;
+    x->lookback = 1;
     for (int i = 0; i < N; i++) {
         if (x->pos[i] > m) m = x->pos[i];
         x->pmax[i] = m;
+        /* a preload moved ahead of its op's neighbours is held by every op
+         * from the one whose candidates pass it: the scan for such preloads
+         * must reach back this far (a fixed 64 missed the pieces of cut
+         * operators, and SRAM overflowed) */
+        if (m + 1 - x->pos[i] > x->lookback) x->lookback = m + 1 - x->pos[i];
     }
     x->placed_lo = N;
     x->force_q = x->force_e = -1;

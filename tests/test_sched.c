@@ -540,6 +540,42 @@ START_TEST(regress_ideal_monotone_in_resources)
 }
 END_TEST
 
+/* elk check --points 2000 found it: Elk-Full moved the preload of a cut
+ * operator's second piece (L0.down#1) far ahead in its order, and the scan
+ * for preloads an operator must hold reached only 64 positions back, so
+ * L0.down#0 ran with 3.2 MB resident in 2.7 MB of SRAM. */
+START_TEST(regress_far_preload_is_held)
+{
+    elk_plan_cache *pc = elk_plan_cache_alloc();
+    elk_point p;
+    elk_point_defaults(&p);
+    char path[1024];
+    snprintf(p.chip_path, sizeof p.chip_path, "%s", src_path(path, sizeof path, "presets/chips/tt-mesh.cfg"));
+    snprintf(p.model_path, sizeof p.model_path, "%s", src_path(path, sizeof path, "presets/models/llama2-70b.cfg"));
+    p.workload = ELK_WL_TRAIN_FWD;
+    p.batch = 4;
+    p.seq = 630;
+    p.layers = 4;
+    p.cores = 384;
+    p.topology = ELK_TOPO_RING;
+    p.hbm_tbps = 0.597;
+    p.noc_scale = 0.312;
+    p.sram_kib = 2700;
+    p.compute_scale = 1.14;
+    elk_problem pr;
+    elk_error err;
+    ck_assert_msg(elk_problem_init(&pr, &p, pc, &err) == ELK_OK, "%s", err.msg);
+    elk_sched_opts o;
+    elk_sched_opts_default(&o);
+    elk_schedule s;
+    ck_assert_msg(elk_schedule_run(&pr, ELK_POL_FULL, &o, &s, &err) == ELK_OK, "%s", err.msg);
+    check_memory(&pr, &s);
+    elk_schedule_free(&s);
+    elk_problem_free(&pr);
+    elk_plan_cache_free(pc);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("sched");
@@ -554,6 +590,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, regress_full_never_slower_than_its_candidates, 0,
                         (int)(sizeof full_points / sizeof full_points[0]));
     tcase_add_test(tc, regress_ideal_monotone_in_resources);
+    tcase_add_test(tc, regress_far_preload_is_held);
     suite_add_tcase(s, tc);
     return s;
 }
