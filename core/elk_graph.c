@@ -34,7 +34,6 @@ static elk_op *op_new(builder *b, const char *name, elk_op_kind kind)
     }
     elk_op *op = &g->ops[g->nops++];
     memset(op, 0, sizeof *op);
-    op->group = -1;
     if (b->layer >= 0 && b->layer < g->nlayers)
         snprintf(op->name, sizeof op->name, "L%d.%s", b->layer, name);
     else
@@ -659,31 +658,22 @@ typedef struct {
     int nshapes;
     int ladder;  /* offer elk_split_ladder's cuts instead of elk_split_options' */
     int *picked; /* per pre-split shape_id: option index, -1 none, -2 not asked */
-    double *floor; /* per pre-split shape_id: the chooser's least total (0: none) */
 } splitter;
 
-/* The split to apply to op (pieces 1: none); *floor the chooser's least total. */
-static elk_split split_decide(splitter *sp, const elk_op *op, double *floor)
+/* The split to apply to op (pieces 1: none). */
+static elk_split split_decide(splitter *sp, const elk_op *op)
 {
-    *floor = 0;
     elk_split none = {ELK_SPLIT_PARALLEL, 0, 1, 1, 0, 0}, opt[ELK_SPLIT_LADDER_OPTS];
     int n = sp->ladder ? elk_split_ladder(op, sp->cap, opt, ELK_SPLIT_LADDER_OPTS) : elk_split_options(op, sp->cap, opt);
     if (!n) return none;
     int idx = 0;
     if (sp->pick) {
         int known = op->shape_id >= 0 && op->shape_id < sp->nshapes;
-        if (known && sp->picked[op->shape_id] != -2) {
-            idx = sp->picked[op->shape_id];
-            *floor = sp->floor[op->shape_id];
-        } else {
-            double f = 0;
-            idx = sp->pick(op, opt, n, sp->ctx, &f);
+        if (known && sp->picked[op->shape_id] != -2) idx = sp->picked[op->shape_id];
+        else {
+            idx = sp->pick(op, opt, n, sp->ctx);
             if (idx < -1 || idx >= n) idx = -1;
-            *floor = isfinite(f) && f > 0 ? f : 0;
-            if (known) {
-                sp->picked[op->shape_id] = idx;
-                sp->floor[op->shape_id] = *floor;
-            }
+            if (known) sp->picked[op->shape_id] = idx;
         }
     }
     return idx >= 0 ? opt[idx] : none;
@@ -704,16 +694,12 @@ static int position_uniform(const elk_graph *g, int pos)
 static int split_large(elk_graph *g, double cap_bytes, elk_split_pick_fn pick, void *ctx, int ladder)
 {
     if (!(cap_bytes > 0) || g->nops == 0) return 0;
-    splitter sp = {cap_bytes, pick, ctx, g->nshapes, ladder, NULL, NULL};
+    splitter sp = {cap_bytes, pick, ctx, g->nshapes, ladder, NULL};
     elk_split *ch = malloc((size_t)g->nops * sizeof *ch);
-    double *fl = malloc((size_t)g->nops * sizeof *fl);
     sp.picked = malloc((size_t)(g->nshapes > 0 ? g->nshapes : 1) * sizeof *sp.picked);
-    sp.floor = malloc((size_t)(g->nshapes > 0 ? g->nshapes : 1) * sizeof *sp.floor);
-    if (!ch || !fl || !sp.picked || !sp.floor) {
+    if (!ch || !sp.picked) {
         free(ch);
-        free(fl);
         free(sp.picked);
-        free(sp.floor);
         return 0;
     }
     for (int s = 0; s < g->nshapes; s++) sp.picked[s] = -2;
@@ -721,7 +707,7 @@ static int split_large(elk_graph *g, double cap_bytes, elk_split_pick_fn pick, v
     for (int i = 0; i < g->nops; i++) {
         const elk_op *op = &g->ops[i];
         if (layered && i >= g->head && i < g->head + g->nlayers * g->per_layer) continue;
-        ch[i] = split_decide(&sp, op, &fl[i]);
+        ch[i] = split_decide(&sp, op);
     }
     /* A layer position is decided once, on its largest op across layers
      * (Gemma2's global layers read more KV than its local ones), and
@@ -731,7 +717,7 @@ static int split_large(elk_graph *g, double cap_bytes, elk_split_pick_fn pick, v
         if (!uniform) {
             for (int L = 0; L < g->nlayers; L++) {
                 int i = g->head + L * g->per_layer + pos;
-                ch[i] = split_decide(&sp, &g->ops[i], &fl[i]);
+                ch[i] = split_decide(&sp, &g->ops[i]);
             }
             continue;
         }
@@ -739,17 +725,13 @@ static int split_large(elk_graph *g, double cap_bytes, elk_split_pick_fn pick, v
             int i = g->head + L * g->per_layer + pos;
             if (op_bytes(&g->ops[i]) > op_bytes(&g->ops[rep])) rep = i;
         }
-        double f;
-        elk_split s = split_decide(&sp, &g->ops[rep], &f);
+        elk_split s = split_decide(&sp, &g->ops[rep]);
         for (int L = 0; L < g->nlayers && s.pieces > 1; L++) {
             long D = g->ops[g->head + L * g->per_layer + pos].dim[s.dim];
             if (D < s.pieces) s.pieces = (int)D;
         }
         if (s.pieces < 2) s.pieces = 1;
-        for (int L = 0; L < g->nlayers; L++) {
-            ch[g->head + L * g->per_layer + pos] = s;
-            fl[g->head + L * g->per_layer + pos] = f;
-        }
+        for (int L = 0; L < g->nlayers; L++) ch[g->head + L * g->per_layer + pos] = s;
     }
     long n_new = 0;
     int nsplit = 0;
@@ -760,14 +742,10 @@ static int split_large(elk_graph *g, double cap_bytes, elk_split_pick_fn pick, v
             if (ch[i].kind == ELK_SPLIT_REDUCED) n_new += ch[i].pieces - 1;
         }
     }
-    int floors = 0;
-    for (int i = 0; i < g->nops; i++) floors += fl[i] > 0;
-    elk_op *ops = (nsplit || floors) && n_new <= INT_MAX ? malloc((size_t)n_new * sizeof *ops) : NULL;
+    elk_op *ops = nsplit && n_new <= INT_MAX ? malloc((size_t)n_new * sizeof *ops) : NULL;
     free(sp.picked);
-    free(sp.floor);
     if (!ops) {
         free(ch);
-        free(fl);
         return 0;
     }
     int n = 0, head = 0, per = 0;
@@ -779,15 +757,10 @@ static int split_large(elk_graph *g, double cap_bytes, elk_split_pick_fn pick, v
             elk_split_piece(op, &ch[i], p, &ops[n++]);
             if (p > 0 && ch[i].kind == ELK_SPLIT_REDUCED) elk_split_add(op, p, &ops[n++]);
         }
-        for (int k = n0; k < n; k++) {
-            ops[k].group = fl[i] > 0 || ch[i].pieces > 1 ? i : -1;
-            ops[k].group_floor = fl[i];
-        }
         if (i < g->head) head += n - n0;
         else if (op->layer == 0) per += n - n0;
     }
     free(ch);
-    free(fl);
     /* renumber positions within layers */
     int pos = 0, layer = -2;
     for (int i = 0; i < n; i++) {

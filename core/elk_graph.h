@@ -60,9 +60,6 @@ typedef struct {
     int layer_pos;   /* index within its layer */
     int shape_id;
     int dtype_bytes;
-    int group;           /* ops cut from one operator share it (its index before the cut); -1 */
-    double group_floor;  /* the group's least total execution over every cut its chooser
-                            timed, cycles (0: none); Ideal charges the group no more */
 } elk_op;
 
 /* The whole step. Owns ops (malloc'd).
@@ -160,11 +157,10 @@ void elk_split_piece(const elk_op *op, const elk_split *s, int p, elk_op *piece)
 void elk_split_add(const elk_op *op, int p, elk_op *add);
 
 /* A caller's choice among elk_split_options (best first): the index of the
- * option to apply, or -1 to leave the op whole; it may set *floor to the least
- * total execution of any option it timed (kept in the pieces' group_floor). Called once per distinct
+ * option to apply, or -1 to leave the op whole. Called once per distinct
  * operator shape that needs a split, so a chooser may time the options
  * (pieces x piece time + adds x add time) with the chip's cost model. */
-typedef int (*elk_split_pick_fn)(const elk_op *op, const elk_split *opt, int nopt, void *ctx, double *floor);
+typedef int (*elk_split_pick_fn)(const elk_op *op, const elk_split *opt, int nopt, void *ctx);
 
 /* Split every operator whose tensors together exceed cap_bytes, as the
  * artifact's parser does for KV-cache matmuls that outgrow a chip. pick

@@ -65,9 +65,9 @@ elk_status elk_problem_init(elk_problem *pr, const elk_point *p, elk_plan_cache 
  * that piece, favoured cutting weights that fit whole, and the policies lost
  * up to 12% on Llama2-70B.) The plan sets are the cache's, so the chosen
  * cut's pieces are enumerated once. The candidates (elk_split_ladder) nest as
- * SRAM grows, so more SRAM never raises the least total; it is also kept as
- * the group's floor for Ideal. Ties go to the earlier candidate: the whole
- * op, then fewer pieces. */
+ * SRAM grows, so more SRAM never raises the least total, and with it Ideal,
+ * which sees a cut operator only through its pieces' summed execution. Ties
+ * go to the earlier candidate: the whole op, then fewer pieces. */
 typedef struct {
     const elk_chip *c;
     elk_plan_cache *pc;
@@ -85,30 +85,28 @@ static double fastest_exe(const split_ctx *sc, const elk_op *op)
     return e;
 }
 
-static int pick_split(const elk_op *op, const elk_split *opt, int n, void *ctx, double *floor)
+static int pick_split(const elk_op *op, const elk_split *opt, int n, void *ctx)
 {
     const split_ctx *sc = ctx;
     int best = -1, dim = -1;
-    double bestT = INFINITY, lastT = INFINITY, least = INFINITY;
+    double bestT = INFINITY, lastT = INFINITY;
     for (int k = 0; k < n; k++) {
         if (!opt[k].fits) continue;
-        /* along one dim T falls, then rises once pieces get too small for
-         * the cores: stop at the first rise */
+        /* along one dim the total falls, then rises once pieces get too
+         * small for the cores: stop at the first rise */
         if (opt[k].pieces > 1 && opt[k].dim == dim && lastT == -INFINITY) continue;
         if (opt[k].pieces == 1 || opt[k].dim != dim) lastT = INFINITY;
         dim = opt[k].pieces > 1 ? opt[k].dim : -1;
-        double E, P;
+        double E;
         if (opt[k].pieces == 1) {
             E = fastest_exe(sc, op);
-            P = elk_cost_preload_cycles(sc->c, op->hbm_bytes, op->hbm_bytes);
         } else {
             long D = op->dim[opt[k].dim];
             int K = opt[k].pieces, nlong = (int)(D % K);
             elk_op piece;
             elk_split_piece(op, &opt[k], K - 1, &piece);
             E = (K - nlong) * fastest_exe(sc, &piece);
-            elk_split_piece(op, &opt[k], 0, &piece); /* the largest */
-            P = elk_cost_preload_cycles(sc->c, piece.hbm_bytes, piece.hbm_bytes);
+            elk_split_piece(op, &opt[k], 0, &piece); /* a longer one */
             if (nlong > 0 && isfinite(E)) E += nlong * fastest_exe(sc, &piece);
             if (opt[k].kind == ELK_SPLIT_REDUCED && isfinite(E)) {
                 elk_op add;
@@ -116,19 +114,13 @@ static int pick_split(const elk_op *op, const elk_split *opt, int n, void *ctx, 
                 E += (K - 1) * fastest_exe(sc, &add);
             }
         }
-        (void)P;
-        double T = E;
-        if (E < least) least = E;
-        if (T < bestT * (1 - 1e-12)) {
-            bestT = T;
+        if (E < bestT * (1 - 1e-12)) {
+            bestT = E;
             best = k;
         }
-        lastT = T > lastT ? -INFINITY : T;
+        lastT = E > lastT ? -INFINITY : E;
     }
-    if (best >= 0) {
-        *floor = least;
-        return best;
-    }
+    if (best >= 0) return best;
     /* nothing fits: the finest cut, and the planner names what does not fit */
     for (int k = 0; k < n; k++)
         if (best < 0 || opt[k].pieces > opt[best].pieces) best = k;
@@ -266,7 +258,6 @@ static int initial_cold(const sctx *x, int i, int entry)
     const elk_menu *m = menu_of(x, i);
     const elk_menu_entry *e = &m->e[entry];
     if (e->nc <= 1) return 0;
-    if (x->pol == ELK_POL_IDEAL) return 0;
     if (x->pol == ELK_POL_BASIC || x->pol == ELK_POL_STATIC) return x->variant ? e->nc - 1 : 0;
     if (x->o->alloc == ELK_ALLOC_ARTIFACT) return 0; /* preloads charged fully distributed */
     return e->eopt[x->price];
@@ -284,7 +275,6 @@ static int initial_cold(const sctx *x, int i, int entry)
  * (elk_sim) shares links both ways and reports how far this estimate is off. */
 static double contended_len(const sctx *x, double own, double xc, double D, int q)
 {
-    if (x->pol == ELK_POL_IDEAL) return own;
     const elk_chip *c = x->c;
     double L = own;
     double port = c->remote_access_pauses ? 1.0 / (c->cores * c->sram_port_bytes_per_cycle) : 0;
@@ -437,6 +427,7 @@ static void place_preloads(sctx *x, int i)
  * fits (the run is infeasible). */
 static int schedule_op(sctx *x, int i)
 {
+    assert(x->pol != ELK_POL_IDEAL); /* Ideal is run_ideal's closed form */
     const elk_menu *mi = menu_of(x, i);
     const elk_problem *pr = x->pr;
     double sram = pr->sram;
@@ -450,11 +441,8 @@ static int schedule_op(sctx *x, int i)
             x->W[nw++] = x->order[r];
         }
     int nforced = nw;
-    double cold_sum = 0, min_sum = 0;
-    for (int k = 0; k < nw; k++) {
-        cold_sum += x->cold[x->W[k]];
-        min_sum += menu_of(x, x->W[k])->min_cold * (hbm_of(x, x->W[k]) > 0);
-    }
+    double cold_sum = 0;
+    for (int k = 0; k < nw; k++) cold_sum += x->cold[x->W[k]];
 
     double best_start = -INFINITY, best_L = 0, best_D = 0;
     int best_q = -1, best_entry = -1, best_nw = 0;
@@ -475,7 +463,6 @@ static int schedule_op(sctx *x, int i)
             if (grow(x, nw + 1)) return -1;
             x->W[nw++] = j;
             cold_sum += x->cold[j];
-            min_sum += menu_of(x, j)->min_cold * (hbm_of(x, j) > 0);
         }
         int last = q >= x->N || x->ps[q] >= next;
         double D = last ? next : x->ps[q];
@@ -484,12 +471,6 @@ static int schedule_op(sctx *x, int i)
         alloc_t a = {0, 0, NULL, NULL, 0};
 
         switch (x->pol) {
-        case ELK_POL_IDEAL: {
-            entry = mi->n - 1;
-            if (mi->e[0].hot + min_sum > sram) feasible = 0;
-            L = mi->e[entry].exe;
-            break;
-        }
         case ELK_POL_BASIC:
         case ELK_POL_STATIC: {
             for (int k = 0; k < nw; k++) x->Wc[k] = x->copt[x->W[k]];
@@ -610,13 +591,11 @@ static int schedule_op(sctx *x, int i)
     x->ee[i] = D;
     x->es[i] = D - best_L;
     x->stall[i] = best_L - own;
-    if (x->pol == ELK_POL_IDEAL) x->stall[i] = 0;
     int pn = 0;
     double res = e->hot;
     for (int k = 0; k < best_nw; k++) {
         pn += hbm_of(x, x->bestW[k]) > 0;
-        res += x->pol == ELK_POL_IDEAL ? menu_of(x, x->bestW[k])->min_cold * (hbm_of(x, x->bestW[k]) > 0)
-                                       : x->cold[x->bestW[k]];
+        res += x->cold[x->bestW[k]];
     }
     x->pnum[i] = pn;
     x->resident[i] = res;
@@ -774,10 +753,7 @@ static int fill_schedule(const sctx *x, double makespan, elk_schedule *s)
         if (ex) {
             const elk_sched_op *eo = &s->ops[ei];
             double len = eo->exe_end - eo->exe_start;
-            double fd = len > 0 ? fmin(1.0, eo->dist / len) : 0;
-            /* Ideal charges a cut operator's pieces below their plans' own
-             * time (its group floor): work fills the whole window then */
-            double fw = len > 0 ? fmin(1.0 - fd, (eo->comp + eo->xcyc) / len) : 1;
+            double fw = len > 0 ? (eo->comp + eo->xcyc) / len : 1, fd = len > 0 ? eo->dist / len : 0;
             double fs = fmax(0.0, 1.0 - fw - fd);
             if (!pr_on) h = 0;
             s->brk[ELK_BRK_OVERLAP] += fw * h * dt;
@@ -899,27 +875,6 @@ static elk_status run_ideal(const elk_problem *pr, const elk_sched_opts *o, cons
     sctx x;
     if (sctx_init(&x, pr, o, ELK_POL_IDEAL, ident, N)) return elk_fail(err, ELK_ENOMEM, "out of memory");
     const elk_chip *c = x.c;
-    /* a cut operator is charged no more than the least total any cut of it
-     * reaches (the graph keeps the cut that pipelines best, which may run a
-     * little longer in sum): scale its pieces down to that floor */
-    double *scale = malloc((size_t)(N ? N : 1) * sizeof *scale);
-    if (!scale) {
-        sctx_free(&x);
-        return elk_fail(err, ELK_ENOMEM, "out of memory");
-    }
-    for (int i = 0; i < N; i++) scale[i] = 1;
-    for (int i = 0; i < N;) {
-        const elk_op *op = &pr->graph.ops[i];
-        int j = i + 1;
-        while (j < N && op->group >= 0 && pr->graph.ops[j].group == op->group && pr->graph.ops[j].layer == op->layer) j++;
-        if (op->group >= 0 && op->group_floor > 0) {
-            double sum = 0;
-            for (int k = i; k < j; k++) sum += menu_of(&x, k)->e[menu_of(&x, k)->n - 1].exe;
-            if (sum > op->group_floor)
-                for (int k = i; k < j; k++) scale[k] = op->group_floor / sum;
-        }
-        i = j;
-    }
     double cum = 0, t = 0;
     for (int i = 0; i < N; i++) {
         const elk_menu *m = menu_of(&x, i);
@@ -931,7 +886,7 @@ static elk_status run_ideal(const elk_problem *pr, const elk_sched_opts *o, cons
             x.dur[i] = elk_cost_preload_cycles(c, h, h);
             x.nocT[i] = pre_noc_cycles(c, h, h);
         }
-        double prev = cum, E = m->e[x.entry[i]].exe * scale[i];
+        double prev = cum, E = m->e[x.entry[i]].exe;
         x.ps[i] = cum;
         cum += x.dur[i];
         x.pe[i] = cum;
@@ -942,7 +897,6 @@ static elk_status run_ideal(const elk_problem *pr, const elk_sched_opts *o, cons
         x.stall[i] = 0;
         x.dist[i] = 0;
     }
-    free(scale);
     double T = t;
     assert(T >= cum - 1e-6);
     for (int i = 0; i < N; i++) {
@@ -1408,8 +1362,10 @@ static elk_status run_full(const elk_problem *pr, const elk_sched_opts *o, const
     return ELK_OK;
 }
 
-elk_status elk_schedule_run(const elk_problem *pr, elk_policy pol, const elk_sched_opts *o, elk_schedule *s,
-                            elk_error *err)
+/* elk_schedule_run, with Elk-Full handed the candidates already scheduled
+ * (given[p] or NULL; given itself may be NULL). */
+static elk_status schedule_run(const elk_problem *pr, elk_policy pol, const elk_sched_opts *o,
+                               const elk_schedule *const *given, elk_schedule *s, elk_error *err)
 {
     memset(s, 0, sizeof *s);
     double t0 = now_ms();
@@ -1472,7 +1428,7 @@ elk_status elk_schedule_run(const elk_problem *pr, elk_policy pol, const elk_sch
         break;
     }
     case ELK_POL_FULL:
-        st = run_full(pr, o, NULL, s, err);
+        st = run_full(pr, o, given, s, err);
         ms = s->ops ? s->latency : INFINITY;
         break;
     default: st = elk_fail(err, ELK_EINVAL, "unknown policy %d", (int)pol);
@@ -1493,6 +1449,12 @@ elk_status elk_schedule_run(const elk_problem *pr, elk_policy pol, const elk_sch
     if (pol != ELK_POL_FULL) s->adopted = -1;
     s->solve_ms = now_ms() - t0;
     return ELK_OK;
+}
+
+elk_status elk_schedule_run(const elk_problem *pr, elk_policy pol, const elk_sched_opts *o, elk_schedule *s,
+                            elk_error *err)
+{
+    return schedule_run(pr, pol, o, NULL, s, err);
 }
 
 void elk_schedule_free(elk_schedule *s)
@@ -1523,25 +1485,14 @@ elk_status elk_result_run(const elk_problem *pr, const elk_sched_opts *o, unsign
 {
     memset(r, 0, sizeof *r);
     static const elk_policy run_order[] = {ELK_POL_IDEAL, ELK_POL_BASIC, ELK_POL_STATIC, ELK_POL_DYN, ELK_POL_FULL};
-    elk_sched_opts o2 = *o;
     for (int k = 0; k < ELK_POL_COUNT; k++) {
         elk_policy p = run_order[k];
         if (!(mask & (1u << p))) continue;
-        elk_status st;
-        if (p == ELK_POL_FULL) {
-            const elk_schedule *given[ELK_POL_COUNT] = {0};
-            for (int q = 0; q < ELK_POL_COUNT; q++)
-                if (r->have[q]) given[q] = &r->pol[q];
-            double t0 = now_ms();
-            st = run_full(pr, &o2, given, &r->pol[p], err);
-            if (st == ELK_OK && !r->pol[p].ops) {
-                st = elk_fail(err, ELK_ENOPLAN, "%s: no schedule fits in %.0f KiB of usable SRAM per core",
-                              elk_policy_labels[p], pr->sram / 1024.0);
-            }
-            r->pol[p].solve_ms = now_ms() - t0;
-        } else {
-            st = elk_schedule_run(pr, p, &o2, &r->pol[p], err);
-        }
+        /* Elk-Full takes the policies run before it as candidates */
+        const elk_schedule *given[ELK_POL_COUNT] = {0};
+        for (int q = 0; q < ELK_POL_COUNT; q++)
+            if (r->have[q]) given[q] = &r->pol[q];
+        elk_status st = schedule_run(pr, p, o, given, &r->pol[p], err);
         if (st != ELK_OK) {
             elk_result_free(r);
             return st;

@@ -471,9 +471,8 @@ typedef struct {
     int calls, pv_calls;
 } pick_log;
 
-static int pick_reduced(const elk_op *op, const elk_split *opt, int nopt, void *ctx, double *floor)
+static int pick_reduced(const elk_op *op, const elk_split *opt, int nopt, void *ctx)
 {
-    (void)floor;
     pick_log *log = ctx;
     log->calls++;
     if (strstr(op->name, ".pv")) log->pv_calls++;

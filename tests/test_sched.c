@@ -414,15 +414,6 @@ static double flow_shop_bound(const elk_problem *pr)
         const elk_menu *m = &pr->menus[pr->graph.ops[i].shape_id];
         E[i] = m->e[m->n - 1].exe;
     }
-    /* a cut operator's pieces are charged at most its group floor */
-    for (int i = 0; i < N; i++) {
-        const elk_op *op = &pr->graph.ops[i];
-        if (op->group < 0 || op->group_floor <= 0 || (i > 0 && pr->graph.ops[i - 1].group == op->group)) continue;
-        double sum = 0;
-        int j = i;
-        for (; j < N && pr->graph.ops[j].group == op->group; j++) sum += E[j];
-        for (int k = i; k < j && sum > op->group_floor; k++) E[k] *= op->group_floor / sum;
-    }
     for (int i = 0; i < N; i++) suf += E[i];
     double best = suf;
     for (int k = 0; k < N; k++) {
