@@ -40,6 +40,13 @@ void elk_cli_knob_help(FILE *fp)
     for (int k = 0; k < ELK_KNOB_COUNT; k++) {
         const elk_knob_info *ki = &elk_knobs[k];
         if (k == ELK_KNOB_MODEL || k == ELK_KNOB_CHIP || k == ELK_KNOB_WORKLOAD) continue;
+        if (k == ELK_KNOB_PROFILE) {
+            fprintf(fp, "  --profile P             cost profile: paper | physical, each optionally followed by\n"
+                        "                          +switch / -switch (gather, multichip, relayout, rotsync,\n"
+                        "                          unfused, softmax1, noccap, int55, mincold, warmup, contention); default:\n"
+                        "                          the chip preset's (docs/VALIDATION.md, Cost profiles)\n");
+            continue;
+        }
         char flag[64];
         snprintf(flag, sizeof flag, "--%s %s", ki->name, ki->is_int == 2 ? "WORD" : ki->is_int ? "N" : "X");
         fprintf(fp, "  %-23s %s%s%s%s\n", flag, ki->label, *ki->unit ? " (" : "", ki->unit, *ki->unit ? ")" : "");

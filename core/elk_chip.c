@@ -10,6 +10,11 @@
 const char *const elk_topology_names[] = {"all-to-all", "mesh", "ring", "torus", NULL};
 const char *const elk_hbm_placement_names[] = {"edges", "corners", "west", NULL};
 const char *const elk_cost_kind_names[] = {"ipu", "parametric", NULL};
+#define ELK_PSW_NAME(id, name, help) name,
+#define ELK_PSW_HELP(id, name, help) help,
+const char *const elk_profile_switch_names[] = {ELK_PROFILE_SWITCHES(ELK_PSW_NAME) NULL};
+const char *const elk_profile_switch_help[] = {ELK_PROFILE_SWITCHES(ELK_PSW_HELP) NULL};
+static const char *const profile_base_names[] = {"physical", "paper", NULL};
 
 #define OFF(f) offsetof(elk_chip, f)
 #define REQ_D(n, f, lo, hi, u) { n, ELK_F_DOUBLE, 1, lo, hi, OFF(f), 0, NULL, u, NULL }
@@ -55,6 +60,13 @@ static const elk_field cost_schema[] = {
     ELK_FIELD_END
 };
 
+#define PSW_FIELD(id, name, help) { name, ELK_F_BOOL, 0, 0, 0, OFF(profile_set[ELK_PSW_##id]), 0, NULL, NULL, NULL },
+static const elk_field profile_schema[] = {
+    { "base", ELK_F_ENUM, 1, 0, 0, OFF(profile_base), 0, profile_base_names, NULL, NULL },
+    ELK_PROFILE_SWITCHES(PSW_FIELD)
+    ELK_FIELD_END
+};
+
 static const elk_field chip_schema[] = {
     { "name", ELK_F_STRING, 1, 0, 0, OFF(name), sizeof(((elk_chip *)0)->name), NULL, NULL, NULL },
     { "description", ELK_F_STRING, 0, 0, 0, OFF(description), sizeof(((elk_chip *)0)->description), NULL, NULL, NULL },
@@ -71,6 +83,7 @@ static const elk_field chip_schema[] = {
     { "noc", ELK_F_GROUP, 1, 0, 0, 0, 0, NULL, NULL, noc_schema },
     { "hbm", ELK_F_GROUP, 1, 0, 0, 0, 0, NULL, NULL, hbm_schema },
     { "cost", ELK_F_GROUP, 1, 0, 0, 0, 0, NULL, NULL, cost_schema },
+    { "profile", ELK_F_GROUP, 0, 0, 0, 0, 0, NULL, NULL, profile_schema },
     ELK_FIELD_END
 };
 
@@ -113,6 +126,8 @@ void elk_chip_defaults(elk_chip *c)
     c->hbm_placement = ELK_HBM_EDGES;
     c->hbm_broadcast = 0;
     cost_ipu_defaults(&c->cost);
+    c->profile = ELK_PROFILE_PHYSICAL;
+    for (int k = 0; k < ELK_PSW_COUNT; k++) c->profile_set[k] = -1;
 }
 
 static void near_square(int n, int *rows, int *cols)
@@ -127,6 +142,12 @@ static elk_status check_chip(const config_setting_t *root, const char *file, voi
 {
     elk_chip *c = dst;
     c->cores = c->chips * c->cores_per_chip;
+    c->profile = c->profile_base ? ELK_PROFILE_PAPER : ELK_PROFILE_PHYSICAL;
+    for (int k = 0; k < ELK_PSW_COUNT; k++) {
+        if (c->profile_set[k] == 1) c->profile |= 1u << k;
+        if (c->profile_set[k] == 0) c->profile &= ~(1u << k);
+        c->profile_set[k] = -1;
+    }
     if (c->reserved_kib >= c->sram_kib)
         return elk_fail(err, ELK_ERANGE,
                         "%s:%d: field 'chip.reserved_kib': %g KiB must be below sram_kib (%g KiB)",
@@ -251,6 +272,51 @@ double elk_chip_peak_matmul_flops(const elk_chip *c)
 double elk_chip_peak_vector_flops(const elk_chip *c)
 {
     return 2.0 * c->vector_elems_per_cycle * c->compute_scale * c->cores * c->clock_ghz * 1e9;
+}
+
+double elk_chip_xfactor(const elk_chip *c)
+{
+    return (c->profile & (1u << ELK_PSW_MULTICHIP)) && c->cores > c->cores_per_chip ? 1.25 : 1.0;
+}
+
+elk_status elk_profile_parse(const char *spec, unsigned *mask, elk_error *err)
+{
+    const char *p = spec;
+    size_t n = strcspn(p, "+-");
+    unsigned m;
+    if (n == 5 && !strncmp(p, "paper", 5)) m = ELK_PROFILE_PAPER;
+    else if (n == 8 && !strncmp(p, "physical", 8)) m = ELK_PROFILE_PHYSICAL;
+    else
+        return elk_fail(err, ELK_ERANGE, "profile \"%s\": expected paper or physical, optionally followed by "
+                        "+switch or -switch (switches: gather, multichip, relayout, rotsync, unfused, softmax1, "
+                        "noccap, int55, mincold, warmup, contention)", spec);
+    p += n;
+    while (*p) {
+        char op = *p++;
+        n = strcspn(p, "+-");
+        int k = -1;
+        for (int i = 0; i < ELK_PSW_COUNT; i++)
+            if (strlen(elk_profile_switch_names[i]) == n && !strncmp(p, elk_profile_switch_names[i], n)) k = i;
+        if (k < 0)
+            return elk_fail(err, ELK_ERANGE, "profile \"%s\": no switch \"%.*s\" (switches: gather, multichip, "
+                            "relayout, rotsync, unfused, softmax1, noccap, int55, mincold, warmup, contention)", spec, (int)n, p);
+        if (op == '+') m |= 1u << k;
+        else m &= ~(1u << k);
+        p += n;
+    }
+    *mask = m;
+    return ELK_OK;
+}
+
+void elk_profile_format(unsigned mask, char *buf, size_t n)
+{
+    int on = 0;
+    for (int k = 0; k < ELK_PSW_COUNT; k++) on += (mask >> k) & 1u;
+    int paper = 2 * on > ELK_PSW_COUNT;
+    size_t len = (size_t)snprintf(buf, n, "%s", paper ? "paper" : "physical");
+    for (int k = 0; k < ELK_PSW_COUNT && len < n; k++)
+        if ((int)((mask >> k) & 1u) != paper)
+            len += (size_t)snprintf(buf + len, n - len, "%c%s", paper ? '-' : '+', elk_profile_switch_names[k]);
 }
 
 int elk_chip_multi(const elk_chip *c)

@@ -6,6 +6,8 @@
 #ifndef ELK_CHIP_H
 #define ELK_CHIP_H
 
+#include <stddef.h>
+
 #include "elk_status.h"
 
 typedef enum { ELK_TOPO_ALL2ALL, ELK_TOPO_MESH, ELK_TOPO_RING, ELK_TOPO_TORUS, ELK_TOPO_COUNT } elk_topology;
@@ -42,6 +44,40 @@ typedef struct {
     double op_overhead;   /* parametric: fixed cycles per op */
 } elk_cost_coef;
 
+/* Cost profiles (docs/VALIDATION.md, "Cost profiles"). "physical" is the
+ * workbench's own model; "paper" turns on every switch below, each a rule
+ * of the Elk artifact that our model does not share (CALIBRATION.md section
+ * 2, ARTIFACT-NOTES sections 1-4). A switch marked QUIRK reproduces what the
+ * artifact's notes call a quirk or a bug. X(enum suffix, name, help). */
+#define ELK_PROFILE_SWITCHES(X)                                                                          \
+    X(GATHER, "gather", "a reduction gathers its partial sums serially, one sync per copy (QUIRK, b1)")  \
+    X(MULTICHIP, "multichip", "flat x1.25 on every exchange and sync above one chip's cores (a)")        \
+    X(RELAYOUT, "relayout", "6 syncs and a port-rate shift of the output after a matmul or reduction (b2)") \
+    X(ROTSYNC, "rotsync", "two syncs per rotating tensor per shift step (the artifact's sync_shift)")    \
+    X(UNFUSED, "unfused", "every fused operator also pays the floors of the artifact's unfused parts (b3)") \
+    X(SOFTMAX1, "softmax1", "decode scale, mask and softmax over one key (QUIRK, parser bug e1)")        \
+    X(NOCCAP, "noccap", "a preload may use a fraction theta of the NoC: 0.7 Basic/Static, best of 0.9/0.7/0.5 Elk-Dyn, 0.99 Elk-Full") \
+    X(INT55, "int55", "Basic, Static and Elk-Dyn see the per-core NoC rate truncated to an integer (QUIRK, int(5.5))") \
+    X(MINCOLD, "mincold", "Basic's and Static's distributed variant keeps only plans at the operator's least preload size, their replicated one the largest that fits")  \
+    X(WARMUP, "warmup", "a coarser preload layout's warm-up shifts the whole execute-state slice through the port, one sync per step")  \
+    X(CONTENTION, "contention", "an op's exchange takes the NoC time its preloads leave; Elk-Full pushes preloads earlier instead; no SRAM-port pauses")
+
+typedef enum {
+#define ELK_PSW_ENUM(id, name, help) ELK_PSW_##id,
+    ELK_PROFILE_SWITCHES(ELK_PSW_ENUM)
+#undef ELK_PSW_ENUM
+    ELK_PSW_COUNT
+} elk_profile_switch;
+#define ELK_PROFILE_PHYSICAL 0u
+#define ELK_PROFILE_PAPER ((1u << ELK_PSW_COUNT) - 1u)
+extern const char *const elk_profile_switch_names[];
+extern const char *const elk_profile_switch_help[];
+/* Parse "paper", "physical", or either followed by +switch / -switch
+ * (e.g. "paper-gather", "physical+gather+multichip") into a switch mask. */
+elk_status elk_profile_parse(const char *spec, unsigned *mask, elk_error *err);
+/* The shortest spelling of a mask in that grammar. */
+void elk_profile_format(unsigned mask, char *buf, size_t n);
+
 /* A chip preset plus the knobs the user turned.
  * Invariants (enforced by elk_chip_validate): cores = chips*cores_per_chip
  * unless overridden by --cores; for a mesh/torus, mesh_rows*mesh_cols == cores;
@@ -76,6 +112,9 @@ typedef struct {
     int hbm_broadcast;         /* 1: model HBM as one broadcasting controller */
 
     elk_cost_coef cost;
+    unsigned profile;          /* ELK_PSW_* bits: the cost profile */
+    int profile_base;          /* loading only: 0 physical, 1 paper */
+    int profile_set[ELK_PSW_COUNT]; /* loading only: a preset's explicit switch (-1 = as its base) */
 } elk_chip;
 
 /* Fill every field with the IPU-POD4 reference values (METHOD.md section 1). */
@@ -98,5 +137,8 @@ double elk_chip_grid_links(const elk_chip *c); /* directed links of a mesh/torus
 double elk_chip_peak_matmul_flops(const elk_chip *c);    /* FLOP/s */
 double elk_chip_peak_vector_flops(const elk_chip *c);
 int elk_chip_multi(const elk_chip *c);  /* number of chips actually spanned */
+/* The paper profile's flat inter-chip factor on exchange and syncs (1.25
+ * above one chip's cores, the artifact's INTER_CHIP_OVERHEAD), else 1. */
+double elk_chip_xfactor(const elk_chip *c);
 
 #endif

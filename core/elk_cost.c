@@ -95,6 +95,33 @@ double elk_cost_vector_add(const elk_chip *c, double elems)
     return elems / c->vector_elems_per_cycle + c->cost.op_overhead;
 }
 
+double elk_cost_partial_reduce(const elk_chip *c, double copies, double out_elems)
+{
+    if (copies <= 1 || out_elems <= 0) return 0;
+    double r = out_elems / copies; /* the artifact reduces o/n outputs of n copies */
+    if (c->cost.kind != ELK_COSTK_IPU) return out_elems / c->vector_elems_per_cycle + c->cost.op_overhead;
+    if (copies < 3) return ipu_elem(&c->cost, r) * 2.0 / c->vector_elems_per_cycle;
+    return ipu_reduce(&c->cost, r * copies, r) * 2.0 / c->vector_elems_per_cycle;
+}
+
+void elk_cost_unfused(const elk_chip *c, const elk_op *op, double *comp, double *syncs, double *shift_bytes)
+{
+    *comp = *syncs = *shift_bytes = 0;
+    if (!(c->profile & (1u << ELK_PSW_UNFUSED)) || op->unf_elem + op->unf_row + op->unf_slice == 0) return;
+    double n = points(op, op->dim), rows = out_points(op, op->dim);
+    double per = ceil(n / c->cores), per_row = ceil(rows / c->cores), per_slice = ceil(n / 2.0 / c->cores);
+    double vec = 2.0 / c->vector_elems_per_cycle;
+    double el = c->cost.kind == ELK_COSTK_IPU ? ipu_elem(&c->cost, per) * vec : per * vec / 2 + c->cost.op_overhead;
+    double rw = c->cost.kind == ELK_COSTK_IPU ? ipu_elem(&c->cost, per_row) * vec
+                                              : per_row * vec / 2 + c->cost.op_overhead;
+    /* a slice copies its elements at the exchange rate plus one sync
+     * (the artifact's 0.56 |out| + 118), then re-lays out its output */
+    double sl = per_slice * op->dtype_bytes * c->cost.xchg_cycles_per_byte + c->sync_cycles;
+    *comp = op->unf_elem * el + op->unf_row * rw + op->unf_slice * sl;
+    *syncs = op->unf_elem + op->unf_row + 6.0 * op->unf_slice;
+    *shift_bytes = op->unf_slice * per_slice * op->dtype_bytes;
+}
+
 double elk_cost_shift_cpb(const elk_chip *c)
 {
     /* the IPU's fitted exchange rate, but never faster than the core's port
@@ -136,7 +163,8 @@ double elk_cost_alltoall(const elk_chip *c, double bytes_per_core, double group)
         t = fmax(t, bytes_per_core * g / 4.0 / group_cut(c, g) / elk_chip_mesh_link_bytes_per_cycle(c));
     }
     int chips = elk_chip_multi(c);
-    if (chips > 1 && group > c->cores_per_chip) {
+    /* the paper profile's flat factor (elk_chip_xfactor) stands for this */
+    if (chips > 1 && group > c->cores_per_chip && !(c->profile & (1u << ELK_PSW_MULTICHIP))) {
         /* groups span chips: (chips-1)/chips of the bytes cross chip links */
         double cross = bytes_per_core * c->cores * (chips - 1.0) / chips;
         double cap = chips * c->interchip_gbps / c->clock_ghz;

@@ -19,6 +19,16 @@ double elk_cost_compute(const elk_chip *c, const elk_op *op, const long *sub);
 /* Cycles to add n elements on one core (partial-sum reduction). */
 double elk_cost_vector_add(const elk_chip *c, double elems);
 
+/* The paper profile's gather of a reduction's partial sums (switch
+ * "gather", the artifact's get_shuffle_time): adding `copies` copies of an
+ * output of out_elems elements per core, computed after a serial gather. */
+double elk_cost_partial_reduce(const elk_chip *c, double copies, double out_elems);
+
+/* The paper profile's "unfused" charge on op: the compute cycles, syncs and
+ * port bytes of the artifact's operators that op stands for beyond itself
+ * (its elk_op.unf_* counts, each part at its floor; docs/VALIDATION.md). */
+void elk_cost_unfused(const elk_chip *c, const elk_op *op, double *comp, double *syncs, double *shift_bytes);
+
 /* Cycles per byte of a neighbour/ring shift through one core's port
  * (after noc_scale). */
 double elk_cost_shift_cpb(const elk_chip *c);

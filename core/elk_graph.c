@@ -118,6 +118,11 @@ static void norm(builder *b, const char *name, long T, long H)
     add_tensor(op, ELK_TR_OUT, "t");
     add_tensor(op, ELK_TR_ACT, "th");
     op_done(b, op, b->m->norm == ELK_NORM_LAYER ? 3.0 : 2.0);
+    /* the artifact's RMSNorm: x*x, sum, /n, +eps, sqrt (x - mean and its
+     * square on top for LayerNorm), then x/rms and *gamma */
+    op->unf_elem = b->m->norm == ELK_NORM_LAYER ? 3 : 1;
+    op->unf_row = b->m->norm == ELK_NORM_LAYER ? 4 : 3;
+    op->unf_cold = 1; /* epsilon, and x itself re-read as a residual */
 
     snprintf(nm, sizeof nm, "%s.scale", name);
     op = op_new(b, nm, ELK_OP_ELEMWISE);
@@ -128,6 +133,7 @@ static void norm(builder *b, const char *name, long T, long H)
     add_tensor(op, ELK_TR_WEIGHT, "h");
     if (b->m->norm == ELK_NORM_LAYER) add_tensor(op, ELK_TR_WEIGHT, "h");
     op_done(b, op, b->m->norm == ELK_NORM_LAYER ? 4.0 : 3.0);
+    op->unf_elem = b->m->norm == ELK_NORM_LAYER ? 2 : 1;
 }
 
 static void eltwise2(builder *b, const char *name, long T, long H, double fpp)
@@ -185,6 +191,10 @@ static void attention(builder *b, long B, long qtok, long S, elk_tensor_role kvr
             add_tensor(op, ELK_TR_ACT, "bgq");
         }
         op_done(b, op, i == 1 ? 3.0 : 1.0);
+        if (i == 0) {
+            op->unf_elem = 2; /* the artifact's scale and mask before softmax */
+            op->unf_cold = 1; /* the mask */
+        }
     }
 
     op = op_new(b, "pv", ELK_OP_MATMUL);
@@ -232,6 +242,9 @@ static void ffn(builder *b, long T)
     if (glu) {
         matmul(b, "gate_up", T, 2 * F, H, ELK_TR_WEIGHT);
         eltwise2(b, "act", T, F, 5.0);
+        /* the artifact's SwiGLU: two slices of gate_up, sigmoid, two muls */
+        b->g->ops[b->g->nops - 1].unf_slice = 2;
+        b->g->ops[b->g->nops - 1].unf_elem = 2;
     } else {
         matmul(b, "fc1", T, F, H, ELK_TR_WEIGHT);
         unary(b, "act", T, F, m->ffn_kind == ELK_FFN_RELU ? 1.0 : 8.0);
@@ -260,15 +273,21 @@ static void llm_layer(builder *b, int layer, long B, long qtok, long S, elk_tens
         add_tensor(op, ELK_TR_OUT, "th");
         add_tensor(op, ELK_TR_ACT, "th");
         op_done(b, op, 3.0);
+        /* the artifact's RoPE on Q and K: 7 slices, 2 x (mul, neg, mul, add) */
+        op->unf_slice = 7;
+        op->unf_elem = 7;
+        op->unf_cold = 1; /* the cos and sin tables */
     }
     attention(b, B, qtok, S_eff, kvrole);
     matmul(b, "o", T, H, nq, ELK_TR_WEIGHT);
     if (m->post_norms) norm(b, "post_attn_norm", T, H);
     eltwise2(b, "attn_res", T, H, 1.0);
+    b->g->ops[b->g->nops - 1].unf_cold = 1; /* the residual, which the artifact preloads */
     norm(b, "ffn_norm", T, H);
     ffn(b, T);
     if (m->post_norms) norm(b, "post_ffn_norm", T, H);
     eltwise2(b, "ffn_res", T, H, 1.0);
+    b->g->ops[b->g->nops - 1].unf_cold = 1;
 }
 
 static void dit_layer(builder *b, int layer, long B)
@@ -331,6 +350,13 @@ static int same_structure(const elk_op *a, const elk_op *b)
     return 1;
 }
 
+/* Ops that only the unfused charge tells apart (elk_graph.unfused) */
+static int same_unfused(const elk_op *a, const elk_op *b)
+{
+    return a->unf_elem == b->unf_elem && a->unf_row == b->unf_row && a->unf_slice == b->unf_slice &&
+           a->unf_cold == b->unf_cold;
+}
+
 static int same_shape(const elk_op *a, const elk_op *b)
 {
     if (!same_structure(a, b)) return 0;
@@ -349,10 +375,10 @@ static void assign_shapes(elk_graph *g)
         elk_op *op = &g->ops[i];
         if (op->layer > 0 && op->layer < g->nlayers) {
             elk_op *ref = &g->ops[g->head + op->layer_pos];
-            if (same_shape(ref, op)) s = ref->shape_id;
+            if (same_shape(ref, op) && (!g->unfused || same_unfused(ref, op))) s = ref->shape_id;
         }
         for (int k = 0; s < 0 && k < g->nshapes; k++)
-            if (same_shape(&g->ops[rep[k]], op)) s = k;
+            if (same_shape(&g->ops[rep[k]], op) && (!g->unfused || same_unfused(&g->ops[rep[k]], op))) s = k;
         if (s < 0) {
             s = g->nshapes;
             if (rep) rep[g->nshapes++] = i;
@@ -612,6 +638,24 @@ static void op_recount(elk_op *op, double flops_per_point)
         if (op->t[i].role == ELK_TR_KV) op->kv_bytes += v;
     }
     op->hbm_bytes = op->weight_bytes + op->kv_bytes;
+}
+
+void elk_graph_apply_profile(elk_graph *g, unsigned profile)
+{
+    int unfused = (profile >> ELK_PSW_UNFUSED) & 1u;
+    int changed = unfused != g->unfused;
+    g->unfused = unfused;
+    for (int i = 0; i < g->nops && (profile & (1u << ELK_PSW_SOFTMAX1)) && g->workload == ELK_WL_DECODE; i++) {
+        elk_op *op = &g->ops[i];
+        if (!strstr(op->name, "softmax.") || op->ndims != 4 || op->dim[3] == 1) continue;
+        double fpp = op->flops / op_points(op);
+        g->flops -= op->flops;
+        op->dim[3] = 1;
+        op_recount(op, fpp);
+        g->flops += op->flops;
+        changed = 1;
+    }
+    if (changed) assign_shapes(g);
 }
 
 void elk_split_piece(const elk_op *op, const elk_split *s, int p, elk_op *piece)

@@ -6,6 +6,7 @@
 #ifndef ELK_GRAPH_H
 #define ELK_GRAPH_H
 
+#include "elk_chip.h"
 #include "elk_model.h"
 #include "elk_status.h"
 
@@ -60,6 +61,14 @@ typedef struct {
     int layer_pos;   /* index within its layer */
     int shape_id;
     int dtype_bytes;
+    /* The Elk artifact's graph is unfused (ARTIFACT-NOTES 2.3): beyond this
+     * operator it has unf_elem elementwise operators over its iteration
+     * space, unf_row over its output and unf_slice slices of half of it.
+     * unf_cold: one of those parts reads a small tensor the artifact
+     * preloads from HBM (a residual, a norm's epsilon, RoPE's tables, the
+     * mask), which ends Basic's look-ahead there (ARTIFACT-NOTES 4.7).
+     * Charged only by the paper profile's "unfused" switch. */
+    int unf_elem, unf_row, unf_slice, unf_cold;
 } elk_op;
 
 /* The whole step. Owns ops (malloc'd).
@@ -73,6 +82,7 @@ typedef struct {
     int head;        /* ops before layer 0 */
     int nshapes;     /* distinct shape_ids */
     elk_workload workload;
+    int unfused;     /* shapes tell unf_* counts apart (elk_graph_apply_profile) */
     int batch, seq;
     double weight_bytes, kv_bytes, flops;
     int dtype_bytes;
@@ -82,6 +92,13 @@ typedef struct {
 elk_status elk_graph_build(const elk_model *m, elk_workload wl, int batch, int seq,
                            int layers, elk_graph *g, elk_error *err);
 void elk_graph_free(elk_graph *g);
+/* Make the graph the one a cost profile (elk_chip.profile) plans: with
+ * "unfused", operators that differ only in their unf_* counts get shapes
+ * of their own (the counts are charged); with "softmax1", a decode step's
+ * softmax operators get one key instead of the KV length (the Elk
+ * artifact's parser bug, ARTIFACT-NOTES 2.2 step 4, CALIBRATION.md e1,
+ * reproduced on purpose). */
+void elk_graph_apply_profile(elk_graph *g, unsigned profile);
 
 /* How an operator that outgrows SRAM is cut into pieces. */
 typedef enum {

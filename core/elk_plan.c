@@ -52,6 +52,7 @@ typedef struct {
     double pad_thr;
     int grid, rows, cols;
     double cs, sync;
+    double unf_comp, unf_syncs, unf_bytes; /* the paper profile's unfused charge */
     int p[ELK_MAX_DIMS];
     plan_vec all;   /* survivors of per-spatial pruning */
     plan_vec local; /* plans of the current spatial plan */
@@ -166,28 +167,55 @@ static void eval_plan(enum_ctx *e, const long *sl, const rot *r)
             order[j] = order[j - 1];
             order[j - 1] = tmp;
         }
-    double outer = 1, shift_elems = 0, syncs = 0;
+    unsigned prof = e->c->profile;
+    double outer = 1, shift_elems = 0, syncs = 0, var_shifts = 0;
     for (int i = 0; i < no; i++) {
         int d = order[i];
         syncs += outer * T[d] - 1;
         for (int v = 1; v < nt; v++)
-            if (r[v].t > 1 && r[v].ax == d) shift_elems += (outer * r[v].t - 1) * s[v];
+            if (r[v].t > 1 && r[v].ax == d) {
+                shift_elems += (outer * r[v].t - 1) * s[v];
+                var_shifts += outer * r[v].t - 1;
+            }
         outer *= T[d];
     }
+    /* the artifact's sync_shift: each rotating tensor's every step costs two */
+    if (prof & (1u << ELK_PSW_ROTSYNC)) syncs = 2 * var_shifts;
     /* partial sums over split dims the output does not index */
     double r0 = 1;
     for (int d = 0; d < nd; d++)
         if (!in_axes(&op->t[0], d)) r0 *= e->p[d];
-    if (r0 > 1) {
+    if (r0 > 1 && (prof & (1u << ELK_PSW_GATHER))) {
+        /* the artifact's gather: one sync per copy, the per-iteration output
+         * (half of it for two copies) through the port, then the adds */
+        double o = 1;
+        for (int a = 0; a < op->t[0].naxes; a++) o *= (double)sub[op->t[0].axis[a]];
+        pl.comp += elk_cost_partial_reduce(e->c, r0, o);
+        shift_elems += r0 < 3 ? floor(o / 2) : o;
+        syncs += r0;
+    } else if (r0 > 1) {
         double rs = s[0] * (r0 - 1) / r0;
         pl.comp += elk_cost_vector_add(e->c, rs);
         pl.rs_bytes = rs * dt;
         pl.rs_group = r0;
         syncs += 1;
     }
-    pl.rd_bytes = s[0] / r0 * dt;
-    syncs += 1;
-    pl.shift_bytes = shift_elems * dt;
+    if (prof & (1u << ELK_PSW_RELAYOUT)) {
+        /* the artifact's shuffle: an elementwise op's output stays put (one
+         * sync); any other op's output shifts once and pays six syncs */
+        if (op->kind == ELK_OP_ELEMWISE || op->kind == ELK_OP_UNARY) {
+            syncs += 1;
+        } else {
+            shift_elems += s[0];
+            syncs += 6;
+        }
+    } else {
+        pl.rd_bytes = s[0] / r0 * dt;
+        syncs += 1;
+    }
+    pl.comp += e->unf_comp;
+    syncs += e->unf_syncs;
+    pl.shift_bytes = shift_elems * dt + e->unf_bytes;
     pl.syncs = syncs;
     pl.xcyc = elk_plan_xcycles(e->c, &pl);
     if (e->cb) e->cb(&pl, e->ctx);
@@ -492,7 +520,8 @@ elk_status elk_plan_enumerate(const elk_chip *c, const elk_op *op, double sram_b
     e.rows = c->mesh_rows;
     e.cols = c->mesh_cols;
     e.cs = c->compute_scale;
-    e.sync = c->sync_cycles;
+    e.sync = c->sync_cycles * elk_chip_xfactor(c);
+    elk_cost_unfused(c, op, &e.unf_comp, &e.unf_syncs, &e.unf_bytes);
     e.min_hot = INFINITY;
     e.cb = all_cb;
     e.ctx = ctx;
@@ -552,8 +581,9 @@ void elk_plan_set_free(elk_plan_set *set)
 
 double elk_plan_xcycles(const elk_chip *c, const elk_plan *pl)
 {
-    return pl->shift_bytes * elk_cost_shift_cpb(c) + elk_cost_alltoall(c, pl->rs_bytes, pl->rs_group) +
-           elk_cost_alltoall(c, pl->rd_bytes, c->cores);
+    return elk_chip_xfactor(c) * (pl->shift_bytes * elk_cost_shift_cpb(c) +
+                                  elk_cost_alltoall(c, pl->rs_bytes, pl->rs_group) +
+                                  elk_cost_alltoall(c, pl->rd_bytes, c->cores));
 }
 
 /* ------------------------------------------------------------------ */
@@ -581,7 +611,7 @@ elk_status elk_menu_build(const elk_chip *c, const elk_op *op, const elk_plan_se
     for (int i = 0; i < set->nplans; i++) {
         const elk_plan *p = &set->plans[i];
         t[i].hot = p->hot;
-        t[i].exe = p->comp / c->compute_scale + elk_plan_xcycles(c, p) + p->syncs * c->sync_cycles;
+        t[i].exe = p->comp / c->compute_scale + elk_plan_xcycles(c, p) + p->syncs * c->sync_cycles * elk_chip_xfactor(c);
         t[i].plan = i;
     }
     qsort(t, (size_t)set->nplans, sizeof *t, cmp_menu);
@@ -619,7 +649,13 @@ elk_status elk_menu_build(const elk_chip *c, const elk_op *op, const elk_plan_se
             elk_menu_cold *mc = &m->cold[m->ncold++];
             mc->cold = o->cold;
             mc->dist_bytes = o->dist_bytes;
-            mc->dist = o->dist_bytes > 0 ? elk_cost_alltoall(c, o->dist_bytes, o->dist_group) + c->sync_cycles : 0;
+            if (o->dist_bytes <= 0) mc->dist = 0;
+            else if (c->profile & (1u << ELK_PSW_WARMUP))
+                /* the artifact's get_warm_up_time: factor steps, each shifting a
+                 * preload-state slice (the execute-state slice in all) */
+                mc->dist = (o->dist_bytes + o->cold) * elk_cost_shift_cpb(c) + o->factor * c->sync_cycles;
+            else
+                mc->dist = elk_cost_alltoall(c, o->dist_bytes, o->dist_group) + c->sync_cycles;
             mc->deliv = o->deliv;
             if (o->cold < m->min_cold) m->min_cold = o->cold;
         }
@@ -771,6 +807,12 @@ static void make_key(const elk_chip *c, const elk_op *op, char *k, size_t n)
     uint64_t ch = 1469598103934665603ULL;
     const unsigned char *cb = (const unsigned char *)&c->cost;
     for (size_t i = 0; i < sizeof c->cost; i++) ch = (ch ^ cb[i]) * 1099511628211ULL;
+    if (c->profile & (1u << ELK_PSW_UNFUSED))
+        len += snprintf(k + len, n - (size_t)len, "|u%d,%d,%d", op->unf_elem, op->unf_row, op->unf_slice);
+    /* the switches enumeration sees (the others act on menus or schedules) */
+    unsigned plan_sw = (1u << ELK_PSW_GATHER) | (1u << ELK_PSW_MULTICHIP) | (1u << ELK_PSW_RELAYOUT) |
+                       (1u << ELK_PSW_ROTSYNC) | (1u << ELK_PSW_UNFUSED);
+    len += snprintf(k + len, n - (size_t)len, "|p%x", c->profile & plan_sw);
     snprintf(k + len, n - (size_t)len, "#%d:%d:%dx%d:%.6g:%.6g:%.6g:%.6g:%.6g:%d:%d:%llx", c->cores, c->topology,
              c->mesh_rows, c->mesh_cols, elk_chip_sram_bytes(c), c->compute_scale, c->sync_cycles,
              c->matmul_macs_per_cycle, c->vector_elems_per_cycle, c->cores_per_chip,

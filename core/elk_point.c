@@ -31,6 +31,7 @@ const elk_knob_info elk_knobs[ELK_KNOB_COUNT] = {
     [ELK_KNOB_MODEL] = {"model", "Model", "", 0, 0, 2},
     [ELK_KNOB_CHIP] = {"chip", "Chip", "", 0, 0, 2},
     [ELK_KNOB_WORKLOAD] = {"workload", "Workload", "", 0, 0, 2},
+    [ELK_KNOB_PROFILE] = {"profile", "Cost profile", "", 0, 0, 2},
 };
 
 const char *elk_datadir(void)
@@ -130,6 +131,14 @@ elk_status elk_point_set(elk_point *p, elk_knob k, const char *value, elk_error 
         case ELK_KNOB_CHIP:
             elk_preset_path("chip", value, p->chip_path, sizeof p->chip_path);
             return ELK_OK;
+        case ELK_KNOB_PROFILE: {
+            unsigned mask;
+            if (strlen(value) >= sizeof p->profile)
+                return elk_fail(err, ELK_ERANGE, "--profile: at most %zu characters", sizeof p->profile - 1);
+            ELK_TRY(elk_profile_parse(value, &mask, err));
+            snprintf(p->profile, sizeof p->profile, "%s", value);
+            return ELK_OK;
+        }
         default: break;
         }
     }
@@ -197,6 +206,7 @@ elk_status elk_point_resolve(const elk_point *p, elk_chip *c, elk_model *m, elk_
     if (!isnan(p->hbm_gbps_per_core)) c->hbm_tbps = p->hbm_gbps_per_core * c->cores / 1000.0;
     if (p->hbm_controllers > 0) c->hbm_controllers = p->hbm_controllers;
     if (p->hbm_broadcast >= 0) c->hbm_broadcast = p->hbm_broadcast;
+    if (p->profile[0]) ELK_TRY(elk_profile_parse(p->profile, &c->profile, err));
     ELK_TRY(elk_chip_validate(c, err));
     if (!isnan(p->noc_tbps)) {
         /* NoC TB/s names the aggregate injection bandwidth of the machine */
@@ -226,6 +236,7 @@ void elk_point_format(const elk_point *p, const elk_chip *c, const elk_model *m,
     case ELK_KNOB_MODEL: snprintf(buf, n, "%s", m->name); break;
     case ELK_KNOB_CHIP: snprintf(buf, n, "%s", c->name); break;
     case ELK_KNOB_WORKLOAD: snprintf(buf, n, "%s", elk_workload_names[p->workload]); break;
+    case ELK_KNOB_PROFILE: elk_profile_format(c->profile, buf, n); break;
     default: snprintf(buf, n, "?"); break;
     }
 }

@@ -30,6 +30,7 @@ typedef enum {
     ELK_KNOB_MODEL,
     ELK_KNOB_CHIP,
     ELK_KNOB_WORKLOAD,
+    ELK_KNOB_PROFILE,
     ELK_KNOB_COUNT
 } elk_knob;
 
@@ -52,6 +53,7 @@ typedef struct {
     int batch, seq, layers;
     double hbm_tbps, noc_tbps, noc_scale, link_gbps, sram_kib, compute_scale, hbm_gbps_per_core;
     int cores, topology, hbm_controllers, hbm_broadcast;
+    char profile[96];      /* cost profile spec (elk_profile_parse); "" = the chip preset's */
 } elk_point;
 
 /* The product's default design point: IPU-POD4, 16 TB/s, Llama2-13B decode,

@@ -54,6 +54,7 @@ elk_status elk_problem_init(elk_problem *pr, const elk_point *p, elk_plan_cache 
     elk_graph g;
     ELK_TRY(elk_point_resolve(p, &c, &m, err));
     ELK_TRY(elk_graph_build(&m, p->workload, p->batch, p->seq, p->layers, &g, err));
+    elk_graph_apply_profile(&g, c.profile);
     elk_status st = elk_problem_init_graph(pr, &c, &m, &g, pc, err);
     pr->point = *p;
     return st;
@@ -202,6 +203,10 @@ typedef struct {
     int *cand, *cand_e; /* exact search: the listed pairs */
     int ncand, cand_cap;
     double abort_at;    /* give up once the makespan exceeds this */
+    double noc_share;   /* paper profile: the share of the preload NoC rate this policy may use
+                           (theta, and int(5.5)/5.5), else 1 */
+    int artifact_noc;   /* paper profile's "contention" switch */
+    int mincold;        /* paper profile's "mincold" switch, Basic and Static only */
     const int *order;   /* position -> op */
     int *pos;           /* op -> position */
     int *pmax;          /* max position over ops 0..i */
@@ -246,9 +251,10 @@ static void set_cold(sctx *x, int i, int k)
     x->cold[i] = mc->cold;
     x->dist[i] = x->pol == ELK_POL_IDEAL ? 0 : mc->dist;
     x->deliv[i] = mc->deliv;
-    x->dur[i] = elk_cost_preload_cycles(x->c, h, mc->deliv);
     x->nocT[i] = pre_noc_cycles(x->c, h, mc->deliv);
     x->hbmT[i] = h / elk_chip_hbm_bytes_per_cycle(x->c);
+    x->dur[i] = x->noc_share < 1 ? fmax(x->hbmT[i], x->nocT[i] / x->noc_share)
+                                 : elk_cost_preload_cycles(x->c, h, mc->deliv);
 }
 
 /* The cold option an op starts with: cheapest distribution plus the time its
@@ -263,6 +269,38 @@ static int initial_cold(const sctx *x, int i, int entry)
     return e->eopt[x->price];
 }
 
+/* The artifact's baseline_cold_hot (paper profile "mincold"; ARTIFACT-NOTES
+ * 4.7): Basic's and Static's distributed variant takes the operator's least
+ * preload size exactly and the fastest plan with that layout that fits the
+ * budget; the replicated variant the largest preload size any fitting plan
+ * has. Ours otherwise take the fastest fitting plan and its own least (or
+ * most) replicated layout, which at 1472 cores avoids the artifact's slow
+ * exactly-least-size plans of the attention matmuls (464k cycles against
+ * 41k). Returns the entry (-1 if none) and its cold option in *kout. */
+static int baseline_pick(const sctx *x, int i, double budget, int *kout)
+{
+    const elk_menu *m = menu_of(x, i);
+    *kout = 0;
+    if (hbm_of(x, i) <= 0) return elk_menu_best(m, budget);
+    double want = m->min_cold;
+    if (x->variant) {
+        want = -1;
+        for (int e = 0; e < m->n && m->e[e].hot <= budget; e++)
+            for (int k = 0; k < m->e[e].nc; k++) want = fmax(want, m->cold[m->e[e].c0 + k].cold);
+    }
+    int best = -1;
+    double bt = INFINITY;
+    for (int e = 0; e < m->n && m->e[e].hot <= budget; e++)
+        for (int k = 0; k < m->e[e].nc; k++) {
+            const elk_menu_cold *mc = &m->cold[m->e[e].c0 + k];
+            if (mc->cold != want || m->e[e].exe + mc->dist >= bt) continue;
+            bt = m->e[e].exe + mc->dist;
+            best = e;
+            *kout = k;
+        }
+    return best;
+}
+
 /* Execution length of op i ending at D, stretched by the preloads that
  * stream in its window. Two effects (paper section 2.3):
  *  - interconnect: BSP exchange phases share the cores' ports with preload
@@ -273,8 +311,54 @@ static int initial_cold(const sctx *x, int i, int entry)
  *    delivered into a core steals its share of the local port.
  * Preload intervals themselves are not stretched here; the event simulator
  * (elk_sim) shares links both ways and reports how far this estimate is off. */
+/* NoC time the preloads placed at positions < q keep busy in [s, D]. */
+static double window_noc(const sctx *x, double s, double D, int q)
+{
+    double B = 0;
+    for (int r = q - 1; r >= x->placed_lo; r--) {
+        if (x->pe[r] <= s) break;
+        int j = x->order[r];
+        double d = x->pe[r] - x->ps[r];
+        if (d <= 0) continue;
+        double ov = fmin(x->pe[r], D) - fmax(x->ps[r], s);
+        if (ov > 0) B += x->nocT[j] * ov / d;
+    }
+    return B;
+}
+
+/* The artifact's rules (paper profile, "contention"; ARTIFACT-NOTES 4.3):
+ * Basic, Static and Elk-Dyn delay an op until its exchange and syncs fit in
+ * the NoC time its preloads leave, L = max(own, xc + busy); Elk-Full leaves
+ * the op alone and pushes the preloads earlier (push_preloads). */
+static double artifact_len(const sctx *x, double own, double xc, double D, int q)
+{
+    if (x->pol == ELK_POL_FULL) return own;
+    double L = own;
+    for (int it = 0; it < 8; it++) {
+        double nl = fmax(own, xc + window_noc(x, D - L, D, q));
+        if (fabs(nl - L) < 0.5) return nl;
+        L = nl;
+    }
+    return L;
+}
+
+/* Elk-Full under the artifact's rules: the preload NoC time in op i's window
+ * that its compute cannot hide moves those preloads, and every earlier one,
+ * earlier by the excess. */
+static void push_preloads(sctx *x, int i, int q)
+{
+    double s = x->es[i], D = x->ee[i];
+    double excess = window_noc(x, s, D, q) - menu_of(x, i)->e[x->entry[i]].comp;
+    if (excess <= 0) return;
+    for (int r = q - 1; r >= x->placed_lo; r--) {
+        x->ps[r] -= excess;
+        x->pe[r] -= excess;
+    }
+}
+
 static double contended_len(const sctx *x, double own, double xc, double D, int q)
 {
+    if (x->artifact_noc) return artifact_len(x, own, xc, D, q);
     const elk_chip *c = x->c;
     double L = own;
     double port = c->remote_access_pauses ? 1.0 / (c->cores * c->sram_port_bytes_per_cycle) : 0;
@@ -445,12 +529,13 @@ static int schedule_op(sctx *x, int i)
     for (int k = 0; k < nw; k++) cold_sum += x->cold[x->W[k]];
 
     double best_start = -INFINITY, best_L = 0, best_D = 0;
-    int best_q = -1, best_entry = -1, best_nw = 0;
+    int best_q = -1, best_entry = -1, best_nw = 0, best_k = 0, cand_k = 0;
     int basic_target = -1;
     if (x->pol == ELK_POL_BASIC) {
         /* preload only up to the next operator that has HBM data */
+        int unf = (pr->chip.profile >> ELK_PSW_UNFUSED) & 1u;
         for (int r = qmin; r < x->N; r++)
-            if (hbm_of(x, x->order[r]) > 0) {
+            if (hbm_of(x, x->order[r]) > 0 || (unf && pr->graph.ops[x->order[r]].unf_cold)) {
                 basic_target = r + 1;
                 break;
             }
@@ -476,7 +561,8 @@ static int schedule_op(sctx *x, int i)
             for (int k = 0; k < nw; k++) x->Wc[k] = x->copt[x->W[k]];
             double budget = x->pol == ELK_POL_STATIC ? x->xlimit : sram - cold_sum;
             if (x->pol == ELK_POL_STATIC && cold_sum > sram - x->xlimit) feasible = 0;
-            entry = elk_menu_best(mi, budget);
+            if (x->mincold) entry = baseline_pick(x, i, budget, &cand_k);
+            else entry = elk_menu_best(mi, budget);
             if (entry < 0) feasible = 0;
             /* Basic and Static pick their candidate by rule, not by start
              * time: the contended length is computed once, at commit */
@@ -550,6 +636,7 @@ static int schedule_op(sctx *x, int i)
             best_L = L;
             best_D = D;
             best_entry = entry;
+            best_k = cand_k;
             best_nw = nw;
             if (x->pol == ELK_POL_DYN || x->pol == ELK_POL_FULL)
                 memcpy(x->bestWc, x->Wc, (size_t)nw * sizeof *x->Wc);
@@ -564,7 +651,7 @@ static int schedule_op(sctx *x, int i)
     /* commit */
     x->entry[i] = best_entry;
     const elk_menu_entry *e = &mi->e[best_entry];
-    set_cold(x, i, initial_cold(x, i, best_entry));
+    set_cold(x, i, x->mincold ? best_k : initial_cold(x, i, best_entry));
     double own = e->exe + x->dist[i];
     double D = best_D;
     if (x->pol == ELK_POL_BASIC || x->pol == ELK_POL_STATIC)
@@ -599,6 +686,7 @@ static int schedule_op(sctx *x, int i)
     }
     x->pnum[i] = pn;
     x->resident[i] = res;
+    if (x->artifact_noc && x->pol == ELK_POL_FULL) push_preloads(x, i, best_q);
     place_preloads(x, i);
     return 0;
 }
@@ -663,8 +751,23 @@ static int sctx_init(sctx *x, const elk_problem *pr, const elk_sched_opts *o, el
     }
     x->placed_lo = N;
     x->force_q = x->force_e = -1;
+    unsigned prof = pr->chip.profile;
+    x->artifact_noc = (prof >> ELK_PSW_CONTENTION) & 1u;
+    x->mincold = ((prof >> ELK_PSW_MINCOLD) & 1u) && (pol == ELK_POL_BASIC || pol == ELK_POL_STATIC);
+    x->noc_share = 1;
+    if (prof & (1u << ELK_PSW_NOCCAP)) x->noc_share = pol == ELK_POL_FULL ? 0.99 : 0.7; /* Dyn: run_one */
+    if ((prof & (1u << ELK_PSW_INT55)) && (pol == ELK_POL_BASIC || pol == ELK_POL_STATIC || pol == ELK_POL_DYN)) {
+        /* the artifact's GBPS_PER_CORE, in its MiB/ms, truncated by int() */
+        double per = pr->chip.link_gbps * pr->chip.noc_scale / 1.048576;
+        if (per >= 1) x->noc_share *= floor(per) / per;
+    }
     return 0;
 }
+
+/* Elk-Dyn's NoC shares under the paper profile's "noccap" (the artifact
+ * runs it at each and keeps the fastest). */
+static const double dyn_theta[] = {0.9, 0.7, 0.5};
+#define DYN_THETAS(pr) (((pr)->chip.profile & (1u << ELK_PSW_NOCCAP)) ? 3 : 1)
 
 /* Run the backward pass; returns the makespan or INFINITY if infeasible. */
 static double run_pass(sctx *x)
@@ -830,7 +933,9 @@ static elk_status run_one(const elk_problem *pr, elk_policy pol, const elk_sched
     sctx x;
     if (sctx_init(&x, pr, o, pol, order, N)) return elk_fail(err, ELK_ENOMEM, "out of memory");
     x.variant = variant;
-    if (pol == ELK_POL_DYN || pol == ELK_POL_FULL) x.price = variant;
+    if (pol == ELK_POL_DYN || pol == ELK_POL_FULL) x.price = variant % ELK_PRICES;
+    if (pol == ELK_POL_DYN && (pr->chip.profile & (1u << ELK_PSW_NOCCAP)))
+        x.noc_share *= dyn_theta[variant / ELK_PRICES] / 0.7;
     x.xlimit = xlimit;
     x.abort_at = abort_at;
     double ms = run_pass(&x);
@@ -1228,7 +1333,7 @@ static int best_price(const elk_problem *pr, const elk_sched_opts *o, const int 
 {
     double best = INFINITY;
     int bv = 0;
-    for (int v = 0; v < ELK_PRICES && *st == ELK_OK; v++) {
+    for (int v = 0; v < ELK_PRICES * DYN_THETAS(pr) && *st == ELK_OK; v++) {
         double m;
         *st = run_one(pr, ELK_POL_DYN, o, ident, N, v, 0, best, &m, NULL, err);
         if (*st == ELK_OK && m < best) {
@@ -1386,7 +1491,7 @@ static elk_status schedule_run(const elk_problem *pr, elk_policy pol, const elk_
          * artifact searches its NoC threshold for Elk-Dyn */
         int v = best_price(pr, o, ident, N, &st, err);
         if (st == ELK_OK) st = run_one(pr, pol, o, ident, N, v, 0, INFINITY, &ms, s, err);
-        s->static_variant = v;
+        s->static_variant = v % ELK_PRICES;
         break;
     }
     case ELK_POL_BASIC: {

@@ -182,7 +182,7 @@ static elk_status parse_base(ctx_t *c, const config_setting_t *g, const char *pr
             return elk_fail(c->err, ELK_EUNKNOWN, "%s:%d: unknown knob '%s' in '%s' (knobs: %s%s)", c->file,
                             line_of(s), name, prefix, "hbm-tbps, noc-tbps, noc-scale, link-gbps, cores, topology, ",
                             "sram-kib, compute-scale, hbm-controllers, hbm-broadcast, hbm-gbps-per-core, batch, seq, "
-                            "layers, model, chip, workload");
+                            "layers, model, chip, workload, profile");
         }
         const elk_knob_info *ki = &elk_knobs[k];
         if (ki->is_int == 2) {
@@ -543,8 +543,8 @@ static void build_columns(elk_sweep *s)
     for (int a = 0; a < s->top.naxes; a++) add_knob_col(s, s->top.axis[a].knob);
     for (int p = 0; p < s->nparts; p++)
         for (int a = 0; a < s->part[p].block.naxes; a++) add_knob_col(s, s->part[p].block.axis[a].knob);
-    static const elk_knob ctx[] = {ELK_KNOB_MODEL, ELK_KNOB_CHIP, ELK_KNOB_TOPOLOGY, ELK_KNOB_CORES, ELK_KNOB_BATCH,
-                                   ELK_KNOB_SEQ};
+    static const elk_knob ctx[] = {ELK_KNOB_MODEL,   ELK_KNOB_CHIP,  ELK_KNOB_TOPOLOGY, ELK_KNOB_CORES,
+                                   ELK_KNOB_BATCH,   ELK_KNOB_SEQ,   ELK_KNOB_PROFILE};
     for (size_t i = 0; i < sizeof ctx / sizeof ctx[0]; i++) add_knob_col(s, ctx[i]);
     add_col(s, ELK_COL_POLICY, 0, "policy");
     add_col(s, ELK_COL_STATUS, 0, "status");

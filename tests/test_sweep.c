@@ -227,7 +227,7 @@ START_TEST(expand_cross)
     elk_sweep_csv_head(&s, 0, 1, head, sizeof head);
     ck_assert_contains(head, "# elk-sweep name=tiny id=");
     ck_assert_contains(head, "points=6 shard=0/1\n# figure: kind=lines; x=hbm_tbps;");
-    ck_assert_contains(head, "\npoint,noc_scale,hbm_tbps,model,chip,topology,cores,batch,seq,policy,status,latency_ms,"
+    ck_assert_contains(head, "\npoint,noc_scale,hbm_tbps,model,chip,topology,cores,batch,seq,profile,policy,status,latency_ms,"
                              "pct_ideal,exec_ms,overlap_ms,preload_ms,noc_stall_ms,dist_ms,hbm_util,noc_util,tflops,"
                              "noc_tbps,orders_tried,gflop\n");
     elk_sweep_free(&s);
@@ -264,7 +264,7 @@ START_TEST(expand_zip_and_parts)
     ck_assert_int_ne(elk_sweep_point(&s, 6, &(elk_point){0}, NULL, &err), ELK_OK);
     char head[4096];
     elk_sweep_csv_head(&s, 0, 1, head, sizeof head);
-    ck_assert_contains(head, "\npoint,part,cores,batch,topology,model,chip,seq,policy,");
+    ck_assert_contains(head, "\npoint,part,cores,batch,topology,model,chip,seq,profile,policy,");
     elk_sweep_free(&s);
 }
 END_TEST
