@@ -13,29 +13,35 @@ static double noc_tbps(const elk_chip *c) { return elk_chip_noc_bytes_per_cycle(
 void elk_report_csv_header(FILE *fp)
 {
     fprintf(fp, "model,chip,topology,cores,hbm_tbps,noc_tbps,sram_kib,workload,batch,seq,policy,latency_ms,"
-                "pct_ideal,exec_ms,overlap_ms,preload_ms,noc_stall_ms,dist_ms,hbm_util,noc_util,tflops\n");
+                "pct_ideal,exec_ms,overlap_ms,preload_ms,noc_stall_ms,dist_ms,hbm_util,noc_util,tflops,profile\n");
 }
 
 void elk_report_csv_rows(FILE *fp, const elk_problem *pr, const elk_result *r)
 {
     const elk_chip *c = &pr->chip;
+    char prof[96];
+    elk_profile_format(c->profile, prof, sizeof prof);
     for (int p = 0; p < ELK_POL_COUNT; p++) {
         if (!r->have[p]) continue;
         const elk_schedule *s = &r->pol[p];
-        fprintf(fp, "%s,%s,%s,%d,%.6g,%.6g,%.6g,%s,%d,%d,%s,%.6f,%.4f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f\n",
+        fprintf(fp, "%s,%s,%s,%d,%.6g,%.6g,%.6g,%s,%d,%d,%s,%.6f,%.4f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%s\n",
                 pr->model.name, c->name, elk_topology_names[c->topology], c->cores, c->hbm_tbps, noc_tbps(c),
                 c->sram_kib, elk_workload_names[pr->graph.workload], pr->graph.batch, pr->graph.seq,
                 elk_policy_names[p], s->latency_ms, r->have[ELK_POL_IDEAL] ? r->pct_ideal[p] : NAN,
                 ms(pr, s->brk[ELK_BRK_EXEC]), ms(pr, s->brk[ELK_BRK_OVERLAP]), ms(pr, s->brk[ELK_BRK_PRELOAD]),
-                ms(pr, s->brk[ELK_BRK_NOC]), ms(pr, s->brk[ELK_BRK_DIST]), s->hbm_util, s->noc_util, s->tflops);
+                ms(pr, s->brk[ELK_BRK_NOC]), ms(pr, s->brk[ELK_BRK_DIST]), s->hbm_util, s->noc_util, s->tflops,
+                prof);
     }
 }
 
 void elk_report_table(FILE *fp, const elk_problem *pr, const elk_result *r)
 {
     const elk_chip *c = &pr->chip;
-    fprintf(fp, "%s on %s (%s, %d cores, %.4g TB/s HBM, %.4g TB/s NoC, %.0f KiB SRAM/core)\n", pr->model.name,
-            c->name, elk_topology_names[c->topology], c->cores, c->hbm_tbps, noc_tbps(c), c->sram_kib);
+    char prof[96];
+    elk_profile_format(c->profile, prof, sizeof prof);
+    fprintf(fp, "%s on %s (%s, %d cores, %.4g TB/s HBM, %.4g TB/s NoC, %.0f KiB SRAM/core; %s cost profile)\n",
+            pr->model.name, c->name, elk_topology_names[c->topology], c->cores, c->hbm_tbps, noc_tbps(c), c->sram_kib,
+            prof);
     fprintf(fp, "%s, batch %d, seq %d: %d operators, %.2f GB from HBM per step\n\n",
             elk_workload_names[pr->graph.workload], pr->graph.batch, pr->graph.seq, pr->graph.nops,
             (pr->graph.weight_bytes + pr->graph.kv_bytes) / 1e9);
@@ -90,6 +96,9 @@ int elk_report_json(FILE *fp, const elk_problem *pr, const elk_result *r, int pe
                            c->hbm_tbps, "noc_tbps", noc_tbps(c), "sram_kib", c->sram_kib, "workload",
                            elk_workload_names[pr->graph.workload], "batch", pr->graph.batch, "seq", pr->graph.seq,
                            "operators", pr->graph.nops, "hbm_gb", (pr->graph.weight_bytes + pr->graph.kv_bytes) / 1e9);
+    char prof[96];
+    elk_profile_format(c->profile, prof, sizeof prof);
+    json_object_set_new(pt, "profile", json_string(prof));
     json_object_set_new(root, "point", pt);
     json_t *pols = json_array();
     for (int p = 0; p < ELK_POL_COUNT; p++) {

@@ -303,6 +303,9 @@ static void run_point(const char *chip, const char *model, const char *topo, int
     snprintf(p.chip_path, sizeof p.chip_path, "%s", src_path(path, sizeof path, chip));
     snprintf(p.model_path, sizeof p.model_path, "%s", src_path(path, sizeof path, model));
     ck_assert_msg(elk_point_set(&p, ELK_KNOB_TOPOLOGY, topo, &err) == ELK_OK, "%s", err.msg);
+    /* topology monotonicity is a property of our network model; the paper
+     * profile's artifact rules do not model topology (docs/VALIDATION.md) */
+    ck_assert_msg(elk_point_set(&p, ELK_KNOB_PROFILE, "physical", &err) == ELK_OK, "%s", err.msg);
     p.layers = layers;
     if (cores > 0) p.cores = cores;
     if (noc_scale > 0) p.noc_scale = noc_scale;
