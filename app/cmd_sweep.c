@@ -2,8 +2,9 @@
  * into tidy CSVs, reassemble the shards of a cluster run, and re-run the
  * paper's Figures 17-24 with a summary of the headline numbers beside ours.
  *
- * Files are written atomically (temporary file in the same folder, renamed
- * at the end); Ctrl-C stops a sweep and keeps the rows of finished points. */
+ * Files are written through core/elk_file (temporary file in the same
+ * folder, renamed at the end); Ctrl-C stops a sweep and keeps the rows of
+ * finished points in OUT.partial, never over OUT. */
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -16,20 +17,23 @@
 
 #include "elk_cli.h"
 #include "elk_csv.h"
+#include "elk_file.h"
 #include "elk_gnuplot.h"
 #include "elk_sweep.h"
 
-static volatile int g_interrupted;
+/* sig_atomic_t is int on the platforms we build for, so the sweep's
+ * volatile int *cancel can point at it */
+static volatile sig_atomic_t g_interrupted;
+static struct sigaction g_old_int;
 
 static void on_sigint(int sig)
 {
     (void)sig;
     g_interrupted = 1;
-    /* a second Ctrl-C kills as usual */
-    signal(SIGINT, SIG_DFL);
+    /* a second Ctrl-C kills as usual (through main's handler, which removes
+     * temporary files) */
+    sigaction(SIGINT, &g_old_int, NULL);
 }
-
-static struct sigaction g_old_int;
 
 static void trap_sigint(void)
 {
@@ -66,28 +70,15 @@ static int parse_jobs(const char *s, int *jobs)
     return 0;
 }
 
-/* An atomic output file: written as PATH.tmp-XXXXXX, renamed to PATH. */
-typedef struct {
-    char path[1024];
-    char tmp[1100];
-    FILE *fp;
-} out_file;
+/* Output files go through core/elk_file (atomic, devices written through);
+ * these wrappers print the error. */
+typedef elk_file out_file;
 
 static int out_open(out_file *o, const char *path)
 {
-    memset(o, 0, sizeof *o);
-    snprintf(o->path, sizeof o->path, "%s", path);
-    snprintf(o->tmp, sizeof o->tmp, "%s.tmp-XXXXXX", path);
-    int fd = mkstemp(o->tmp);
-    if (fd < 0) {
-        elk_cli_error("%s: cannot create: %s", path, strerror(errno));
-        return -1;
-    }
-    o->fp = fdopen(fd, "w");
-    if (!o->fp) {
-        close(fd);
-        unlink(o->tmp);
-        elk_cli_error("%s: cannot create: %s", path, strerror(errno));
+    elk_error err;
+    if (elk_file_open(o, path, &err) != ELK_OK) {
+        elk_cli_error("%s", err.msg);
         return -1;
     }
     return 0;
@@ -95,27 +86,31 @@ static int out_open(out_file *o, const char *path)
 
 static int out_commit(out_file *o)
 {
-    int bad = fclose(o->fp) != 0;
-    o->fp = NULL;
-    if (!bad) {
-        /* mkstemp makes 0600 files; outputs should be as readable as any other */
-        mode_t um = umask(0);
-        umask(um);
-        chmod(o->tmp, 0666 & ~um);
-    }
-    if (bad || rename(o->tmp, o->path) != 0) {
-        elk_cli_error("%s: cannot write: %s", o->path, strerror(errno));
-        unlink(o->tmp);
+    elk_error err;
+    if (elk_file_commit(o, &err) != ELK_OK) {
+        elk_cli_error("%s", err.msg);
         return -1;
     }
     return 0;
 }
 
-static void out_abort(out_file *o)
+static void out_abort(out_file *o) { elk_file_abort(o); }
+
+/* An interrupted run: its rows go to PATH.partial, never over PATH (which
+ * may hold an earlier complete result). Sets where to the name written. */
+static int out_commit_partial(out_file *o, char *where, size_t n)
 {
-    if (o->fp) fclose(o->fp);
-    o->fp = NULL;
-    unlink(o->tmp);
+    elk_error err;
+    if (o->kind != ELK_FILE_RENAME) {
+        snprintf(where, n, "%s", o->path);
+        return out_commit(o);
+    }
+    snprintf(where, n, "%s.partial", o->target);
+    if (elk_file_commit_as(o, where, &err) != ELK_OK) {
+        elk_cli_error("%s", err.msg);
+        return -1;
+    }
+    return 0;
 }
 
 /* NAME.csv -> NAME.EXT */
@@ -241,7 +236,9 @@ static void sweep_usage(FILE *fp)
             "Threads share one plan cache. With -o the CSV is written atomically and OUT.gp is\n"
             "written beside it: a gnuplot script that redraws the figure without elk (--plot\n"
             "also draws OUT.png). Without -o the CSV goes to stdout. A progress bar with ETA is\n"
-            "shown on stderr when it is a terminal. Ctrl-C stops and keeps the finished rows.\n\n"
+            "shown on stderr when it is a terminal. Ctrl-C stops and keeps the finished rows in\n"
+            "OUT.csv.partial (OUT.csv, if any, is left as it was). -o - is stdout; a device or\n"
+            "FIFO (-o /dev/null) is written in place, with no figure beside it.\n\n"
             "  -o, --output OUT.csv  where the CSV goes (default stdout)\n"
             "  -j, --jobs N          worker threads (default: the number of CPUs)\n"
             "  --shard i/N           run only points with index %% N == i (0 <= i < N);\n"
@@ -249,7 +246,7 @@ static void sweep_usage(FILE *fp)
             "  --plot                also draw OUT.png with gnuplot\n"
             "  --quiet               no progress bar or summary\n\n"
             "Sweep file format and CSV columns: docs/SWEEPS.md. Exit status: 0 done, 1 error,\n"
-            "2 usage, 130 interrupted (the CSV then holds the finished points).\n");
+            "2 usage, 130 interrupted (OUT.csv.partial then holds the finished points).\n");
 }
 
 int elk_cmd_sweep(int argc, char **argv)
@@ -285,6 +282,7 @@ int elk_cmd_sweep(int argc, char **argv)
         shard = (int)i;
         nshards = (int)n;
     }
+    if (output && elk_file_is_std(output)) output = NULL; /* -o - is stdout */
     if (plot && !output) {
         elk_cli_error("sweep: --plot needs -o OUT.csv (the figure goes beside it)");
         return ELK_EXIT_USAGE;
@@ -295,7 +293,7 @@ int elk_cmd_sweep(int argc, char **argv)
         elk_cli_error("%s", err.msg);
         return ELK_EXIT_FAIL;
     }
-    out_file of;
+    out_file of = {0};
     FILE *out = stdout;
     if (output) {
         if (out_open(&of, output)) {
@@ -319,13 +317,16 @@ int elk_cmd_sweep(int argc, char **argv)
     untrap_sigint();
     progress_end(&pc);
     int status = 0;
-    if (r == ELK_OK || r == ELK_ECANCEL) {
+    int direct = output && of.kind != ELK_FILE_RENAME; /* a device or FIFO: no figure beside it */
+    if (r == ELK_OK) {
         if (output && out_commit(&of)) status = ELK_EXIT_FAIL;
-        if (r == ELK_ECANCEL) {
-            elk_cli_error("sweep: interrupted: %s holds the %ld of %ld points that finished", output ? output : "stdout",
-                          st.done, st.points);
-            status = 130;
-        }
+    } else if (r == ELK_ECANCEL) {
+        char where[ELK_FILE_PATH_MAX + 16] = "stdout";
+        int renamed = output && of.kind == ELK_FILE_RENAME;
+        if (output && out_commit_partial(&of, where, sizeof where)) status = ELK_EXIT_FAIL;
+        elk_cli_error("sweep: interrupted: %s holds the %ld of %ld points that finished%s%s%s", where, st.done,
+                      st.points, renamed ? " (" : "", renamed ? output : "", renamed ? " is untouched)" : "");
+        if (!status) status = 130;
     } else {
         if (output) out_abort(&of);
         elk_cli_error("%s", err.msg);
@@ -334,7 +335,7 @@ int elk_cmd_sweep(int argc, char **argv)
     if (st.infeasible > 0)
         elk_cli_error("warning: %ld of %ld points fit no schedule in SRAM (status no-plan, empty metrics); first: %s",
                       st.infeasible, st.points, st.first_infeasible);
-    if (status == 0 && output) {
+    if (status == 0 && output && !direct) {
         if (figure_beside(output, plot, 0)) status = ELK_EXIT_FAIL;
     }
     if (status == 0 && isatty(2) && !quiet) {
@@ -368,12 +369,14 @@ int elk_cmd_merge(int argc, char **argv)
                 "With -o the result is written atomically with OUT.gp beside it; else to stdout.\n");
         return help ? 0 : ELK_EXIT_USAGE;
     }
-    out_file of;
+    out_file of = {0};
     FILE *out = stdout;
+    if (output && elk_file_is_std(output)) output = NULL; /* -o - is stdout */
     if (output) {
         if (out_open(&of, output)) return ELK_EXIT_FAIL;
         out = of.fp;
     }
+    int direct = output && of.kind != ELK_FILE_RENAME;
     elk_error err;
     if (elk_sweep_merge(pos, npos, out, &err) != ELK_OK) {
         if (output) out_abort(&of);
@@ -382,7 +385,7 @@ int elk_cmd_merge(int argc, char **argv)
     }
     if (output) {
         if (out_commit(&of)) return ELK_EXIT_FAIL;
-        if (figure_beside(output, 0, 0)) return ELK_EXIT_FAIL;
+        if (!direct && figure_beside(output, 0, 0)) return ELK_EXIT_FAIL;
     }
     return 0;
 }
@@ -992,13 +995,14 @@ int elk_cmd_reproduce(int argc, char **argv)
         secs[f] = st.seconds;
         npts[f] = st.points;
         reused[f] = st.memo_hits;
-        if (r == ELK_OK || r == ELK_ECANCEL) {
+        if (r == ELK_OK) {
             if (out_commit(&of)) status = ELK_EXIT_FAIL;
-            if (r == ELK_ECANCEL) {
-                elk_cli_error("reproduce: interrupted during fig%d (%s holds its %ld finished points)", f, csv,
-                              st.done);
-                status = 130;
-            }
+        } else if (r == ELK_ECANCEL) {
+            char where[ELK_FILE_PATH_MAX + 16];
+            if (out_commit_partial(&of, where, sizeof where)) status = ELK_EXIT_FAIL;
+            elk_cli_error("reproduce: interrupted during fig%d (%s holds its %ld finished points)", f, where,
+                          st.done);
+            if (!status) status = 130;
         } else {
             out_abort(&of);
             elk_cli_error("%s", err.msg);

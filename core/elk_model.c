@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "elk_cfg.h"
+#include "elk_file.h"
 
 const char *const elk_family_names[] = {"llama", "mistral", "gemma2", "opt", "mixtral", "dit", NULL};
 const char *const elk_ffn_names[] = {"swiglu", "geglu", "relu", "gelu", NULL};
@@ -109,10 +110,9 @@ static void put_string(FILE *fp, const char *key, const char *s)
 
 elk_status elk_model_save(const char *path, const elk_model *m, elk_error *err)
 {
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-    FILE *fp = fopen(tmp, "w");
-    if (!fp) return elk_fail(err, ELK_EIO, "%s: cannot write: %s", path, strerror(errno));
+    elk_file out;
+    ELK_TRY(elk_file_open(&out, path, err));
+    FILE *fp = out.fp;
     fprintf(fp, "# Model preset written by `elk import-hf`.\n");
     fprintf(fp, "model = {\n");
     put_string(fp, "name", m->name);
@@ -133,11 +133,7 @@ elk_status elk_model_save(const char *path, const elk_model *m, elk_error *err)
     if (m->cond_dim) fprintf(fp, "  cond_dim = %d;\n", m->cond_dim);
     if (m->dtype_bytes != 2) fprintf(fp, "  dtype_bytes = %d;\n", m->dtype_bytes);
     fprintf(fp, "};\n");
-    if (fclose(fp) != 0 || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return elk_fail(err, ELK_EIO, "%s: cannot write: %s", path, strerror(errno));
-    }
-    return ELK_OK;
+    return elk_file_commit(&out, err);
 }
 
 double elk_model_params(const elk_model *m)

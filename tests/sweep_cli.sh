@@ -107,7 +107,8 @@ same "$tmp/merged.csv" "$tmp/j1.csv"
 if expect 1 "$ELK" merge "$tmp/s0.csv" "$tmp/s1.csv"; then contains "$tmp/err" "missing"; fi
 if expect 1 "$ELK" merge "$tmp/s0.csv" "$tmp/j1.csv"; then contains "$tmp/err" "shard counts differ"; fi
 
-# Ctrl-C: exit 130 and a CSV whose rows are those of finished points
+# Ctrl-C: exit 130 and int.csv.partial, a CSV whose rows are those of
+# finished points (int.csv itself is never a partial result)
 "$ELK" sweep "$SRC/sweeps/fig21.cfg" -j 2 -o "$tmp/int.csv" 2>"$tmp/int.err" &
 pid=$!
 sleep 1
@@ -117,9 +118,11 @@ st=$?
 if [ $st -eq 130 ]; then
     ok
     contains "$tmp/int.err" "interrupted"
-    head -1 "$tmp/int.csv" | grep -q '^# elk-sweep name=fig21 ' && ok || fail "int.csv: no identity line"
-    bad=$(awk -F, '/^#/ { next } !n { n = NF; next } NF != n' "$tmp/int.csv" | wc -l)
-    [ "$bad" -eq 0 ] && ok || fail "int.csv has $bad malformed rows"
+    contains "$tmp/int.err" "int.csv.partial"
+    [ ! -e "$tmp/int.csv" ] && ok || fail "an interrupted sweep wrote int.csv"
+    head -1 "$tmp/int.csv.partial" | grep -q '^# elk-sweep name=fig21 ' && ok || fail "int.csv.partial: no identity line"
+    bad=$(awk -F, '/^#/ { next } !n { n = NF; next } NF != n' "$tmp/int.csv.partial" | wc -l)
+    [ "$bad" -eq 0 ] && ok || fail "int.csv.partial has $bad malformed rows"
 elif [ $st -eq 0 ]; then
     ok # finished within a second: nothing to interrupt
 else

