@@ -74,13 +74,13 @@ int elk_cmd_plot(int argc, char **argv)
         snprintf(outbuf + l, sizeof outbuf - l, ".png");
         output = outbuf;
     }
-    char *text = elk_csv_slurp(csv);
-    if (!text) {
-        elk_cli_error("plot: %s: cannot read", csv);
-        return ELK_EXIT_FAIL;
-    }
+    char *text;
     elk_csv_table t;
     elk_error err;
+    if (elk_csv_slurp(csv, &text, &err) != ELK_OK) {
+        elk_cli_error("plot: %s", err.msg);
+        return ELK_EXIT_FAIL;
+    }
     if (elk_csv_parse(text, csv, &t, &err) != ELK_OK) {
         elk_cli_error("plot: %s", err.msg);
         free(text);

@@ -132,13 +132,13 @@ static int figure_beside(const char *csv, int draw, int quiet_missing)
     char gp[1100], png[1100];
     swap_ext(csv, "gp", gp, sizeof gp);
     swap_ext(csv, "png", png, sizeof png);
-    char *text = elk_csv_slurp(csv);
-    if (!text) {
-        elk_cli_error("%s: cannot read back", csv);
-        return 1;
-    }
+    char *text;
     elk_csv_table t;
     elk_error err;
+    if (elk_csv_slurp(csv, &text, &err) != ELK_OK) {
+        elk_cli_error("%s", err.msg);
+        return 1;
+    }
     int rc = 0;
     if (elk_csv_parse(text, csv, &t, &err) != ELK_OK) {
         elk_cli_error("%s", err.msg);
@@ -272,10 +272,14 @@ int elk_cmd_sweep(int argc, char **argv)
     int jobs, shard = 0, nshards = 1;
     if ((rc = parse_jobs(jobs_s, &jobs))) return rc;
     if (shard_s) {
-        char *end;
-        long i = strtol(shard_s, &end, 10), n = -1;
-        if (*end == '/') n = strtol(end + 1, &end, 10);
-        if (*end || n < 1 || i < 0 || i >= n || n > 1000000) {
+        char is[32] = "";
+        const char *slash = strchr(shard_s, '/');
+        long i = -1, n = -1;
+        if (slash && (size_t)(slash - shard_s) < sizeof is) {
+            memcpy(is, shard_s, (size_t)(slash - shard_s));
+            is[slash - shard_s] = '\0';
+        }
+        if (!slash || elk_parse_long(is, 0, 999999, &i) || elk_parse_long(slash + 1, 1, 1000000, &n) || i >= n) {
             elk_cli_error("--shard %s: expected i/N with 0 <= i < N (e.g. --shard 0/4)", shard_s);
             return ELK_EXIT_USAGE;
         }

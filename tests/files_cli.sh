@@ -142,9 +142,30 @@ for sig in TERM HUP; do
     pid=$!
     sleep 1
     kill -$sig $pid
-    wait $pid
+    wait $pid 2>/dev/null
     no_temps "$tmp"
     cmp -s "$tmp/keep.csv" "$tmp/ref.csv" && ok || fail "SIG$sig changed keep.csv"
+done
+
+# ---- elk merge: the identity line's count is bounded, NUL bytes named ----
+sed '1s/points=2 /points=4611686018427387905 /' "$tmp/ref.csv" >"$tmp/huge.csv"
+if expect 1 "$ELK" merge "$tmp/huge.csv"; then
+    contains "$tmp/err" "$tmp/huge.csv:1: points=4611686018427387905"
+    contains "$tmp/err" "limit is 10000000 points"
+fi
+sed '1s/points=2 /points=3000000000 /' "$tmp/ref.csv" >"$tmp/big.csv"
+if expect 1 "$ELK" merge "$tmp/big.csv"; then contains "$tmp/err" "$tmp/big.csv:1: points=3000000000"; fi
+sed '1s/points=2 /points=5000 /' "$tmp/ref.csv" >"$tmp/short.csv"
+if expect 1 "$ELK" merge "$tmp/short.csv"; then
+    contains "$tmp/err" "$tmp/short.csv:1: points=5000, but shard 0/1 of it would need at least 5000 rows"
+fi
+# a NUL byte on line 6 (the fourth row): an error naming that line
+{ head -n 5 "$tmp/ref.csv"; printf '1\0'; tail -n +6 "$tmp/ref.csv"; } >"$tmp/nul.csv"
+if expect 1 "$ELK" merge "$tmp/nul.csv"; then contains "$tmp/err" "$tmp/nul.csv:6: NUL byte"; fi
+if expect 1 "$ELK" plot "$tmp/nul.csv" --no-draw; then contains "$tmp/err" "$tmp/nul.csv:6: NUL byte"; fi
+# --shard needs both numbers
+for bad in /2 0/ 1/2x 2/2 -1/2; do
+    if expect 2 "$ELK" sweep "$tmp/t.cfg" --shard "$bad"; then contains "$tmp/err" "--shard $bad: expected i/N"; fi
 done
 
 # ---- write errors on stdout ----
