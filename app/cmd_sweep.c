@@ -405,19 +405,48 @@ typedef struct {
     int *row;  /* row[point * ELK_POL_COUNT + policy], -1 if absent */
 } fig_data;
 
-static int fig_load(fig_data *d, const char *path)
+/* Load DIR/figNN.csv for the summary. It may be stale or foreign (the
+ * folder is the user's), so everything is checked: the identity line must
+ * be figure fig's, and every point index an integer below its point count.
+ * On failure why says what is wrong and nothing is left allocated. */
+static int fig_load(fig_data *d, const char *path, int fig, char *why, size_t wn)
 {
     memset(d, 0, sizeof *d);
     elk_error err;
-    if (elk_csv_read(path, &d->t, &err) != ELK_OK) return -1;
-    int cp = elk_csv_col(&d->t, "point"), cpol = elk_csv_col(&d->t, "policy");
-    if (cp < 0 || cpol < 0) return -1;
-    for (int r = 0; r < d->t.nrows; r++) {
-        long p = atol(elk_csv_cell(&d->t, r, cp));
-        if (p + 1 > d->npoints) d->npoints = p + 1;
+    if (elk_csv_read(path, &d->t, &err) != ELK_OK) {
+        snprintf(why, wn, "%s", err.msg);
+        return -1;
     }
-    d->row = malloc(sizeof *d->row * (size_t)(d->npoints * ELK_POL_COUNT + 1));
-    if (!d->row) return -1;
+    char name[16];
+    snprintf(name, sizeof name, "fig%d", fig);
+    elk_sweep_ident id;
+    int cp = elk_csv_col(&d->t, "point"), cpol = elk_csv_col(&d->t, "policy");
+    if (d->t.ncomments < 1 || elk_sweep_ident_parse(d->t.comments[0], &id, &err) != ELK_OK)
+        snprintf(why, wn, "%s:1: not an elk sweep CSV", path);
+    else if (strcmp(id.name, name))
+        snprintf(why, wn, "%s:1: holds sweep '%s', not %s", path, id.name, name);
+    else if (cp < 0 || cpol < 0)
+        snprintf(why, wn, "%s: no '%s' column", path, cp < 0 ? "point" : "policy");
+    else
+        why[0] = '\0';
+    for (int r = 0; r < d->t.nrows && !why[0]; r++) {
+        long p;
+        if (elk_parse_long(elk_csv_cell(&d->t, r, cp), 0, id.points - 1, &p) != 0)
+            snprintf(why, wn, "%s: row %d: point '%.40s' is not an index from 0 to %ld", path, r + 1,
+                     elk_csv_cell(&d->t, r, cp), id.points - 1);
+        else if (p + 1 > d->npoints)
+            d->npoints = p + 1;
+    }
+    if (!why[0]) {
+        d->row = malloc(sizeof *d->row * (size_t)(d->npoints * ELK_POL_COUNT + 1));
+        if (!d->row) snprintf(why, wn, "%s: out of memory", path);
+    }
+    if (why[0]) {
+        elk_csv_free(&d->t);
+        free(d->row);
+        memset(d, 0, sizeof *d);
+        return -1;
+    }
     for (long i = 0; i < d->npoints * ELK_POL_COUNT; i++) d->row[i] = -1;
     for (int r = 0; r < d->t.nrows; r++) {
         long p = atol(elk_csv_cell(&d->t, r, cp));
@@ -1062,10 +1091,9 @@ int elk_cmd_reproduce(int argc, char **argv)
         fig_data d;
         memset(&d, 0, sizeof d);
         struct stat sb;
-        if (stat(csv, &sb) != 0 || fig_load(&d, csv) != 0) {
-            fig_free(&d);
-            memset(&d, 0, sizeof d);
-        }
+        char why[2048];
+        if (stat(csv, &sb) == 0 && fig_load(&d, csv, f, why, sizeof why) != 0)
+            elk_cli_error("reproduce: summary: leaving out %s: %s", csv, why);
         sections[f](md, &d);
         if (d.ok) fprintf(md, "Data: [fig%d.csv](fig%d.csv); figure: fig%d.png (script fig%d.gp).\n\n", f, f, f, f);
         fig_free(&d);

@@ -168,6 +168,29 @@ for bad in /2 0/ 1/2x 2/2 -1/2; do
     if expect 2 "$ELK" sweep "$tmp/t.cfg" --shard "$bad"; then contains "$tmp/err" "--shard $bad: expected i/N"; fi
 done
 
+# ---- elk reproduce: stale and foreign CSVs in its folder ----
+mkdir -p "$tmp/data/sweeps" "$tmp/repro"
+ln -s "$SRC/presets" "$tmp/data/presets"
+ln -s "$SRC/plots" "$tmp/data/plots"
+sed -e 's/name = "files"/name = "fig18"/' -e 's/kind = "lines"; x = "hbm_tbps";/kind = "util"; cluster = "hbm_tbps";/' \
+    "$tmp/t.cfg" >"$tmp/data/sweeps/fig18.cfg"
+hdr='point,model,policy,latency_ms,pct_ideal'
+printf '# elk-sweep name=fig17 id=0000000000000001 points=2 shard=0/1\n%s\n-1,m,elk-full,1,90\n' "$hdr" \
+    >"$tmp/repro/fig17.csv"
+printf '# elk-sweep name=fig19 id=0000000000000001 points=2 shard=0/1\npoint,model,latency_ms\n0,m,1\n' \
+    >"$tmp/repro/fig19.csv"
+printf '# elk-sweep name=other id=0000000000000001 points=2 shard=0/1\n%s\n0,m,elk-full,1,90\n' "$hdr" \
+    >"$tmp/repro/fig20.csv"
+printf '# elk-sweep name=fig21 id=0000000000000001 points=2 shard=0/1\n%s\n7,m,elk-full,1,90\n' "$hdr" \
+    >"$tmp/repro/fig21.csv"
+if ELK_DATADIR="$tmp/data" expect 0 "$ELK" reproduce --figure 18 --no-plot -o "$tmp/repro" -j 1; then
+    contains "$tmp/err" "leaving out $tmp/repro/fig17.csv: $tmp/repro/fig17.csv: row 1: point '-1' is not an index"
+    contains "$tmp/err" "leaving out $tmp/repro/fig19.csv: $tmp/repro/fig19.csv: no 'policy' column"
+    contains "$tmp/err" "leaving out $tmp/repro/fig20.csv: $tmp/repro/fig20.csv:1: holds sweep 'other', not fig20"
+    contains "$tmp/err" "fig21.csv: row 1: point '7' is not an index from 0 to 1"
+    contains "$tmp/repro/summary.md" "| Elk-Full | 62.40% |"
+fi
+
 # ---- write errors on stdout ----
 if [ -w /dev/full ]; then
     for args in "run --model tiny" "run --model tiny --format csv" "run --model tiny --format json" \
