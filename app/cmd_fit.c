@@ -54,8 +54,11 @@ int elk_cmd_fit(int argc, char **argv)
     double sigma = 0;
     unsigned long seed = 0;
     if (synth && (rc = elk_cli_long("fit", "synthesize", synth, 10, 10000000, &nsynth))) return rc;
-    /* sigma below 1: a relative noise of 100% would make negative cycles */
-    if ((rc = elk_cli_double("fit", "sigma", sigma_s, 0, 0.999999, &sigma))) return rc;
+    if ((rc = elk_cli_double("fit", "sigma", sigma_s, 0, 1, &sigma))) return rc;
+    if (sigma >= 1) { /* a relative noise of 100% would make negative cycles */
+        elk_cli_error("fit: --sigma %s: expected a number from 0 to below 1", sigma_s);
+        return ELK_EXIT_USAGE;
+    }
     if ((rc = elk_cli_ulong("fit", "seed", seed_s, 0xffffffffUL, &seed))) return rc;
     elk_error err;
     elk_chip c;

@@ -60,9 +60,8 @@ static int parse_jobs(const char *s, int *jobs)
         *jobs = default_jobs();
         return 0;
     }
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (*end || end == s || v < 1 || v > 256) {
+    long v;
+    if (elk_parse_long(s, 1, 256, &v)) {
         elk_cli_error("--jobs %s: expected a number of threads from 1 to 256", s);
         return ELK_EXIT_USAGE;
     }
@@ -935,16 +934,21 @@ int elk_cmd_reproduce(int argc, char **argv)
     if (!figs || !strcmp(figs, "all")) {
         for (int f = 17; f <= 24; f++) want[f] = 1;
     } else {
-        char tmp[128];
-        snprintf(tmp, sizeof tmp, "%s", figs);
-        for (char *tok = strtok(tmp, ","); tok; tok = strtok(NULL, ",")) {
-            char *end;
-            long f = strtol(tok, &end, 10);
-            if (*end || f < 17 || f > 24) {
+        /* every comma-separated item must be a figure: ",", "17," and "" are errors */
+        const char *tok = figs;
+        for (;;) {
+            const char *comma = strchr(tok, ',');
+            size_t len = comma ? (size_t)(comma - tok) : strlen(tok);
+            char item[16] = "";
+            long f = 0;
+            if (len < sizeof item) memcpy(item, tok, len);
+            if (len >= sizeof item || elk_parse_long(item, 17, 24, &f)) {
                 elk_cli_error("--figure %s: expected a figure from 17 to 24, a comma list, or all", figs);
                 return ELK_EXIT_USAGE;
             }
             want[f] = 1;
+            if (!comma) break;
+            tok = comma + 1;
         }
     }
     int jobs;

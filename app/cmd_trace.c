@@ -94,12 +94,8 @@ int elk_cmd_trace(int argc, char **argv)
     }
     so.mode = (elk_sim_mode)m;
     if (block) {
-        char *end;
-        long b = strtol(block, &end, 10);
-        if (*end || b < 1 || b > 65536) {
-            elk_cli_error("trace: --block %s: expected an integer from 1 to 65536", block);
-            return ELK_EXIT_USAGE;
-        }
+        long b;
+        if ((rc = elk_cli_long("trace", "block", block, 1, 65536, &b))) return rc;
         so.block = (int)b;
     }
     if (!strcmp(hbm_model, "broadcast")) so.hbm_broadcast = 1;
@@ -110,12 +106,8 @@ int elk_cmd_trace(int argc, char **argv)
     }
     int reps = 0;
     if (bench) {
-        char *end;
-        long b = strtol(bench, &end, 10);
-        if (*end || b < 1 || b > 100000) {
-            elk_cli_error("trace: --bench %s: expected an integer from 1 to 100000", bench);
-            return ELK_EXIT_USAGE;
-        }
+        long b;
+        if ((rc = elk_cli_long("trace", "bench", bench, 1, 100000, &b))) return rc;
         reps = (int)b;
         so.record = 0;
     }

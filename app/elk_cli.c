@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "elk_cli.h"
 
@@ -165,6 +166,16 @@ int elk_cli_parse(int argc, char **argv, int first, elk_point *p, const elk_opt 
             elk_cli_error("%s", err.msg);
             return ELK_EXIT_USAGE;
         }
+    }
+    /* a folder given as a preset would reach libconfig as "file I/O error" */
+    struct stat st;
+    if (p && stat(p->chip_path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        elk_cli_error("--chip %s: is a directory, not a chip preset", p->chip_path);
+        return ELK_EXIT_FAIL;
+    }
+    if (p && stat(p->model_path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        elk_cli_error("--model %s: is a directory, not a model preset", p->model_path);
+        return ELK_EXIT_FAIL;
     }
     return 0;
 }

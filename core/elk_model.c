@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "elk_cfg.h"
@@ -92,6 +93,9 @@ static elk_status check_model(const config_setting_t *root, const char *file, vo
 elk_status elk_model_load(const char *path, elk_model *m, elk_error *err)
 {
     elk_model_defaults(m);
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return elk_fail(err, ELK_EIO, "%s: is a directory, not a model preset", path);
     return elk_cfg_load(path, "model", model_schema, m, check_model, err);
 }
 

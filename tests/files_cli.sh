@@ -191,6 +191,40 @@ if ELK_DATADIR="$tmp/data" expect 0 "$ELK" reproduce --figure 18 --no-plot -o "$
     contains "$tmp/repro/summary.md" "| Elk-Full | 62.40% |"
 fi
 
+# ---- loose arguments: usage errors on stderr, exit 2 ----
+usage_err() { # TEXT CMD...: exit 2, nothing on stdout, TEXT on stderr
+    local text=$1
+    shift
+    if expect 2 "$ELK" "$@"; then
+        empty "$tmp/out"
+        contains "$tmp/err" "$text"
+    fi
+}
+usage_err "fit: --sigma abc: expected a number" fit --synthesize 20 --sigma abc
+usage_err "fit: --seed abc: expected an integer" fit --synthesize 20 --seed abc
+usage_err "fit: --sigma 1: expected a number from 0 to below 1" fit --synthesize 20 --sigma 1
+usage_err "fit: --synthesize 20x: expected an integer" fit --synthesize 20x
+usage_err "bench: --repeat 1x: expected an integer from 1 to 1000" bench --repeat 1x
+usage_err "--figure ,: expected a figure" reproduce --figure , -o "$tmp/nofig"
+usage_err "--figure 17,: expected a figure" reproduce --figure 17, -o "$tmp/nofig"
+[ ! -e "$tmp/nofig" ] && ok || fail "reproduce --figure , created its folder"
+usage_err "fit: expected MEASUREMENTS.csv or --synthesize N" fit
+usage_err "validate: expected one or more FILEs" validate
+usage_err "plans: --op N|NAME is required" plans
+usage_err "run: --max-disp : expected" run --model tiny --max-disp ""
+usage_err "run: --heavy-factor : expected" run --model tiny --heavy-factor ""
+usage_err "gap: --max-nodes 5k: expected an integer" gap --max-nodes 5k
+usage_err "trace: --bench 3x: expected an integer" trace --policy basic --bench 3x
+usage_err "--jobs 2x: expected" sweep "$tmp/t.cfg" --jobs 2x
+# a folder given as a preset says so
+if expect 1 "$ELK" run --model "$tmp"; then contains "$tmp/err" "--model $tmp: is a directory, not a model preset"; fi
+if expect 1 "$ELK" run --chip "$tmp"; then contains "$tmp/err" "--chip $tmp: is a directory, not a chip preset"; fi
+if expect 1 "$ELK" validate "$tmp"; then contains "$tmp/err" "$tmp: is a directory"; fi
+# --help still goes to stdout with exit 0
+for c in fit validate plans bench; do
+    if expect 0 "$ELK" $c --help; then contains "$tmp/out" "usage: elk $c"; fi
+done
+
 # ---- write errors on stdout ----
 if [ -w /dev/full ]; then
     for args in "run --model tiny" "run --model tiny --format csv" "run --model tiny --format json" \
