@@ -926,8 +926,8 @@ int elk_cmd_reproduce(int argc, char **argv)
         reproduce_usage(stdout);
         return 0;
     }
-    if (!dir) {
-        elk_cli_error("reproduce: give the output folder with -o DIR");
+    if (!dir || elk_file_is_std(dir)) {
+        elk_cli_error("reproduce: give the output folder with -o DIR%s", dir ? " ('-', stdout, cannot hold its files)" : "");
         return ELK_EXIT_USAGE;
     }
     int want[25] = {0};

@@ -117,6 +117,11 @@ contains "$tmp/out" "model = {"
 (cd "$tmp" && expect 0 "$ELK" sweep "$tmp/t.cfg" -j 1 -o -)
 [ ! -e "$tmp/-" ] && ok || fail "sweep -o - wrote a file named -"
 cmp -s "$tmp/out" "$tmp/ref.csv" && ok || fail "sweep -o - is not the CSV"
+# a figure or reproduce's folder cannot be stdout: said, not a file named -
+(cd "$tmp" && expect 1 "$ELK" plot "$tmp/ref.csv" -o -) && contains "$tmp/err" "a figure cannot go to stdout"
+(cd "$tmp" && expect 2 "$ELK" reproduce -o -) && contains "$tmp/err" "cannot hold its files"
+[ ! -e "$tmp/-" ] && ok || fail "plot or reproduce -o - wrote a file named -"
+(cd "$tmp" && expect 0 "$ELK" plot "$tmp/ref.csv" --no-draw --script -) && contains "$tmp/out" '$data << EOD'
 no_temps "$tmp"
 
 # ---- signals ----

@@ -418,6 +418,8 @@ elk_status elk_gp_render(const elk_gp_job *j, elk_error *err)
                         "(Debian/Ubuntu: apt-get install gnuplot-nox) or plot the CSV with another tool",
                         j->output);
     if (strchr(gp, '\'')) return elk_fail(err, ELK_ETOOL, "gnuplot path %s has a quote in it", gp);
+    if (elk_file_is_std(j->output))
+        return elk_fail(err, ELK_EINVAL, "a figure cannot go to stdout (-o -); name a .png, .svg or .pdf file");
     const char *ext = ext_of(j->output);
     if (strcasecmp(ext, "png") && strcasecmp(ext, "svg") && strcasecmp(ext, "pdf"))
         return elk_fail(err, ELK_EINVAL, "%s: unknown figure format '.%s' (use .png, .svg or .pdf)", j->output, ext);
@@ -425,10 +427,6 @@ elk_status elk_gp_render(const elk_gp_job *j, elk_error *err)
      * a device or FIFO), renamed over it only when gnuplot succeeded */
     elk_file fig;
     ELK_TRY(elk_file_open(&fig, j->output, err));
-    if (fig.kind == ELK_FILE_STDOUT) {
-        elk_file_abort(&fig);
-        return elk_fail(err, ELK_EINVAL, "a figure cannot go to stdout (-o -); name a .png, .svg or .pdf file");
-    }
     const char *wpath = elk_file_wpath(&fig);
     elk_status st = draw(j, gp, wpath, err);
     if (st == ELK_OK) return elk_file_commit(&fig, err);
