@@ -12,45 +12,8 @@
 #  - loose arguments are usage errors on stderr with exit 2.
 #
 # usage: files_cli.sh ELK_BINARY SOURCE_DIR
-set -u
-if [ $# -ne 2 ]; then
-    echo "usage: $0 ELK_BINARY SOURCE_DIR" >&2
-    exit 2
-fi
-ELK=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-SRC=$(cd "$2" && pwd)
-export ELK_DATADIR=$SRC LC_ALL=C
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/elk-files-XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
-failed=0
-checks=0
+. "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh" files "$@"
 
-ok() { checks=$((checks + 1)); }
-fail() {
-    checks=$((checks + 1))
-    failed=$((failed + 1))
-    echo "FAIL: $*"
-}
-# expect STATUS CMD...: run, keep stdout/stderr in $tmp/out, $tmp/err
-expect() {
-    local want=$1
-    shift
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    local got=$?
-    if [ "$got" -ne "$want" ]; then
-        fail "exit $got (want $want): $*"
-        sed 's/^/  stderr: /' "$tmp/err" | head -5
-        return 1
-    fi
-    ok
-    return 0
-}
-contains() { # FILE TEXT
-    if grep -qF -- "$2" "$1"; then ok; else
-        fail "$1 lacks '$2'"
-        sed 's/^/  | /' "$1" | head -5
-    fi
-}
 empty() { # FILE
     if [ ! -s "$1" ]; then ok; else
         fail "$1 is not empty"
@@ -246,5 +209,4 @@ else
     echo "note: no writable /dev/full; write-error checks skipped"
 fi
 
-echo "$checks checks, $failed failed"
-[ $failed -eq 0 ]
+cli_done
