@@ -101,11 +101,14 @@ int main(int argc, char **argv)
     /* Every command's standard output is checked once, here: a full disk or
      * a closed pipe must not pass for success with the output cut short. */
     errno = 0;
-    int bad = fflush(stdout) != 0;
-    if (bad || ferror(stdout)) {
-        int e = errno ? errno : EIO;
-        elk_cli_error("write error: %s", strerror(e));
+    if (fflush(stdout) != 0) {
+        elk_cli_error("write error: %s", strerror(errno ? errno : EIO));
         if (rc == 0) rc = ELK_EXIT_FAIL;
+    } else if (ferror(stdout) && rc == 0) {
+        /* an earlier write failed and nobody said so (a failed command
+         * has already printed its error) */
+        elk_cli_error("write error on standard output");
+        rc = ELK_EXIT_FAIL;
     }
     return rc;
 }

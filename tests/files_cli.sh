@@ -205,6 +205,18 @@ if [ -w /dev/full ]; then
         [ $st -ne 0 ] && ok || fail "elk $args > /dev/full exited 0"
         contains "$tmp/err" "write error: No space left on device"
     done
+    # a big output fails mid-way: still an error, and one message for sweep and merge
+    "$ELK" plans --model tiny --op 0 --all >/dev/full 2>"$tmp/err"
+    [ $? -eq 1 ] && ok || fail "elk plans --all > /dev/full did not exit 1"
+    contains "$tmp/err" "write error"
+    for args in "sweep $tmp/t.cfg" "merge $tmp/ref.csv"; do
+        # shellcheck disable=SC2086
+        "$ELK" $args >/dev/full 2>"$tmp/err"
+        [ $? -eq 1 ] && ok || fail "elk $args > /dev/full did not exit 1"
+        contains "$tmp/err" "No space left on device"
+        n=$(grep -c . "$tmp/err")
+        [ "$n" -eq 1 ] && ok || fail "elk $args > /dev/full printed $n lines on stderr (want 1)"
+    done
 else
     echo "note: no writable /dev/full; write-error checks skipped"
 fi
