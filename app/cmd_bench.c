@@ -76,11 +76,9 @@ int elk_cmd_bench(int argc, char **argv)
         elk_cli_knob_help(stdout);
         return 0;
     }
-    int repeat = atoi(repeat_s);
-    if (repeat < 1 || repeat > 1000) {
-        elk_cli_error("bench: --repeat %s: expected 1 .. 1000", repeat_s);
-        return ELK_EXIT_USAGE;
-    }
+    long repeat_l;
+    if ((rc = elk_cli_long("bench", "repeat", repeat_s, 1, 1000, &repeat_l))) return rc;
+    int repeat = (int)repeat_l;
     elk_error err;
     elk_chip c;
     elk_model m;

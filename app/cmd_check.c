@@ -71,15 +71,6 @@ static void help(void)
         printf("  %-18s %s\n", elk_check_invariants[i].name, elk_check_invariants[i].desc);
 }
 
-static int parse_long(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end || v < lo || v > hi) return -1;
-    *out = v;
-    return 0;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -145,15 +136,15 @@ int elk_cmd_check(int argc, char **argv)
         return 0;
     }
     long npoints, seed, jobs;
-    if (parse_long(points_s, 1, 10000000, &npoints)) {
+    if (elk_parse_long(points_s, 1, 10000000, &npoints)) {
         elk_cli_error("check: --points %s: expected an integer 1 .. 10000000", points_s);
         return ELK_EXIT_USAGE;
     }
-    if (parse_long(seed_s, 0, 4294967295L, &seed)) {
+    if (elk_parse_long(seed_s, 0, 4294967295L, &seed)) {
         elk_cli_error("check: --seed %s: expected an integer 0 .. 4294967295", seed_s);
         return ELK_EXIT_USAGE;
     }
-    if (parse_long(jobs_s, 1, 256, &jobs)) {
+    if (elk_parse_long(jobs_s, 1, 256, &jobs)) {
         elk_cli_error("check: --jobs %s: expected an integer 1 .. 256", jobs_s);
         return ELK_EXIT_USAGE;
     }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "elk_cli.h"
+#include "elk_file.h"
 #include "elk_fit.h"
 
 static void help(void)
@@ -37,10 +38,28 @@ int elk_cmd_fit(int argc, char **argv)
     int npos;
     int rc = elk_cli_parse(argc, argv, 2, &p, opts, pos, 1, &npos, "fit");
     if (rc) return rc;
-    if (want_help || (!npos && !synth)) {
+    if (want_help) {
         help();
-        return want_help ? 0 : ELK_EXIT_USAGE;
+        return 0;
     }
+    if (!npos && !synth) {
+        elk_cli_error("fit: expected MEASUREMENTS.csv or --synthesize N (see 'elk fit --help')");
+        return ELK_EXIT_USAGE;
+    }
+    if (npos && synth) {
+        elk_cli_error("fit: give MEASUREMENTS.csv or --synthesize N, not both");
+        return ELK_EXIT_USAGE;
+    }
+    long nsynth = 0;
+    double sigma = 0;
+    unsigned long seed = 0;
+    if (synth && (rc = elk_cli_long("fit", "synthesize", synth, 10, 10000000, &nsynth))) return rc;
+    if ((rc = elk_cli_double("fit", "sigma", sigma_s, 0, 1, &sigma))) return rc;
+    if (sigma >= 1) { /* a relative noise of 100% would make negative cycles */
+        elk_cli_error("fit: --sigma %s: expected a number from 0 to below 1", sigma_s);
+        return ELK_EXIT_USAGE;
+    }
+    if ((rc = elk_cli_ulong("fit", "seed", seed_s, 0xffffffffUL, &seed))) return rc;
     elk_error err;
     elk_chip c;
     elk_model m;
@@ -51,40 +70,32 @@ int elk_cmd_fit(int argc, char **argv)
     elk_fit_sample *s = NULL;
     int n = 0;
     if (synth) {
-        char *end;
-        long v = strtol(synth, &end, 10);
-        double sigma = strtod(sigma_s, NULL);
-        if (*end || v < 10 || v > 10000000 || !(sigma >= 0 && sigma < 1)) {
-            elk_cli_error("fit: --synthesize N (10 .. 1e7) and --sigma S (0 .. 1) expected");
-            return ELK_EXIT_USAGE;
-        }
-        if (elk_fit_synthesize(&c, (int)v, sigma, strtoul(seed_s, NULL, 10), &s, &err) != ELK_OK) {
+        if (elk_fit_synthesize(&c, (int)nsynth, sigma, seed, &s, &err) != ELK_OK) {
             elk_cli_error("%s", err.msg);
             return ELK_EXIT_FAIL;
         }
-        n = (int)v;
+        n = (int)nsynth;
         if (outp) {
-            char tmp[4096];
-            snprintf(tmp, sizeof tmp, "%s.tmp", outp);
-            FILE *fp = fopen(tmp, "w");
-            if (!fp) {
-                elk_cli_error("fit: cannot write %s", outp);
+            elk_file of;
+            if (elk_file_open(&of, outp, &err) != ELK_OK) {
+                elk_cli_error("fit: %s", err.msg);
                 free(s);
                 return ELK_EXIT_FAIL;
             }
-            fprintf(fp, "kind,m,n,k,cycles\n");
+            fprintf(of.fp, "kind,m,n,k,cycles\n");
             for (int i = 0; i < n; i++) {
                 if (s[i].kind == ELK_FIT_MATMUL)
-                    fprintf(fp, "matmul,%.0f,%.0f,%.0f,%.3f\n", s[i].m, s[i].n, s[i].k, s[i].cycles);
+                    fprintf(of.fp, "matmul,%.0f,%.0f,%.0f,%.3f\n", s[i].m, s[i].n, s[i].k, s[i].cycles);
                 else
-                    fprintf(fp, "elemwise,,%.0f,,%.3f\n", s[i].n, s[i].cycles);
+                    fprintf(of.fp, "elemwise,,%.0f,,%.3f\n", s[i].n, s[i].cycles);
             }
-            if (fclose(fp) != 0 || rename(tmp, outp) != 0) {
-                elk_cli_error("fit: cannot write %s", outp);
+            int to_stdout = of.kind == ELK_FILE_STDOUT;
+            if (elk_file_commit(&of, &err) != ELK_OK) {
+                elk_cli_error("fit: %s", err.msg);
                 free(s);
                 return ELK_EXIT_FAIL;
             }
-            printf("wrote %d measurements to %s\n", n, outp);
+            fprintf(to_stdout ? stderr : stdout, "wrote %d measurements to %s\n", n, to_stdout ? "stdout" : outp);
             free(s);
             return 0;
         }

@@ -1,5 +1,6 @@
 /* elk gap: how far Elk-Dyn's greedy choice of preload numbers is from the
  * best choice an exhaustive search finds (small graphs). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,12 +39,8 @@ int elk_cmd_gap(int argc, char **argv)
         elk_cli_knob_help(stdout);
         return 0;
     }
-    char *end;
-    long max_nodes = strtol(nodes_s, &end, 10);
-    if (*end || max_nodes < 1) {
-        elk_cli_error("gap: --max-nodes %s: expected a positive integer", nodes_s);
-        return ELK_EXIT_USAGE;
-    }
+    long max_nodes;
+    if ((rc = elk_cli_long("gap", "max-nodes", nodes_s, 1, LONG_MAX, &max_nodes))) return rc;
     elk_error err;
     elk_plan_cache *pc;
     elk_problem pr;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "elk_cli.h"
+#include "elk_file.h"
 #include "elk_hf.h"
 #include "elk_model.h"
 
@@ -11,7 +12,7 @@ static void help(void)
     printf("usage: elk import-hf CONFIG.json|MODEL_DIR [-o|--output OUT.cfg] [-n|--name NAME]\n\n"
            "Reads a Hugging Face model config (model_type %s)\n"
            "and writes a model preset for `elk --model OUT.cfg`.\n\n"
-           "  -o, --output FILE   where to write (default: NAME.cfg in the current folder)\n"
+           "  -o, --output FILE   where to write (default: NAME.cfg in the current folder; - for stdout)\n"
            "  -n, --name NAME     model name (default: the config's _name_or_path, else its folder)\n\n"
            "Errors name the JSON key and its file:line:col.\n",
            elk_hf_supported);
@@ -55,6 +56,11 @@ int elk_cmd_import_hf(int argc, char **argv)
     if (elk_model_save(out, &m, &err) != ELK_OK) {
         elk_cli_error("%s", err.msg);
         return ELK_EXIT_FAIL;
+    }
+    if (elk_file_is_std(out)) { /* -o -: the preset went to stdout, the summary goes to stderr */
+        fprintf(stderr, "stdout: %s (%s, %d layers, hidden %d, %d/%d heads, %.3f e9 parameters)\n", m.name,
+                elk_family_names[m.family], m.layers, m.hidden, m.heads, m.kv_heads, elk_model_params(&m) / 1e9);
+        return 0;
     }
     /* The preset must load exactly as `elk --model` will read it. */
     elk_model back;

@@ -67,14 +67,18 @@ int elk_cmd_plans(int argc, char **argv)
     int npos;
     int rc = elk_cli_parse(argc, argv, 2, &p, opts, pos, 0, &npos, "plans");
     if (rc) return rc;
-    if (want_help || !opname) {
+    if (!want_help && !opname) {
+        elk_cli_error("plans: --op N|NAME is required (see 'elk plans --help')");
+        return ELK_EXIT_USAGE;
+    }
+    if (want_help) {
         printf("usage: elk plans --op N|NAME [--all] [--cold] [design-point options]\n\n"
                "CSV of one operator's partition plans: the Pareto front in (execution space,\n"
                "time) ('front' rows), the kept volume-optimal plans ('kept'), and with --all\n"
                "every plan evaluated ('all'). With --cold, the preload-state options of each\n"
                "front plan instead. Units: bytes per core, microseconds, cycles.\n\n");
         elk_cli_knob_help(stdout);
-        return want_help ? 0 : ELK_EXIT_USAGE;
+        return 0;
     }
     elk_error err;
     elk_chip c;

@@ -8,6 +8,7 @@
 
 #include "elk_cli.h"
 #include "elk_csv.h"
+#include "elk_file.h"
 #include "elk_gnuplot.h"
 #include "elk_sweep.h"
 
@@ -73,13 +74,13 @@ int elk_cmd_plot(int argc, char **argv)
         snprintf(outbuf + l, sizeof outbuf - l, ".png");
         output = outbuf;
     }
-    char *text = elk_csv_slurp(csv);
-    if (!text) {
-        elk_cli_error("plot: %s: cannot read", csv);
-        return ELK_EXIT_FAIL;
-    }
+    char *text;
     elk_csv_table t;
     elk_error err;
+    if (elk_csv_slurp(csv, &text, &err) != ELK_OK) {
+        elk_cli_error("plot: %s", err.msg);
+        return ELK_EXIT_FAIL;
+    }
     if (elk_csv_parse(text, csv, &t, &err) != ELK_OK) {
         elk_cli_error("plot: %s", err.msg);
         free(text);
@@ -120,14 +121,17 @@ int elk_cmd_plot(int argc, char **argv)
         status = ELK_EXIT_FAIL;
     }
     if (!status && script) {
-        FILE *fp = fopen(script, "w");
+        elk_file sf;
         const char *base = strrchr(output, '/') ? strrchr(output, '/') + 1 : output;
-        if (!fp || elk_gp_script(&job, base, fp, &err) != ELK_OK) {
-            elk_cli_error("plot: %s: %s", script, fp ? err.msg : "cannot write");
+        if (elk_file_open(&sf, script, &err) != ELK_OK) {
+            elk_cli_error("plot: %s", err.msg);
             status = ELK_EXIT_FAIL;
-        }
-        if (fp && fclose(fp) != 0 && !status) {
-            elk_cli_error("plot: %s: cannot write", script);
+        } else if (elk_gp_script(&job, base, sf.fp, &err) != ELK_OK) {
+            elk_cli_error("plot: %s: %s", script, err.msg);
+            elk_file_abort(&sf);
+            status = ELK_EXIT_FAIL;
+        } else if (elk_file_commit(&sf, &err) != ELK_OK) {
+            elk_cli_error("plot: %s", err.msg);
             status = ELK_EXIT_FAIL;
         }
     }

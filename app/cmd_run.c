@@ -84,10 +84,9 @@ int elk_cmd_run(int argc, char **argv)
             return ELK_EXIT_USAGE;
         }
     }
-    char *end = NULL;
     if (max_disp) {
-        long v = strtol(max_disp, &end, 10);
-        if (*end || v < 0 || v > 16) {
+        long v;
+        if (elk_parse_long(max_disp, 0, 16, &v)) {
             elk_cli_error("run: --max-disp %s: expected an integer 0 .. 16", max_disp);
             elk_problem_free(&pr);
             elk_plan_cache_free(pc);
@@ -96,8 +95,9 @@ int elk_cmd_run(int argc, char **argv)
         so.max_disp = (int)v;
     }
     if (heavy) {
+        char *end;
         double v = strtod(heavy, &end);
-        if (*end || !(v >= 0 && v <= 1000)) {
+        if (!*heavy || *end || !(v >= 0 && v <= 1000)) {
             elk_cli_error("run: --heavy-factor %s: expected a number 0 .. 1000", heavy);
             elk_problem_free(&pr);
             elk_plan_cache_free(pc);

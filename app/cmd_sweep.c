@@ -2,8 +2,9 @@
  * into tidy CSVs, reassemble the shards of a cluster run, and re-run the
  * paper's Figures 17-24 with a summary of the headline numbers beside ours.
  *
- * Files are written atomically (temporary file in the same folder, renamed
- * at the end); Ctrl-C stops a sweep and keeps the rows of finished points. */
+ * Files are written through core/elk_file (temporary file in the same
+ * folder, renamed at the end); Ctrl-C stops a sweep and keeps the rows of
+ * finished points in OUT.partial, never over OUT. */
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -16,20 +17,23 @@
 
 #include "elk_cli.h"
 #include "elk_csv.h"
+#include "elk_file.h"
 #include "elk_gnuplot.h"
 #include "elk_sweep.h"
 
-static volatile int g_interrupted;
+/* sig_atomic_t is int on the platforms we build for, so the sweep's
+ * volatile int *cancel can point at it */
+static volatile sig_atomic_t g_interrupted;
+static struct sigaction g_old_int;
 
 static void on_sigint(int sig)
 {
     (void)sig;
     g_interrupted = 1;
-    /* a second Ctrl-C kills as usual */
-    signal(SIGINT, SIG_DFL);
+    /* a second Ctrl-C kills as usual (through main's handler, which removes
+     * temporary files) */
+    sigaction(SIGINT, &g_old_int, NULL);
 }
-
-static struct sigaction g_old_int;
 
 static void trap_sigint(void)
 {
@@ -56,9 +60,8 @@ static int parse_jobs(const char *s, int *jobs)
         *jobs = default_jobs();
         return 0;
     }
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (*end || end == s || v < 1 || v > 256) {
+    long v;
+    if (elk_parse_long(s, 1, 256, &v)) {
         elk_cli_error("--jobs %s: expected a number of threads from 1 to 256", s);
         return ELK_EXIT_USAGE;
     }
@@ -66,28 +69,15 @@ static int parse_jobs(const char *s, int *jobs)
     return 0;
 }
 
-/* An atomic output file: written as PATH.tmp-XXXXXX, renamed to PATH. */
-typedef struct {
-    char path[1024];
-    char tmp[1100];
-    FILE *fp;
-} out_file;
+/* Output files go through core/elk_file (atomic, devices written through);
+ * these wrappers print the error. */
+typedef elk_file out_file;
 
 static int out_open(out_file *o, const char *path)
 {
-    memset(o, 0, sizeof *o);
-    snprintf(o->path, sizeof o->path, "%s", path);
-    snprintf(o->tmp, sizeof o->tmp, "%s.tmp-XXXXXX", path);
-    int fd = mkstemp(o->tmp);
-    if (fd < 0) {
-        elk_cli_error("%s: cannot create: %s", path, strerror(errno));
-        return -1;
-    }
-    o->fp = fdopen(fd, "w");
-    if (!o->fp) {
-        close(fd);
-        unlink(o->tmp);
-        elk_cli_error("%s: cannot create: %s", path, strerror(errno));
+    elk_error err;
+    if (elk_file_open(o, path, &err) != ELK_OK) {
+        elk_cli_error("%s", err.msg);
         return -1;
     }
     return 0;
@@ -95,27 +85,31 @@ static int out_open(out_file *o, const char *path)
 
 static int out_commit(out_file *o)
 {
-    int bad = fclose(o->fp) != 0;
-    o->fp = NULL;
-    if (!bad) {
-        /* mkstemp makes 0600 files; outputs should be as readable as any other */
-        mode_t um = umask(0);
-        umask(um);
-        chmod(o->tmp, 0666 & ~um);
-    }
-    if (bad || rename(o->tmp, o->path) != 0) {
-        elk_cli_error("%s: cannot write: %s", o->path, strerror(errno));
-        unlink(o->tmp);
+    elk_error err;
+    if (elk_file_commit(o, &err) != ELK_OK) {
+        elk_cli_error("%s", err.msg);
         return -1;
     }
     return 0;
 }
 
-static void out_abort(out_file *o)
+static void out_abort(out_file *o) { elk_file_abort(o); }
+
+/* An interrupted run: its rows go to PATH.partial, never over PATH (which
+ * may hold an earlier complete result). Sets where to the name written. */
+static int out_commit_partial(out_file *o, char *where, size_t n)
 {
-    if (o->fp) fclose(o->fp);
-    o->fp = NULL;
-    unlink(o->tmp);
+    elk_error err;
+    if (o->kind != ELK_FILE_RENAME) {
+        snprintf(where, n, "%s", o->path);
+        return out_commit(o);
+    }
+    snprintf(where, n, "%s.partial", o->target);
+    if (elk_file_commit_as(o, where, &err) != ELK_OK) {
+        elk_cli_error("%s", err.msg);
+        return -1;
+    }
+    return 0;
 }
 
 /* NAME.csv -> NAME.EXT */
@@ -137,13 +131,13 @@ static int figure_beside(const char *csv, int draw, int quiet_missing)
     char gp[1100], png[1100];
     swap_ext(csv, "gp", gp, sizeof gp);
     swap_ext(csv, "png", png, sizeof png);
-    char *text = elk_csv_slurp(csv);
-    if (!text) {
-        elk_cli_error("%s: cannot read back", csv);
-        return 1;
-    }
+    char *text;
     elk_csv_table t;
     elk_error err;
+    if (elk_csv_slurp(csv, &text, &err) != ELK_OK) {
+        elk_cli_error("%s", err.msg);
+        return 1;
+    }
     int rc = 0;
     if (elk_csv_parse(text, csv, &t, &err) != ELK_OK) {
         elk_cli_error("%s", err.msg);
@@ -241,7 +235,9 @@ static void sweep_usage(FILE *fp)
             "Threads share one plan cache. With -o the CSV is written atomically and OUT.gp is\n"
             "written beside it: a gnuplot script that redraws the figure without elk (--plot\n"
             "also draws OUT.png). Without -o the CSV goes to stdout. A progress bar with ETA is\n"
-            "shown on stderr when it is a terminal. Ctrl-C stops and keeps the finished rows.\n\n"
+            "shown on stderr when it is a terminal. Ctrl-C stops and keeps the finished rows in\n"
+            "OUT.csv.partial (OUT.csv, if any, is left as it was). -o - is stdout; a device or\n"
+            "FIFO (-o /dev/null) is written in place, with no figure beside it.\n\n"
             "  -o, --output OUT.csv  where the CSV goes (default stdout)\n"
             "  -j, --jobs N          worker threads (default: the number of CPUs)\n"
             "  --shard i/N           run only points with index %% N == i (0 <= i < N);\n"
@@ -249,7 +245,7 @@ static void sweep_usage(FILE *fp)
             "  --plot                also draw OUT.png with gnuplot\n"
             "  --quiet               no progress bar or summary\n\n"
             "Sweep file format and CSV columns: docs/SWEEPS.md. Exit status: 0 done, 1 error,\n"
-            "2 usage, 130 interrupted (the CSV then holds the finished points).\n");
+            "2 usage, 130 interrupted (OUT.csv.partial then holds the finished points).\n");
 }
 
 int elk_cmd_sweep(int argc, char **argv)
@@ -275,16 +271,21 @@ int elk_cmd_sweep(int argc, char **argv)
     int jobs, shard = 0, nshards = 1;
     if ((rc = parse_jobs(jobs_s, &jobs))) return rc;
     if (shard_s) {
-        char *end;
-        long i = strtol(shard_s, &end, 10), n = -1;
-        if (*end == '/') n = strtol(end + 1, &end, 10);
-        if (*end || n < 1 || i < 0 || i >= n || n > 1000000) {
+        char is[32] = "";
+        const char *slash = strchr(shard_s, '/');
+        long i = -1, n = -1;
+        if (slash && (size_t)(slash - shard_s) < sizeof is) {
+            memcpy(is, shard_s, (size_t)(slash - shard_s));
+            is[slash - shard_s] = '\0';
+        }
+        if (!slash || elk_parse_long(is, 0, 999999, &i) || elk_parse_long(slash + 1, 1, 1000000, &n) || i >= n) {
             elk_cli_error("--shard %s: expected i/N with 0 <= i < N (e.g. --shard 0/4)", shard_s);
             return ELK_EXIT_USAGE;
         }
         shard = (int)i;
         nshards = (int)n;
     }
+    if (output && elk_file_is_std(output)) output = NULL; /* -o - is stdout */
     if (plot && !output) {
         elk_cli_error("sweep: --plot needs -o OUT.csv (the figure goes beside it)");
         return ELK_EXIT_USAGE;
@@ -295,7 +296,7 @@ int elk_cmd_sweep(int argc, char **argv)
         elk_cli_error("%s", err.msg);
         return ELK_EXIT_FAIL;
     }
-    out_file of;
+    out_file of = {0};
     FILE *out = stdout;
     if (output) {
         if (out_open(&of, output)) {
@@ -319,13 +320,16 @@ int elk_cmd_sweep(int argc, char **argv)
     untrap_sigint();
     progress_end(&pc);
     int status = 0;
-    if (r == ELK_OK || r == ELK_ECANCEL) {
+    int direct = output && of.kind != ELK_FILE_RENAME; /* a device or FIFO: no figure beside it */
+    if (r == ELK_OK) {
         if (output && out_commit(&of)) status = ELK_EXIT_FAIL;
-        if (r == ELK_ECANCEL) {
-            elk_cli_error("sweep: interrupted: %s holds the %ld of %ld points that finished", output ? output : "stdout",
-                          st.done, st.points);
-            status = 130;
-        }
+    } else if (r == ELK_ECANCEL) {
+        char where[ELK_FILE_PATH_MAX + 16] = "stdout";
+        int renamed = output && of.kind == ELK_FILE_RENAME;
+        if (output && out_commit_partial(&of, where, sizeof where)) status = ELK_EXIT_FAIL;
+        elk_cli_error("sweep: interrupted: %s holds the %ld of %ld points that finished%s%s%s", where, st.done,
+                      st.points, renamed ? " (" : "", renamed ? output : "", renamed ? " is untouched)" : "");
+        if (!status) status = 130;
     } else {
         if (output) out_abort(&of);
         elk_cli_error("%s", err.msg);
@@ -334,7 +338,7 @@ int elk_cmd_sweep(int argc, char **argv)
     if (st.infeasible > 0)
         elk_cli_error("warning: %ld of %ld points fit no schedule in SRAM (status no-plan, empty metrics); first: %s",
                       st.infeasible, st.points, st.first_infeasible);
-    if (status == 0 && output) {
+    if (status == 0 && output && !direct) {
         if (figure_beside(output, plot, 0)) status = ELK_EXIT_FAIL;
     }
     if (status == 0 && isatty(2) && !quiet) {
@@ -368,12 +372,14 @@ int elk_cmd_merge(int argc, char **argv)
                 "With -o the result is written atomically with OUT.gp beside it; else to stdout.\n");
         return help ? 0 : ELK_EXIT_USAGE;
     }
-    out_file of;
+    out_file of = {0};
     FILE *out = stdout;
+    if (output && elk_file_is_std(output)) output = NULL; /* -o - is stdout */
     if (output) {
         if (out_open(&of, output)) return ELK_EXIT_FAIL;
         out = of.fp;
     }
+    int direct = output && of.kind != ELK_FILE_RENAME;
     elk_error err;
     if (elk_sweep_merge(pos, npos, out, &err) != ELK_OK) {
         if (output) out_abort(&of);
@@ -382,7 +388,7 @@ int elk_cmd_merge(int argc, char **argv)
     }
     if (output) {
         if (out_commit(&of)) return ELK_EXIT_FAIL;
-        if (figure_beside(output, 0, 0)) return ELK_EXIT_FAIL;
+        if (!direct && figure_beside(output, 0, 0)) return ELK_EXIT_FAIL;
     }
     return 0;
 }
@@ -398,19 +404,48 @@ typedef struct {
     int *row;  /* row[point * ELK_POL_COUNT + policy], -1 if absent */
 } fig_data;
 
-static int fig_load(fig_data *d, const char *path)
+/* Load DIR/figNN.csv for the summary. It may be stale or foreign (the
+ * folder is the user's), so everything is checked: the identity line must
+ * be figure fig's, and every point index an integer below its point count.
+ * On failure why says what is wrong and nothing is left allocated. */
+static int fig_load(fig_data *d, const char *path, int fig, char *why, size_t wn)
 {
     memset(d, 0, sizeof *d);
     elk_error err;
-    if (elk_csv_read(path, &d->t, &err) != ELK_OK) return -1;
-    int cp = elk_csv_col(&d->t, "point"), cpol = elk_csv_col(&d->t, "policy");
-    if (cp < 0 || cpol < 0) return -1;
-    for (int r = 0; r < d->t.nrows; r++) {
-        long p = atol(elk_csv_cell(&d->t, r, cp));
-        if (p + 1 > d->npoints) d->npoints = p + 1;
+    if (elk_csv_read(path, &d->t, &err) != ELK_OK) {
+        snprintf(why, wn, "%s", err.msg);
+        return -1;
     }
-    d->row = malloc(sizeof *d->row * (size_t)(d->npoints * ELK_POL_COUNT + 1));
-    if (!d->row) return -1;
+    char name[16];
+    snprintf(name, sizeof name, "fig%d", fig);
+    elk_sweep_ident id;
+    int cp = elk_csv_col(&d->t, "point"), cpol = elk_csv_col(&d->t, "policy");
+    if (d->t.ncomments < 1 || elk_sweep_ident_parse(d->t.comments[0], &id, &err) != ELK_OK)
+        snprintf(why, wn, "%s:1: not an elk sweep CSV", path);
+    else if (strcmp(id.name, name))
+        snprintf(why, wn, "%s:1: holds sweep '%s', not %s", path, id.name, name);
+    else if (cp < 0 || cpol < 0)
+        snprintf(why, wn, "%s: no '%s' column", path, cp < 0 ? "point" : "policy");
+    else
+        why[0] = '\0';
+    for (int r = 0; r < d->t.nrows && !why[0]; r++) {
+        long p;
+        if (elk_parse_long(elk_csv_cell(&d->t, r, cp), 0, id.points - 1, &p) != 0)
+            snprintf(why, wn, "%s: row %d: point '%.40s' is not an index from 0 to %ld", path, r + 1,
+                     elk_csv_cell(&d->t, r, cp), id.points - 1);
+        else if (p + 1 > d->npoints)
+            d->npoints = p + 1;
+    }
+    if (!why[0]) {
+        d->row = malloc(sizeof *d->row * (size_t)(d->npoints * ELK_POL_COUNT + 1));
+        if (!d->row) snprintf(why, wn, "%s: out of memory", path);
+    }
+    if (why[0]) {
+        elk_csv_free(&d->t);
+        free(d->row);
+        memset(d, 0, sizeof *d);
+        return -1;
+    }
     for (long i = 0; i < d->npoints * ELK_POL_COUNT; i++) d->row[i] = -1;
     for (int r = 0; r < d->t.nrows; r++) {
         long p = atol(elk_csv_cell(&d->t, r, cp));
@@ -891,24 +926,29 @@ int elk_cmd_reproduce(int argc, char **argv)
         reproduce_usage(stdout);
         return 0;
     }
-    if (!dir) {
-        elk_cli_error("reproduce: give the output folder with -o DIR");
+    if (!dir || elk_file_is_std(dir)) {
+        elk_cli_error("reproduce: give the output folder with -o DIR%s", dir ? " ('-', stdout, cannot hold its files)" : "");
         return ELK_EXIT_USAGE;
     }
     int want[25] = {0};
     if (!figs || !strcmp(figs, "all")) {
         for (int f = 17; f <= 24; f++) want[f] = 1;
     } else {
-        char tmp[128];
-        snprintf(tmp, sizeof tmp, "%s", figs);
-        for (char *tok = strtok(tmp, ","); tok; tok = strtok(NULL, ",")) {
-            char *end;
-            long f = strtol(tok, &end, 10);
-            if (*end || f < 17 || f > 24) {
+        /* every comma-separated item must be a figure: ",", "17," and "" are errors */
+        const char *tok = figs;
+        for (;;) {
+            const char *comma = strchr(tok, ',');
+            size_t len = comma ? (size_t)(comma - tok) : strlen(tok);
+            char item[16] = "";
+            long f = 0;
+            if (len < sizeof item) memcpy(item, tok, len);
+            if (len >= sizeof item || elk_parse_long(item, 17, 24, &f)) {
                 elk_cli_error("--figure %s: expected a figure from 17 to 24, a comma list, or all", figs);
                 return ELK_EXIT_USAGE;
             }
             want[f] = 1;
+            if (!comma) break;
+            tok = comma + 1;
         }
     }
     int jobs;
@@ -992,13 +1032,14 @@ int elk_cmd_reproduce(int argc, char **argv)
         secs[f] = st.seconds;
         npts[f] = st.points;
         reused[f] = st.memo_hits;
-        if (r == ELK_OK || r == ELK_ECANCEL) {
+        if (r == ELK_OK) {
             if (out_commit(&of)) status = ELK_EXIT_FAIL;
-            if (r == ELK_ECANCEL) {
-                elk_cli_error("reproduce: interrupted during fig%d (%s holds its %ld finished points)", f, csv,
-                              st.done);
-                status = 130;
-            }
+        } else if (r == ELK_ECANCEL) {
+            char where[ELK_FILE_PATH_MAX + 16];
+            if (out_commit_partial(&of, where, sizeof where)) status = ELK_EXIT_FAIL;
+            elk_cli_error("reproduce: interrupted during fig%d (%s holds its %ld finished points)", f, where,
+                          st.done);
+            if (!status) status = 130;
         } else {
             out_abort(&of);
             elk_cli_error("%s", err.msg);
@@ -1054,10 +1095,9 @@ int elk_cmd_reproduce(int argc, char **argv)
         fig_data d;
         memset(&d, 0, sizeof d);
         struct stat sb;
-        if (stat(csv, &sb) != 0 || fig_load(&d, csv) != 0) {
-            fig_free(&d);
-            memset(&d, 0, sizeof d);
-        }
+        char why[2048];
+        if (stat(csv, &sb) == 0 && fig_load(&d, csv, f, why, sizeof why) != 0)
+            elk_cli_error("reproduce: summary: leaving out %s: %s", csv, why);
         sections[f](md, &d);
         if (d.ok) fprintf(md, "Data: [fig%d.csv](fig%d.csv); figure: fig%d.png (script fig%d.gp).\n\n", f, f, f, f);
         fig_free(&d);

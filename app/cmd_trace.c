@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "elk_cli.h"
+#include "elk_file.h"
 #include "elk_sched.h"
 #include "elk_sim.h"
 #include "elk_trace.h"
@@ -21,7 +22,7 @@ static void help(void)
            "chrome://tracing opens: tracks for execution, the NoC and every HBM controller,\n"
            "one event per operator phase, counters for SRAM per core and the HBM rate.\n"
            "It prints the simulated latency beside the planner's estimate.\n\n"
-           "  -o, --output FILE  trace file (default trace.json)\n"
+           "  -o, --output FILE  trace file (default trace.json; - for stdout)\n"
            "  --mode M           detailed: every link and port; fast: symmetric classes and\n"
            "                     mesh blocks; auto (default): detailed up to %d cores\n"
            "  --block N          fast mode on grids: block side in routers (default: auto)\n"
@@ -93,12 +94,8 @@ int elk_cmd_trace(int argc, char **argv)
     }
     so.mode = (elk_sim_mode)m;
     if (block) {
-        char *end;
-        long b = strtol(block, &end, 10);
-        if (*end || b < 1 || b > 65536) {
-            elk_cli_error("trace: --block %s: expected an integer from 1 to 65536", block);
-            return ELK_EXIT_USAGE;
-        }
+        long b;
+        if ((rc = elk_cli_long("trace", "block", block, 1, 65536, &b))) return rc;
         so.block = (int)b;
     }
     if (!strcmp(hbm_model, "broadcast")) so.hbm_broadcast = 1;
@@ -109,12 +106,8 @@ int elk_cmd_trace(int argc, char **argv)
     }
     int reps = 0;
     if (bench) {
-        char *end;
-        long b = strtol(bench, &end, 10);
-        if (*end || b < 1 || b > 100000) {
-            elk_cli_error("trace: --bench %s: expected an integer from 1 to 100000", bench);
-            return ELK_EXIT_USAGE;
-        }
+        long b;
+        if ((rc = elk_cli_long("trace", "bench", bench, 1, 100000, &b))) return rc;
         reps = (int)b;
         so.record = 0;
     }
@@ -170,14 +163,16 @@ int elk_cmd_trace(int argc, char **argv)
             elk_cli_error("%s", err.msg);
             ret = ELK_EXIT_FAIL;
         } else {
-            printf("%s: %d operators, %d phases; simulated %.4f ms, estimate %.4f ms (%+.2f%%)\n", out, r.nops,
-                   r.nphases, r.latency_ms, r.est_latency_ms, 100 * r.err);
-            printf("breakdown (ms):");
+            /* with -o - the trace is stdout, so the summary goes to stderr */
+            FILE *info = elk_file_is_std(out) ? stderr : stdout;
+            fprintf(info, "%s: %d operators, %d phases; simulated %.4f ms, estimate %.4f ms (%+.2f%%)\n", out,
+                    r.nops, r.nphases, r.latency_ms, r.est_latency_ms, 100 * r.err);
+            fprintf(info, "breakdown (ms):");
             for (int b = 0; b < ELK_BRK_COUNT; b++)
-                printf(" %s %.4f", elk_brk_names[b], r.brk[b] / (pr.chip.clock_ghz * 1e6));
-            printf("\nHBM %.1f%%, NoC %.1f%%", 100 * r.hbm_util, 100 * r.noc_util);
-            if (r.grid) printf(", links max %.1f%% mean %.1f%%", 100 * r.link_max, 100 * r.link_mean);
-            printf(", %.2f TFLOPS, peak SRAM %.1f KiB/core\n", r.tflops, r.peak_resident / 1024.0);
+                fprintf(info, " %s %.4f", elk_brk_names[b], r.brk[b] / (pr.chip.clock_ghz * 1e6));
+            fprintf(info, "\nHBM %.1f%%, NoC %.1f%%", 100 * r.hbm_util, 100 * r.noc_util);
+            if (r.grid) fprintf(info, ", links max %.1f%% mean %.1f%%", 100 * r.link_max, 100 * r.link_mean);
+            fprintf(info, ", %.2f TFLOPS, peak SRAM %.1f KiB/core\n", r.tflops, r.peak_resident / 1024.0);
         }
         elk_sim_result_free(&r);
     }

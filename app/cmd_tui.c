@@ -117,9 +117,8 @@ int elk_cmd_tui(int argc, char **argv)
         o.plot_format = fmt;
     }
     if (bench) {
-        char *end;
-        long n = strtol(bench, &end, 10);
-        if (end == bench || *end || n < 1 || n > 100000) {
+        long n;
+        if (elk_parse_long(bench, 1, 100000, &n)) {
             elk_cli_error("tui: --bench-knobs \"%s\": expected a count", bench);
             return ELK_EXIT_USAGE;
         }

@@ -1,6 +1,7 @@
 /* elk validate: check preset and sweep files; every problem with file:line. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "elk_cfg.h"
 #include "elk_chip.h"
@@ -16,16 +17,23 @@ int elk_cmd_validate(int argc, char **argv)
     int npos;
     int rc = elk_cli_parse(argc, argv, 2, NULL, opts, pos, 256, &npos, "validate");
     if (rc) return rc;
-    if (want_help || npos == 0) {
+    if (want_help) {
         printf("usage: elk validate FILE...\n\nChecks chip and model presets (and sweeps); prints 'FILE: ok'\n"
                "or the first problem of each file with file:line. Exit status 1 if any file is bad.\n");
-        return want_help ? 0 : ELK_EXIT_USAGE;
+        return 0;
+    }
+    if (npos == 0) {
+        elk_cli_error("validate: expected one or more FILEs to check (see 'elk validate --help')");
+        return ELK_EXIT_USAGE;
     }
     int bad = 0;
     for (int i = 0; i < npos; i++) {
         elk_error err;
         char kind[64];
-        elk_status st = elk_cfg_peek_kind(pos[i], kind, sizeof kind, &err);
+        struct stat sb;
+        elk_status st = stat(pos[i], &sb) == 0 && S_ISDIR(sb.st_mode)
+                            ? elk_fail(&err, ELK_EIO, "%s: is a directory, not a preset or sweep file", pos[i])
+                            : elk_cfg_peek_kind(pos[i], kind, sizeof kind, &err);
         if (st == ELK_OK) {
             if (!strcmp(kind, "chip")) {
                 elk_chip c;

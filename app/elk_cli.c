@@ -1,6 +1,11 @@
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "elk_cli.h"
 
@@ -12,6 +17,54 @@ void elk_cli_error(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
+}
+
+int elk_parse_long(const char *s, long lo, long hi, long *out)
+{
+    if (!s || !*s || isspace((unsigned char)*s)) return -1;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (*end || errno == ERANGE || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
+
+int elk_cli_long(const char *cmd, const char *opt, const char *s, long lo, long hi, long *out)
+{
+    if (elk_parse_long(s, lo, hi, out) == 0) return 0;
+    elk_cli_error("%s: --%s %s: expected an integer from %ld to %ld", cmd, opt, s ? s : "", lo, hi);
+    return ELK_EXIT_USAGE;
+}
+
+int elk_cli_ulong(const char *cmd, const char *opt, const char *s, unsigned long hi, unsigned long *out)
+{
+    if (s && *s && isdigit((unsigned char)*s)) {
+        char *end;
+        errno = 0;
+        unsigned long v = strtoul(s, &end, 10);
+        if (!*end && errno != ERANGE && v <= hi) {
+            *out = v;
+            return 0;
+        }
+    }
+    elk_cli_error("%s: --%s %s: expected an integer from 0 to %lu", cmd, opt, s ? s : "", hi);
+    return ELK_EXIT_USAGE;
+}
+
+int elk_cli_double(const char *cmd, const char *opt, const char *s, double lo, double hi, double *out)
+{
+    if (s && *s && !isspace((unsigned char)*s)) {
+        char *end;
+        errno = 0;
+        double v = strtod(s, &end);
+        if (!*end && errno != ERANGE && isfinite(v) && v >= lo && v <= hi) {
+            *out = v;
+            return 0;
+        }
+    }
+    elk_cli_error("%s: --%s %s: expected a number from %g to %g", cmd, opt, s ? s : "", lo, hi);
+    return ELK_EXIT_USAGE;
 }
 
 int elk_cli_problem(const elk_point *p, elk_plan_cache **pc, elk_problem *pr)
@@ -120,6 +173,16 @@ int elk_cli_parse(int argc, char **argv, int first, elk_point *p, const elk_opt 
             elk_cli_error("%s", err.msg);
             return ELK_EXIT_USAGE;
         }
+    }
+    /* a folder given as a preset would reach libconfig as "file I/O error" */
+    struct stat st;
+    if (p && stat(p->chip_path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        elk_cli_error("--chip %s: is a directory, not a chip preset", p->chip_path);
+        return ELK_EXIT_FAIL;
+    }
+    if (p && stat(p->model_path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        elk_cli_error("--model %s: is a directory, not a model preset", p->model_path);
+        return ELK_EXIT_FAIL;
     }
     return 0;
 }

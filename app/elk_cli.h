@@ -28,6 +28,16 @@ typedef struct {
 int elk_cli_parse(int argc, char **argv, int first, elk_point *p, const elk_opt *opts,
                   const char **pos, int max_pos, int *npos, const char *cmd);
 
+/* The one strict number parser for option values: the whole of s must be
+ * a number (no blanks, no trailing text, no overflow; doubles finite) within
+ * [lo, hi]. Otherwise prints "CMD: --OPT S: expected ... from LO to HI" and
+ * returns ELK_EXIT_USAGE; 0 on success. */
+int elk_cli_long(const char *cmd, const char *opt, const char *s, long lo, long hi, long *out);
+int elk_cli_ulong(const char *cmd, const char *opt, const char *s, unsigned long hi, unsigned long *out);
+int elk_cli_double(const char *cmd, const char *opt, const char *s, double lo, double hi, double *out);
+/* The same test without printing: 0 when s is an integer in [lo, hi]. */
+int elk_parse_long(const char *s, long lo, long hi, long *out);
+
 /* Print the knob flags for --help. */
 void elk_cli_knob_help(FILE *fp);
 

@@ -1,9 +1,12 @@
 /* elk: git-style dispatcher for the workbench's subcommands. */
+#include <errno.h>
 #include <gsl/gsl_errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "elk_cli.h"
+#include "elk_file.h"
 
 #ifndef ELK_VERSION
 #define ELK_VERSION "0.0.0"
@@ -43,11 +46,34 @@ static void usage(FILE *fp)
     fprintf(fp, "\nRun 'elk <command> --help' for a command's options.\n");
 }
 
-int main(int argc, char **argv)
+/* A fatal signal removes the temporary files of outputs being written (an
+ * interrupted `elk sweep -o OUT.csv` leaves no OUT.csv.tmp-XXXXXX), then
+ * dies of the signal as usual. Commands that handle a signal themselves (the
+ * sweep's Ctrl-C, the TUI) install their own handlers over this one. */
+static void on_fatal(int sig)
 {
-    /* GSL's default error handler aborts the process; every GSL call in
-     * core/ checks its status instead */
-    gsl_set_error_handler_off();
+    elk_file_cleanup_temps();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void install_cleanup(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old;
+        /* keep an inherited SIG_IGN (nohup, background jobs) */
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+static int dispatch(int argc, char **argv)
+{
     if (argc < 2) return elk_cmd_tui(argc, argv);
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
@@ -63,4 +89,26 @@ int main(int argc, char **argv)
     if (cmd[0] == '-') return elk_cmd_run(argc, argv);
     elk_cli_error("'%s' is not a command (see 'elk --help')", cmd);
     return ELK_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    /* GSL's default error handler aborts the process; every GSL call in
+     * core/ checks its status instead */
+    gsl_set_error_handler_off();
+    install_cleanup();
+    int rc = dispatch(argc, argv);
+    /* Every command's standard output is checked once, here: a full disk or
+     * a closed pipe must not pass for success with the output cut short. */
+    errno = 0;
+    if (fflush(stdout) != 0) {
+        elk_cli_error("write error: %s", strerror(errno ? errno : EIO));
+        if (rc == 0) rc = ELK_EXIT_FAIL;
+    } else if (ferror(stdout) && rc == 0) {
+        /* an earlier write failed and nobody said so (a failed command
+         * has already printed its error) */
+        elk_cli_error("write error on standard output");
+        rc = ELK_EXIT_FAIL;
+    }
+    return rc;
 }

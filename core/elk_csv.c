@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elk_file.h"
+
 void elk_csv_fmt(char *buf, size_t n, double v)
 {
     if (isnan(v)) snprintf(buf, n, "%s", "");
@@ -193,41 +195,28 @@ elk_status elk_csv_parse(const char *text, const char *name, elk_csv_table *t, e
     return st;
 }
 
-char *elk_csv_slurp(const char *path)
+elk_status elk_csv_slurp(const char *path, char **text, elk_error *err)
 {
-    int is_stdin = !strcmp(path, "-");
-    FILE *fp = is_stdin ? stdin : fopen(path, "r");
-    if (!fp) return NULL;
-    size_t cap = 1 << 16, n = 0, got;
-    char *buf = malloc(cap);
-    while (buf && (got = fread(buf + n, 1, cap - n - 1, fp)) > 0) {
-        n += got;
-        if (n + 1 >= cap) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
+    size_t len;
+    ELK_TRY(elk_file_read(path, 0, text, &len, err));
+    const char *nul = memchr(*text, '\0', len);
+    if (nul) {
+        int line = 1;
+        for (const char *c = *text; c < nul; c++) line += *c == '\n';
+        free(*text);
+        *text = NULL;
+        return elk_fail(err, ELK_EPARSE, "%s:%d: NUL byte in the text (not a CSV, or a damaged one)",
+                        elk_file_is_std(path) ? "<stdin>" : path, line);
     }
-    if (buf && ferror(fp)) {
-        free(buf);
-        buf = NULL;
-    }
-    if (!is_stdin) fclose(fp);
-    if (buf) buf[n] = '\0';
-    return buf;
+    return ELK_OK;
 }
 
 elk_status elk_csv_read(const char *path, elk_csv_table *t, elk_error *err)
 {
-    errno = 0;
-    char *buf = elk_csv_slurp(path);
-    if (!buf) return elk_fail(err, ELK_EIO, "%s: cannot open: %s", path, errno ? strerror(errno) : "read error");
-    elk_status st = elk_csv_parse(buf, strcmp(path, "-") ? path : "<stdin>", t, err);
+    char *buf;
+    memset(t, 0, sizeof *t);
+    ELK_TRY(elk_csv_slurp(path, &buf, err));
+    elk_status st = elk_csv_parse(buf, elk_file_is_std(path) ? "<stdin>" : path, t, err);
     free(buf);
     return st;
 }

@@ -40,8 +40,9 @@ typedef struct {
 
 /* Read path ("-" = stdin). Errors name file:line. */
 /* A whole file ("-": standard input) as a NUL-terminated string the caller
- * frees; NULL (errno set) if it cannot be read. */
-char *elk_csv_slurp(const char *path);
+ * frees (through elk_file_read). A NUL byte inside is an error naming its
+ * file:line, since the text would silently end there. */
+elk_status elk_csv_slurp(const char *path, char **text, elk_error *err);
 elk_status elk_csv_read(const char *path, elk_csv_table *t, elk_error *err);
 /* Parse text already in memory (name is used in messages). */
 elk_status elk_csv_parse(const char *text, const char *name, elk_csv_table *t, elk_error *err);

@@ -5,9 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "elk_cfg.h"
+#include "elk_file.h"
 
 const char *const elk_family_names[] = {"llama", "mistral", "gemma2", "opt", "mixtral", "dit", NULL};
 const char *const elk_ffn_names[] = {"swiglu", "geglu", "relu", "gelu", NULL};
@@ -91,6 +93,9 @@ static elk_status check_model(const config_setting_t *root, const char *file, vo
 elk_status elk_model_load(const char *path, elk_model *m, elk_error *err)
 {
     elk_model_defaults(m);
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return elk_fail(err, ELK_EIO, "%s: is a directory, not a model preset", path);
     return elk_cfg_load(path, "model", model_schema, m, check_model, err);
 }
 
@@ -109,10 +114,9 @@ static void put_string(FILE *fp, const char *key, const char *s)
 
 elk_status elk_model_save(const char *path, const elk_model *m, elk_error *err)
 {
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-    FILE *fp = fopen(tmp, "w");
-    if (!fp) return elk_fail(err, ELK_EIO, "%s: cannot write: %s", path, strerror(errno));
+    elk_file out;
+    ELK_TRY(elk_file_open(&out, path, err));
+    FILE *fp = out.fp;
     fprintf(fp, "# Model preset written by `elk import-hf`.\n");
     fprintf(fp, "model = {\n");
     put_string(fp, "name", m->name);
@@ -133,11 +137,7 @@ elk_status elk_model_save(const char *path, const elk_model *m, elk_error *err)
     if (m->cond_dim) fprintf(fp, "  cond_dim = %d;\n", m->cond_dim);
     if (m->dtype_bytes != 2) fprintf(fp, "  dtype_bytes = %d;\n", m->dtype_bytes);
     fprintf(fp, "};\n");
-    if (fclose(fp) != 0 || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return elk_fail(err, ELK_EIO, "%s: cannot write: %s", path, strerror(errno));
-    }
-    return ELK_OK;
+    return elk_file_commit(&out, err);
 }
 
 double elk_model_params(const elk_model *m)

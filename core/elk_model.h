@@ -44,7 +44,8 @@ typedef struct {
 void elk_model_defaults(elk_model *m);
 elk_status elk_model_load(const char *path, elk_model *m, elk_error *err);
 elk_status elk_model_check(const elk_model *m, elk_error *err);
-/* Write a model preset (used by import-hf); atomic via temp file + rename. */
+/* Write a model preset (used by import-hf) through elk_file: atomic for a
+ * regular file, straight to stdout for "-". */
 elk_status elk_model_save(const char *path, const elk_model *m, elk_error *err);
 
 /* Parameter count, embedding included once when tied. */

@@ -791,9 +791,9 @@ static elk_status load_root(ctx_t *c, const config_setting_t *root, elk_sweep *s
         s->part[i].count = s->top.count * s->part[i].block.count;
         s->npoints += s->part[i].count;
     }
-    if (s->npoints > 10000000)
-        return elk_fail(c->err, ELK_ERANGE, "%s:%d: the sweep has %ld points (at most 10 million)", c->file,
-                        line_of(root), s->npoints);
+    if (s->npoints > ELK_SWEEP_MAX_POINTS)
+        return elk_fail(c->err, ELK_ERANGE, "%s:%d: the sweep has %ld points (at most %ld)", c->file,
+                        line_of(root), s->npoints, ELK_SWEEP_MAX_POINTS);
     s->policy_mask = (1u << ELK_POL_COUNT) - 1;
     if (pols) {
         ELK_TRY(expect_type(c, pols, "sweep.policies", CONFIG_TYPE_ARRAY, CONFIG_TYPE_LIST,
@@ -977,6 +977,14 @@ elk_status elk_sweep_ident_parse(const char *line, elk_sweep_ident *id, elk_erro
         id->nshards < 1 || id->shard < 0 || id->shard >= id->nshards || id->points < 0)
         return elk_fail(err, ELK_EPARSE, "not an elk sweep CSV (its first line is not '# elk-sweep name=... id=... "
                                          "points=... shard=i/N')");
+    /* sscanf's %ld does not report overflow: read the count again strictly */
+    const char *pp = strstr(line, " points=");
+    char *end;
+    errno = 0;
+    long pts = pp ? strtol(pp + 8, &end, 10) : -1;
+    if (!pp || errno == ERANGE || pts != id->points || pts > ELK_SWEEP_MAX_POINTS)
+        return elk_fail(err, ELK_ERANGE, "points=%.*s is more than a sweep may have (the limit is %ld points)",
+                        pp ? (int)strspn(pp + 8, "0123456789") : 1, pp ? pp + 8 : "?", ELK_SWEEP_MAX_POINTS);
     snprintf(id->name, sizeof id->name, "%s", name);
     return ELK_OK;
 }
@@ -1514,6 +1522,16 @@ elk_status elk_sweep_merge(const char *const *inputs, int n, FILE *out, elk_erro
             st = elk_fail(err, ELK_EINVAL, "%s and %s have different headers", inputs[0], inputs[i]);
             break;
         }
+    }
+    /* every point of shard i/N is at least one row of its file: bound the
+     * count by what the files hold before anything is sized by it */
+    for (int i = 0; i < n && st == ELK_OK; i++) {
+        long want = id[i].points > id[i].shard ? (id[i].points - id[i].shard + id[i].nshards - 1) / id[i].nshards : 0;
+        if (want > t[i].nrows)
+            st = elk_fail(err, ELK_ERANGE,
+                          "%s:1: points=%ld, but shard %d/%d of it would need at least %ld rows and the file has %d "
+                          "(not a complete shard, or a corrupt identity line)",
+                          inputs[i], id[i].points, id[i].shard, id[i].nshards, want, t[i].nrows);
     }
     if (st != ELK_OK) goto done;
     for (int i = 0; i < n; i++) total += t[i].nrows;

@@ -38,6 +38,9 @@
 #define ELK_SWEEP_MAX_PARTS 8
 #define ELK_SWEEP_MAX_OUTPUTS 32
 #define ELK_SWEEP_MAX_COLS 80
+/* The most design points one sweep (or a merged CSV's identity line) may
+ * have: bounds the memory a sweep or a merge allocates up front. */
+#define ELK_SWEEP_MAX_POINTS 10000000L
 
 typedef enum {
     ELK_FIG_LINES,     /* y against a knob, one line per series, faceted */

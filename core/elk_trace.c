@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "elk_file.h"
+
 enum { TID_EXEC = 1, TID_NOC = 2, TID_HBM0 = 10 };
 
 static int push(json_t *arr, json_t *ev)
@@ -112,34 +114,17 @@ elk_status elk_trace_write(const char *path, const elk_sim_result *r, const elk_
         json_decref(root);
         return elk_fail(err, ELK_ENOMEM, "out of memory writing the trace");
     }
-    size_t n = strlen(path);
-    char *tmp = malloc(n + 16);
-    if (!tmp) {
+    elk_file out;
+    elk_status st = elk_file_open(&out, path, err);
+    if (st != ELK_OK) {
         json_decref(root);
-        return elk_fail(err, ELK_ENOMEM, "out of memory");
-    }
-    snprintf(tmp, n + 16, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        int e = errno;
-        json_decref(root);
-        elk_status st = elk_fail(err, ELK_EIO, "cannot write %s: %s", path, strerror(e));
-        free(tmp);
         return st;
     }
-    fchmod(fd, 0644);
-    FILE *fp = fdopen(fd, "w");
-    int ok = fp && json_dumpf(root, fp, JSON_COMPACT) == 0;
-    if (fp) ok = (fclose(fp) == 0) && ok;
-    else close(fd);
+    int ok = json_dumpf(root, out.fp, JSON_COMPACT) == 0;
     json_decref(root);
-    if (!ok || rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        elk_status st = elk_fail(err, ELK_EIO, "cannot write %s: %s", path, strerror(e ? e : EIO));
-        free(tmp);
-        return st;
+    if (!ok) {
+        elk_file_abort(&out);
+        return elk_fail(err, ELK_EIO, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
     }
-    free(tmp);
-    return ELK_OK;
+    return elk_file_commit(&out, err);
 }

@@ -3,54 +3,11 @@
 # errors with file:line; the same CSV bytes for --jobs 1 and 2; shards merged
 # equal the unsharded CSV; the .gp written beside a CSV; elk plot writes a
 # real PNG (and an SVG) when gnuplot is installed and fails clearly when it is
-# not in PATH; Ctrl-C keeps a valid CSV; reproduce writes its summary.
+# not in PATH; Ctrl-C keeps a valid CSV.partial; reproduce writes its summary.
 #
 # usage: sweep_cli.sh ELK_BINARY SOURCE_DIR
-set -u
-if [ $# -ne 2 ]; then
-    echo "usage: $0 ELK_BINARY SOURCE_DIR" >&2
-    exit 2
-fi
-ELK=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-SRC=$(cd "$2" && pwd)
-export ELK_DATADIR=$SRC LC_ALL=C
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/elk-sweep-XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
-failed=0
-checks=0
+. "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh" sweep "$@"
 
-ok() { checks=$((checks + 1)); }
-fail() {
-    checks=$((checks + 1))
-    failed=$((failed + 1))
-    echo "FAIL: $*"
-}
-# expect STATUS CMD...: run, keep stdout/stderr in $tmp/out, $tmp/err
-expect() {
-    local want=$1
-    shift
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    local got=$?
-    if [ "$got" -ne "$want" ]; then
-        fail "exit $got (want $want): $*"
-        sed 's/^/  stderr: /' "$tmp/err" | head -5
-        return 1
-    fi
-    ok
-    return 0
-}
-contains() { # FILE TEXT
-    if grep -qF -- "$2" "$1"; then ok; else
-        fail "$1 lacks '$2'"
-        sed 's/^/  | /' "$1" | head -5
-    fi
-}
-same() { # A B
-    if cmp -s "$1" "$2"; then ok; else
-        fail "$1 and $2 differ"
-        diff "$1" "$2" | head -5
-    fi
-}
 png_ok() { # FILE: PNG signature and more than 1 KB
     local sig
     sig=$(head -c 8 "$1" 2>/dev/null | od -An -tx1 | tr -d ' \n')
@@ -107,7 +64,8 @@ same "$tmp/merged.csv" "$tmp/j1.csv"
 if expect 1 "$ELK" merge "$tmp/s0.csv" "$tmp/s1.csv"; then contains "$tmp/err" "missing"; fi
 if expect 1 "$ELK" merge "$tmp/s0.csv" "$tmp/j1.csv"; then contains "$tmp/err" "shard counts differ"; fi
 
-# Ctrl-C: exit 130 and a CSV whose rows are those of finished points
+# Ctrl-C: exit 130 and int.csv.partial, a CSV whose rows are those of
+# finished points (int.csv itself is never a partial result)
 "$ELK" sweep "$SRC/sweeps/fig21.cfg" -j 2 -o "$tmp/int.csv" 2>"$tmp/int.err" &
 pid=$!
 sleep 1
@@ -117,9 +75,11 @@ st=$?
 if [ $st -eq 130 ]; then
     ok
     contains "$tmp/int.err" "interrupted"
-    head -1 "$tmp/int.csv" | grep -q '^# elk-sweep name=fig21 ' && ok || fail "int.csv: no identity line"
-    bad=$(awk -F, '/^#/ { next } !n { n = NF; next } NF != n' "$tmp/int.csv" | wc -l)
-    [ "$bad" -eq 0 ] && ok || fail "int.csv has $bad malformed rows"
+    contains "$tmp/int.err" "int.csv.partial"
+    [ ! -e "$tmp/int.csv" ] && ok || fail "an interrupted sweep wrote int.csv"
+    head -1 "$tmp/int.csv.partial" | grep -q '^# elk-sweep name=fig21 ' && ok || fail "int.csv.partial: no identity line"
+    bad=$(awk -F, '/^#/ { next } !n { n = NF; next } NF != n' "$tmp/int.csv.partial" | wc -l)
+    [ "$bad" -eq 0 ] && ok || fail "int.csv.partial has $bad malformed rows"
 elif [ $st -eq 0 ]; then
     ok # finished within a second: nothing to interrupt
 else
@@ -170,5 +130,4 @@ if ELK_DATADIR="$tmp/data" expect 0 "$ELK" reproduce --figure 18 -o "$tmp/repro"
 fi
 expect 2 "$ELK" reproduce --figure 16 -o "$tmp/repro"
 
-echo "$checks checks, $failed failed"
-[ $failed -eq 0 ]
+cli_done

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "elk_file.h"
 #include "elk_point.h"
 
 void elk_gp_job_init(elk_gp_job *j, const char *kind, const char *data, const char *output)
@@ -406,6 +407,8 @@ elk_status elk_gp_script(const elk_gp_job *j, const char *script_output, FILE *f
     return ELK_OK;
 }
 
+static elk_status draw(const elk_gp_job *j, const char *gp, const char *wpath, elk_error *err);
+
 elk_status elk_gp_render(const elk_gp_job *j, elk_error *err)
 {
     char gp[1024];
@@ -415,9 +418,26 @@ elk_status elk_gp_render(const elk_gp_job *j, elk_error *err)
                         "(Debian/Ubuntu: apt-get install gnuplot-nox) or plot the CSV with another tool",
                         j->output);
     if (strchr(gp, '\'')) return elk_fail(err, ELK_ETOOL, "gnuplot path %s has a quote in it", gp);
+    if (elk_file_is_std(j->output))
+        return elk_fail(err, ELK_EINVAL, "a figure cannot go to stdout (-o -); name a .png, .svg or .pdf file");
     const char *ext = ext_of(j->output);
     if (strcasecmp(ext, "png") && strcasecmp(ext, "svg") && strcasecmp(ext, "pdf"))
         return elk_fail(err, ELK_EINVAL, "%s: unknown figure format '.%s' (use .png, .svg or .pdf)", j->output, ext);
+    /* gnuplot draws into a temporary file beside the figure (or straight into
+     * a device or FIFO), renamed over it only when gnuplot succeeded */
+    elk_file fig;
+    ELK_TRY(elk_file_open(&fig, j->output, err));
+    const char *wpath = elk_file_wpath(&fig);
+    elk_status st = draw(j, gp, wpath, err);
+    if (st == ELK_OK) return elk_file_commit(&fig, err);
+    elk_file_abort(&fig);
+    return st;
+}
+
+/* Pipe the script into gnuplot with its output set to wpath and check it
+ * drew something there. */
+static elk_status draw(const elk_gp_job *j, const char *gp, const char *wpath, elk_error *err)
+{
     const char *tmpdir = getenv("TMPDIR");
     char errpath[1024];
     snprintf(errpath, sizeof errpath, "%s/elk-gnuplot-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
@@ -439,7 +459,7 @@ elk_status elk_gp_render(const elk_gp_job *j, elk_error *err)
         st = elk_fail(err, ELK_ETOOL, "cannot start gnuplot: %s", strerror(errno));
     } else {
         elk_error serr;
-        elk_status ss = elk_gp_script(j, j->output, p, &serr);
+        elk_status ss = elk_gp_script(j, wpath, p, &serr);
         rc = pclose(p);
         if (ss != ELK_OK && !(ss == ELK_EIO && rc != 0)) st = elk_fail(err, ss, "%s", serr.msg);
     }
@@ -489,7 +509,7 @@ elk_status elk_gp_render(const elk_gp_job *j, elk_error *err)
         return elk_fail(err, ELK_ETOOL, "gnuplot failed (exit status %d) drawing %s: %s", WEXITSTATUS(rc), j->output,
                         ml ? msg : "(no message)");
     struct stat sb;
-    if (stat(j->output, &sb) != 0 || sb.st_size == 0)
+    if (stat(wpath, &sb) != 0 || (S_ISREG(sb.st_mode) && sb.st_size == 0))
         return elk_fail(err, ELK_ETOOL, "gnuplot wrote nothing to %s%s%s", j->output, ml ? ": " : "", msg);
     return ELK_OK;
 }

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "elk_file.h"
 #include "tui.h"
 #include "tui_color.h"
 #include "tui_draw.h"
@@ -59,6 +60,7 @@ static void on_fatal(int sig)
     /* endwin is not async-signal-safe, but leaving the terminal raw is
      * worse; this is what htop and friends do */
     term_restore();
+    elk_file_cleanup_temps(); /* no half-written export left behind */
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -342,8 +344,10 @@ static int cmpd(const void *x, const void *y)
 static void bench_report(tui_app *a, double first_ms)
 {
     int n = a->bench_i;
-    FILE *fp = a->o.bench_out ? fopen(a->o.bench_out, "w") : stdout;
-    if (!fp) fp = stdout;
+    elk_file out;
+    elk_error err;
+    FILE *fp = stdout;
+    if (a->o.bench_out && elk_file_open(&out, a->o.bench_out, &err) == ELK_OK) fp = out.fp;
     double *t = a->bench_ms, *c = a->bench_compute;
     qsort(t, (size_t)n, sizeof *t, cmpd);
     qsort(c, (size_t)n, sizeof *c, cmpd);
@@ -355,7 +359,7 @@ static void bench_report(tui_app *a, double first_ms)
                 t[0], t[n - 1]);
         fprintf(fp, "compute_ms median=%.1f min=%.1f max=%.1f\n", c[n / 2], c[0], c[n - 1]);
     }
-    if (fp != stdout) fclose(fp);
+    if (fp != stdout && elk_file_commit(&out, &err) != ELK_OK) fprintf(stderr, "elk: %s\n", err.msg);
 }
 
 /* ---- main ---- */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "elk_csv.h"
+#include "elk_file.h"
 #include "elk_gnuplot.h"
 #include "elk_sweep.h"
 
@@ -45,34 +46,18 @@ int tui_export_csv(elk_view *v, const tui_ctx *cx, char *path, size_t pn, char *
         snprintf(msg, mn, "cannot find a free file name for the CSV");
         return -1;
     }
-    char tmp[] = ".elk-export-XXXXXX";
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        snprintf(msg, mn, "cannot write in the current directory: %s", strerror(errno));
+    elk_file out;
+    elk_error err;
+    if (elk_file_open(&out, path, &err) != ELK_OK) {
+        snprintf(msg, mn, "%s", err.msg);
         return -1;
     }
-    fchmod(fd, 0644);
-    FILE *fp = fdopen(fd, "w");
-    if (!fp) {
-        close(fd);
-        unlink(tmp);
-        snprintf(msg, mn, "cannot write %s: %s", tmp, strerror(errno));
-        return -1;
-    }
-    int rc = v->csv(v, fp, cx, msg, mn);
-    if (fflush(fp) != 0 || ferror(fp)) {
-        if (!rc) snprintf(msg, mn, "write error: %s", strerror(errno));
+    int rc = v->csv(v, out.fp, cx, msg, mn);
+    if (rc) elk_file_abort(&out);
+    else if (elk_file_commit(&out, &err) != ELK_OK) {
+        snprintf(msg, mn, "%s", err.msg);
         rc = -1;
     }
-    if (fclose(fp) != 0 && !rc) {
-        snprintf(msg, mn, "write error: %s", strerror(errno));
-        rc = -1;
-    }
-    if (!rc && rename(tmp, path) != 0) {
-        snprintf(msg, mn, "cannot rename to %s: %s", path, strerror(errno));
-        rc = -1;
-    }
-    if (rc) unlink(tmp);
     return rc;
 }
 
@@ -139,19 +124,11 @@ int tui_figure_csv(const char *csv, const char *kind, const char *x, const char 
     return rc;
 }
 
-/* The figure through the shared templates: draw to a hidden name with the
- * right extension, then rename. */
+/* The figure through the shared templates (elk_gp_render writes it
+ * atomically). */
 static int export_figure(elk_view *v, const tui_ctx *cx, const char *path, char *msg, size_t mn)
 {
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, ".%s", path);
-    int rc = v->figure(v, cx, tmp, msg, mn);
-    if (!rc && rename(tmp, path) != 0) {
-        snprintf(msg, mn, "cannot rename to %s: %s", path, strerror(errno));
-        rc = -1;
-    }
-    if (rc) unlink(tmp);
-    return rc;
+    return v->figure(v, cx, path, msg, mn);
 }
 
 int tui_export_plot(elk_view *v, const tui_ctx *cx, const char *format, char *path, size_t pn, char *msg, size_t mn)
@@ -182,13 +159,19 @@ int tui_export_plot(elk_view *v, const tui_ctx *cx, const char *format, char *pa
         snprintf(msg, mn, "cannot find a free file name for the figure");
         return -1;
     }
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, ".%s.tmp", path);
+    elk_file fig;
+    elk_error err;
+    if (elk_file_open(&fig, path, &err) != ELK_OK) {
+        snprintf(msg, mn, "%s", err.msg);
+        return -1;
+    }
+    const char *tmp = elk_file_wpath(&fig);
     int logfd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     int pfd[2];
     if (pipe(pfd) != 0) {
         if (logfd >= 0) close(logfd);
         snprintf(msg, mn, "cannot start gnuplot: %s", strerror(errno));
+        elk_file_abort(&fig);
         return -1;
     }
     pid_t pid = fork();
@@ -197,6 +180,7 @@ int tui_export_plot(elk_view *v, const tui_ctx *cx, const char *format, char *pa
         close(pfd[1]);
         if (logfd >= 0) close(logfd);
         snprintf(msg, mn, "cannot start gnuplot: %s", strerror(errno));
+        elk_file_abort(&fig);
         return -1;
     }
     if (pid == 0) {
@@ -217,6 +201,7 @@ int tui_export_plot(elk_view *v, const tui_ctx *cx, const char *format, char *pa
         close(pfd[1]);
         waitpid(pid, NULL, 0);
         snprintf(msg, mn, "cannot talk to gnuplot: %s", strerror(errno));
+        elk_file_abort(&fig);
         return -1;
     }
     char q[1200];
@@ -235,15 +220,16 @@ int tui_export_plot(elk_view *v, const tui_ctx *cx, const char *format, char *pa
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     struct stat st;
-    if (!rc && (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || stat(tmp, &st) != 0 || st.st_size == 0)) {
+    if (!rc && (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || stat(tmp, &st) != 0 ||
+                (S_ISREG(st.st_mode) && st.st_size == 0))) {
         snprintf(msg, mn, "gnuplot failed (exit %d); see %s", WIFEXITED(status) ? WEXITSTATUS(status) : -1,
                  log_path);
         rc = -1;
     }
-    if (!rc && rename(tmp, path) != 0) {
-        snprintf(msg, mn, "cannot rename to %s: %s", path, strerror(errno));
+    if (rc) elk_file_abort(&fig);
+    else if (elk_file_commit(&fig, &err) != ELK_OK) {
+        snprintf(msg, mn, "%s", err.msg);
         rc = -1;
     }
-    if (rc) unlink(tmp);
     return rc;
 }
