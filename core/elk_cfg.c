@@ -3,7 +3,10 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char *type_word(elk_field_type t)
 {
@@ -157,22 +160,175 @@ int elk_cfg_line(const config_setting_t *root, const char *path)
     return config_setting_source_line(s ? s : root);
 }
 
-static elk_status open_cfg(config_t *cfg, const char *path, elk_error *err)
+/* ------------------------------------------------------------------ */
+/* Reading a file: @include targets are checked before libconfig opens them */
+
+/* libconfig 1.5's MAX_INCLUDE_DEPTH: deeper @includes are its own error. */
+#define CFG_INCLUDE_DEPTH 10
+
+/* A file libconfig may open: it exists, is readable and is a regular file
+ * (libconfig 1.5's flex scanner exit(2)s the process on a directory, and a
+ * FIFO or a device would block or never end). where is "FILE:LINE: @include
+ * \"x\"" for an include, or the path itself. */
+static elk_status check_regular(const char *path, const char *where, elk_error *err)
 {
-    config_init(cfg);
-    FILE *fp = fopen(path, "r");
-    if (!fp) {
-        config_destroy(cfg);
-        return elk_fail(err, ELK_EIO, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return elk_fail(err, ELK_EIO, "%s: cannot open: %s", where, strerror(errno));
+    if (S_ISDIR(st.st_mode)) return elk_fail(err, ELK_EIO, "%s: is a directory", where);
+    if (!S_ISREG(st.st_mode)) return elk_fail(err, ELK_EIO, "%s: not a regular file", where);
+    if (access(path, R_OK) != 0)
+        return elk_fail(err, ELK_EIO, "%s: cannot open: %s", where, strerror(errno));
+    return ELK_OK;
+}
+
+static char *slurp_text(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return NULL;
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        size_t got = fread(buf + len, 1, cap - len - 1, fp);
+        len += got;
+        if (got == 0) break;
+        if (cap - len - 1 == 0) {
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
     }
     fclose(fp);
-    if (!config_read_file(cfg, path)) {
-        elk_status s = elk_fail(err, ELK_EPARSE, "%s:%d: syntax error: %s", path,
-                                config_error_line(cfg), config_error_text(cfg));
-        config_destroy(cfg);
-        return s;
+    if (buf) buf[len] = '\0';
+    return buf;
+}
+
+/* Scan file (already checked) for @include lines the way libconfig 1.5's
+ * scanner finds them: "^[ \t]*@include[ \t]+\"" at the start of a line
+ * outside comments and strings, the name running to the next unescaped
+ * quote (\\ and \" escaped), resolved against the include dir when one is
+ * set and against the working directory otherwise, as libconfig does. Each
+ * target is checked, then scanned in turn. Anything libconfig itself reports
+ * well (an unterminated name, nesting too deep) is left to it. */
+static elk_status scan_includes(const char *file, const char *include_dir, int depth, elk_error *err)
+{
+    char *text = slurp_text(file);
+    if (!text) return elk_fail(err, ELK_EIO, "%s: cannot read: %s", file, strerror(errno));
+    elk_status st = ELK_OK;
+    int line = 1, bol = 1;
+    const char *p = text;
+    while (*p && st == ELK_OK) {
+        if (bol) {
+            bol = 0;
+            const char *q = p;
+            while (*q == ' ' || *q == '\t') q++;
+            if (!strncmp(q, "@include", 8) && (q[8] == ' ' || q[8] == '\t')) {
+                q += 8;
+                while (*q == ' ' || *q == '\t') q++;
+                if (*q == '"') {
+                    int at = line;
+                    size_t cap = 256, n = 0;
+                    char *name = malloc(cap);
+                    if (!name) {
+                        st = elk_fail(err, ELK_ENOMEM, "out of memory");
+                        break;
+                    }
+                    for (q++; *q && *q != '"'; q++) {
+                        char ch = *q;
+                        if (ch == '\\' && (q[1] == '\\' || q[1] == '"')) ch = *++q;
+                        else if (ch == '\\') continue; /* flex echoes a stray backslash */
+                        if (ch == '\n') line++;
+                        if (n + 2 > cap) {
+                            char *nn = realloc(name, cap *= 2);
+                            if (!nn) {
+                                free(name);
+                                name = NULL;
+                                break;
+                            }
+                            name = nn;
+                        }
+                        name[n++] = ch;
+                    }
+                    if (!name) {
+                        st = elk_fail(err, ELK_ENOMEM, "out of memory");
+                        break;
+                    }
+                    name[n] = '\0';
+                    if (*q != '"') { /* unterminated: libconfig's syntax error */
+                        free(name);
+                        break;
+                    }
+                    p = q + 1;
+                    char *full = name;
+                    if (include_dir) {
+                        full = malloc(strlen(include_dir) + n + 2);
+                        if (full) sprintf(full, "%s/%s", include_dir, name);
+                    }
+                    if (!full) {
+                        free(name);
+                        st = elk_fail(err, ELK_ENOMEM, "out of memory");
+                        break;
+                    }
+                    char where[1200];
+                    if (full != name)
+                        snprintf(where, sizeof where, "%s:%d: @include \"%.400s\" (%.400s)", file, at, name, full);
+                    else
+                        snprintf(where, sizeof where, "%s:%d: @include \"%.400s\"", file, at, name);
+                    st = check_regular(full, where, err);
+                    if (st == ELK_OK && depth + 1 < CFG_INCLUDE_DEPTH)
+                        st = scan_includes(full, include_dir, depth + 1, err);
+                    if (full != name) free(full);
+                    free(name);
+                    continue;
+                }
+            }
+        }
+        if (*p == '"') { /* a string: may span lines, \ escapes one char */
+            for (p++; *p && *p != '"'; p++) {
+                if (*p == '\\' && p[1]) p++;
+                if (*p == '\n') line++;
+            }
+            if (*p) p++;
+        } else if (p[0] == '/' && p[1] == '*') {
+            for (p += 2; *p && !(p[0] == '*' && p[1] == '/'); p++)
+                if (*p == '\n') line++;
+            if (*p) p += 2;
+        } else if (*p == '#' || (p[0] == '/' && p[1] == '/')) {
+            while (*p && *p != '\n') p++;
+        } else {
+            if (*p == '\n') {
+                line++;
+                bol = 1;
+            }
+            p++;
+        }
     }
-    return ELK_OK;
+    free(text);
+    return st;
+}
+
+elk_status elk_cfg_read(config_t *cfg, const char *path, elk_error *err)
+{
+    config_init(cfg);
+    elk_status st = check_regular(path, path, err);
+    if (st == ELK_OK) st = scan_includes(path, config_get_include_dir(cfg), 0, err);
+    if (st == ELK_OK && !config_read_file(cfg, path)) {
+        const char *in = config_error_file(cfg);
+        st = elk_fail(err, ELK_EPARSE, "%s:%d: syntax error: %s", in ? in : path, config_error_line(cfg),
+                      config_error_text(cfg));
+    }
+    if (st != ELK_OK) config_destroy(cfg);
+    return st;
+}
+
+static elk_status open_cfg(config_t *cfg, const char *path, elk_error *err)
+{
+    return elk_cfg_read(cfg, path, err);
 }
 
 elk_status elk_cfg_load(const char *path, const char *root_name,

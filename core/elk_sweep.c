@@ -890,17 +890,8 @@ elk_status elk_sweep_load(const char *path, elk_sweep *s, elk_error *err)
     memset(s, 0, sizeof *s);
     snprintf(s->path, sizeof s->path, "%s", path);
     elk_point_defaults(&s->base);
-    FILE *fp = fopen(path, "r");
-    if (!fp) return elk_fail(err, ELK_EIO, "%s: cannot open: %s", path, strerror(errno));
-    fclose(fp);
     config_t cfg;
-    config_init(&cfg);
-    if (!config_read_file(&cfg, path)) {
-        elk_status st = elk_fail(err, ELK_EPARSE, "%s:%d: syntax error: %s", path, config_error_line(&cfg),
-                                 config_error_text(&cfg));
-        config_destroy(&cfg);
-        return st;
-    }
+    ELK_TRY(elk_cfg_read(&cfg, path, err));
     ctx_t c = {path, err};
     elk_status st = ELK_OK;
     config_setting_t *top = config_root_setting(&cfg);
