@@ -4,7 +4,8 @@
 # printed "input in flex scanner failed" and exit(2)ed, in the TUI too), of a
 # FIFO (blocked forever), of a missing file; the libconfig syntax error whose
 # 64-byte leak inside libconfig is suppressed for LSan (tests/lsan.supp) and
-# must stay the only leak. Each must exit 1 with a
+# must stay the only leak; and the merge shards whose identity line claims
+# 2^62 or 3e9 points (heap overflow, 12 GB). Each must exit 1 with a
 # file:line message, quickly. Under the sanitizer build a leak or a memory
 # error makes elk exit with another status, so the same checks catch those.
 #
@@ -96,6 +97,19 @@ expect 1 "$ELK" validate inc-syntax.cfg && has_err 'syntax.inc:2: syntax error'
 printf 'chip = {\n  name "x";\n};\n' >leak.cfg
 expect 1 "$ELK" validate leak.cfg && has_err 'leak.cfg:2: syntax error'
 expect 1 "$ELK" run --chip ./leak.cfg && has_err 'leak.cfg:2: syntax error'
+
+# merge: the identity line's point count is a claim, never an allocation
+"$ELK" sweep "$SRC/tests/fuzz/seeds/cfg/sweep-small.cfg" --shard 0/1 -o good.csv --quiet 2>/dev/null
+for claim in 4611686018427387905 3000000000; do
+    sed "1s/points=3 /points=$claim /" good.csv >claim.csv
+    start=$SECONDS
+    expect 1 "$ELK" merge claim.csv -o merged.csv && has_err 'point 3 is missing from claim.csv'
+    if [ $((SECONDS - start)) -gt 10 ]; then fail "merge of a shard claiming $claim points took $((SECONDS - start)) s"; else ok; fi
+done
+sed '1s/points=3 /points=99999999999999999999999 /' good.csv >claim.csv
+expect 1 "$ELK" merge claim.csv -o merged.csv
+sed '4s/^0,/9223372036854775808,/' good.csv >bigpoint.csv
+expect 1 "$ELK" merge bigpoint.csv -o merged.csv && has_err "bad point index '9223372036854775808'"
 
 echo "robust_cli: $checks checks, $failed failed"
 [ "$failed" -eq 0 ]
