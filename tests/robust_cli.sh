@@ -97,6 +97,9 @@ expect 1 "$ELK" validate inc-syntax.cfg && has_err 'syntax.inc:2: syntax error'
 printf 'chip = {\n  name "x";\n};\n' >leak.cfg
 expect 1 "$ELK" validate leak.cfg && has_err 'leak.cfg:2: syntax error'
 expect 1 "$ELK" run --chip ./leak.cfg && has_err 'leak.cfg:2: syntax error'
+# the same with an empty string: 1 byte, calloc'ed in libconfig_yylex (found by fuzz_cfg)
+printf 'chip = {\n  name "";\n};\n' >leak-empty.cfg
+expect 1 "$ELK" validate leak-empty.cfg && has_err 'leak-empty.cfg:2: syntax error'
 
 # merge: the identity line's point count is a claim, never an allocation
 "$ELK" sweep "$SRC/tests/fuzz/seeds/cfg/sweep-small.cfg" --shard 0/1 -o good.csv --quiet 2>/dev/null
