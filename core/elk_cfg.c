@@ -182,17 +182,18 @@ static elk_status check_regular(const char *path, const char *where, elk_error *
     return ELK_OK;
 }
 
-static char *slurp_text(const char *path)
+/* The whole file, NULs and all (flex reads through them); *len its size. */
+static char *slurp_text(const char *path, size_t *len)
 {
     FILE *fp = fopen(path, "rb");
     if (!fp) return NULL;
-    size_t cap = 4096, len = 0;
+    size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
     while (buf) {
-        size_t got = fread(buf + len, 1, cap - len - 1, fp);
-        len += got;
+        size_t got = fread(buf + n, 1, cap - n - 1, fp);
+        n += got;
         if (got == 0) break;
-        if (cap - len - 1 == 0) {
+        if (cap - n - 1 == 0) {
             char *nb = realloc(buf, cap * 2);
             if (!nb) {
                 free(buf);
@@ -204,102 +205,111 @@ static char *slurp_text(const char *path)
         }
     }
     fclose(fp);
-    if (buf) buf[len] = '\0';
+    if (buf) buf[n] = '\0';
+    *len = n;
     return buf;
 }
 
+/* Check one @include target named in file at line, then scan it in turn. */
+static elk_status scan_includes(const char *file, const char *include_dir, int depth, elk_error *err);
+static elk_status check_include(const char *file, int line, const char *name, const char *include_dir, int depth,
+                                elk_error *err)
+{
+    char *full = (char *)name;
+    if (include_dir) {
+        full = malloc(strlen(include_dir) + strlen(name) + 2);
+        if (!full) return elk_fail(err, ELK_ENOMEM, "out of memory");
+        sprintf(full, "%s/%s", include_dir, name);
+    }
+    char where[1200];
+    if (full != name)
+        snprintf(where, sizeof where, "%s:%d: @include \"%.400s\" (%.400s)", file, line, name, full);
+    else
+        snprintf(where, sizeof where, "%s:%d: @include \"%.400s\"", file, line, name);
+    elk_status st = check_regular(full, where, err);
+    if (st == ELK_OK && depth + 1 < CFG_INCLUDE_DEPTH) st = scan_includes(full, include_dir, depth + 1, err);
+    if (full != name) free(full);
+    return st;
+}
+
 /* Scan file (already checked) for @include lines the way libconfig 1.5's
- * scanner finds them: "^[ \t]*@include[ \t]+\"" at the start of a line
- * outside comments and strings, the name running to the next unescaped
- * quote (\\ and \" escaped), resolved against the include dir when one is
- * set and against the working directory otherwise, as libconfig does. Each
- * target is checked, then scanned in turn. Anything libconfig itself reports
- * well (an unterminated name, nesting too deep) is left to it. */
+ * flex scanner finds them: "^[ \t]*@include[ \t]+\"" at the start of a line
+ * outside comments and strings. The name runs to the next unescaped quote;
+ * \\ and \" are escapes, a stray backslash is dropped (flex's default rule),
+ * and, as libconfig appends each run of plain characters with strlen, a NUL
+ * ends its run. It is resolved against the include dir when one is set and
+ * against the working directory otherwise, as libconfig does. Each target is
+ * checked, then scanned in turn. The whole file is scanned byte by byte, NULs
+ * included, as flex reads it (a NUL in a comment once hid an @include from
+ * a NUL-terminated scan; found by fuzz_cfg). An unterminated name and
+ * nesting too deep are left to libconfig, which reports them well. */
 static elk_status scan_includes(const char *file, const char *include_dir, int depth, elk_error *err)
 {
-    char *text = slurp_text(file);
+    size_t len = 0;
+    char *text = slurp_text(file, &len);
     if (!text) return elk_fail(err, ELK_EIO, "%s: cannot read: %s", file, strerror(errno));
     elk_status st = ELK_OK;
     int line = 1, bol = 1;
-    const char *p = text;
-    while (*p && st == ELK_OK) {
+    const char *p = text, *end = text + len;
+    size_t cap = 256;
+    char *name = malloc(cap);
+    if (!name) {
+        free(text);
+        return elk_fail(err, ELK_ENOMEM, "out of memory");
+    }
+    while (p < end && st == ELK_OK) {
         if (bol) {
             bol = 0;
             const char *q = p;
-            while (*q == ' ' || *q == '\t') q++;
-            if (!strncmp(q, "@include", 8) && (q[8] == ' ' || q[8] == '\t')) {
+            while (q < end && (*q == ' ' || *q == '\t')) q++;
+            if (end - q > 8 && !memcmp(q, "@include", 8) && (q[8] == ' ' || q[8] == '\t')) {
                 q += 8;
-                while (*q == ' ' || *q == '\t') q++;
-                if (*q == '"') {
-                    int at = line;
-                    size_t cap = 256, n = 0;
-                    char *name = malloc(cap);
-                    if (!name) {
-                        st = elk_fail(err, ELK_ENOMEM, "out of memory");
-                        break;
-                    }
-                    for (q++; *q && *q != '"'; q++) {
+                while (q < end && (*q == ' ' || *q == '\t')) q++;
+                if (q < end && *q == '"') {
+                    int at = line, dropping = 0;
+                    size_t n = 0;
+                    for (q++; q < end && *q != '"'; q++) {
                         char ch = *q;
-                        if (ch == '\\' && (q[1] == '\\' || q[1] == '"')) ch = *++q;
-                        else if (ch == '\\') continue; /* flex echoes a stray backslash */
-                        if (ch == '\n') line++;
+                        if (ch == '\\') {
+                            dropping = 0; /* an escape ends a run */
+                            if (q + 1 < end && (q[1] == '\\' || q[1] == '"')) ch = *++q;
+                            else continue; /* a stray backslash: flex echoes it */
+                        } else {
+                            if (ch == '\n') line++;
+                            if (ch == '\0') dropping = 1;
+                            if (dropping) continue;
+                        }
                         if (n + 2 > cap) {
-                            char *nn = realloc(name, cap *= 2);
+                            char *nn = realloc(name, cap * 2);
                             if (!nn) {
-                                free(name);
-                                name = NULL;
+                                st = elk_fail(err, ELK_ENOMEM, "out of memory");
                                 break;
                             }
                             name = nn;
+                            cap *= 2;
                         }
                         name[n++] = ch;
                     }
-                    if (!name) {
-                        st = elk_fail(err, ELK_ENOMEM, "out of memory");
-                        break;
-                    }
+                    if (st != ELK_OK || q >= end) break; /* unterminated: libconfig's syntax error */
                     name[n] = '\0';
-                    if (*q != '"') { /* unterminated: libconfig's syntax error */
-                        free(name);
-                        break;
-                    }
                     p = q + 1;
-                    char *full = name;
-                    if (include_dir) {
-                        full = malloc(strlen(include_dir) + n + 2);
-                        if (full) sprintf(full, "%s/%s", include_dir, name);
-                    }
-                    if (!full) {
-                        free(name);
-                        st = elk_fail(err, ELK_ENOMEM, "out of memory");
-                        break;
-                    }
-                    char where[1200];
-                    if (full != name)
-                        snprintf(where, sizeof where, "%s:%d: @include \"%.400s\" (%.400s)", file, at, name, full);
-                    else
-                        snprintf(where, sizeof where, "%s:%d: @include \"%.400s\"", file, at, name);
-                    st = check_regular(full, where, err);
-                    if (st == ELK_OK && depth + 1 < CFG_INCLUDE_DEPTH)
-                        st = scan_includes(full, include_dir, depth + 1, err);
-                    if (full != name) free(full);
-                    free(name);
+                    st = check_include(file, at, name, include_dir, depth, err);
                     continue;
                 }
             }
         }
         if (*p == '"') { /* a string: may span lines, \ escapes one char */
-            for (p++; *p && *p != '"'; p++) {
-                if (*p == '\\' && p[1]) p++;
+            for (p++; p < end && *p != '"'; p++) {
+                if (*p == '\\' && p + 1 < end) p++;
                 if (*p == '\n') line++;
             }
-            if (*p) p++;
-        } else if (p[0] == '/' && p[1] == '*') {
-            for (p += 2; *p && !(p[0] == '*' && p[1] == '/'); p++)
+            if (p < end) p++;
+        } else if (*p == '/' && p + 1 < end && p[1] == '*') {
+            for (p += 2; p < end && !(*p == '*' && p + 1 < end && p[1] == '/'); p++)
                 if (*p == '\n') line++;
-            if (*p) p += 2;
-        } else if (*p == '#' || (p[0] == '/' && p[1] == '/')) {
-            while (*p && *p != '\n') p++;
+            p = p < end ? p + 2 : end;
+        } else if (*p == '#' || (*p == '/' && p + 1 < end && p[1] == '/')) {
+            while (p < end && *p != '\n') p++;
         } else {
             if (*p == '\n') {
                 line++;
@@ -308,6 +318,7 @@ static elk_status scan_includes(const char *file, const char *include_dir, int d
             p++;
         }
     }
+    free(name);
     free(text);
     return st;
 }
