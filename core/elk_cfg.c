@@ -182,7 +182,9 @@ static elk_status check_regular(const char *path, const char *where, elk_error *
     return ELK_OK;
 }
 
-/* The whole file, NULs and all (flex reads through them); *len its size. */
+/* The whole file, NULs and all (flex reads through them); *len its size.
+ * NULL with errno set if it cannot be read to the end: a read error (EIO
+ * from /proc/self/mem, say) would make flex exit(2) the process as well. */
 static char *slurp_text(const char *path, size_t *len)
 {
     FILE *fp = fopen(path, "rb");
@@ -204,14 +206,21 @@ static char *slurp_text(const char *path, size_t *len)
             cap *= 2;
         }
     }
+    int bad = ferror(fp), saved = errno;
     fclose(fp);
+    if (buf && bad) {
+        free(buf);
+        errno = saved ? saved : EIO;
+        return NULL;
+    }
     if (buf) buf[n] = '\0';
     *len = n;
     return buf;
 }
 
 /* Check one @include target named in file at line, then scan it in turn. */
-static elk_status scan_includes(const char *file, const char *include_dir, int depth, elk_error *err);
+static elk_status scan_includes(const char *file, const char *where, const char *include_dir, int depth,
+                                elk_error *err);
 static elk_status check_include(const char *file, int line, const char *name, const char *include_dir, int depth,
                                 elk_error *err)
 {
@@ -227,7 +236,7 @@ static elk_status check_include(const char *file, int line, const char *name, co
     else
         snprintf(where, sizeof where, "%s:%d: @include \"%.400s\"", file, line, name);
     elk_status st = check_regular(full, where, err);
-    if (st == ELK_OK && depth + 1 < CFG_INCLUDE_DEPTH) st = scan_includes(full, include_dir, depth + 1, err);
+    if (st == ELK_OK && depth + 1 < CFG_INCLUDE_DEPTH) st = scan_includes(full, where, include_dir, depth + 1, err);
     if (full != name) free(full);
     return st;
 }
@@ -242,12 +251,15 @@ static elk_status check_include(const char *file, int line, const char *name, co
  * checked, then scanned in turn. The whole file is scanned byte by byte, NULs
  * included, as flex reads it (a NUL in a comment once hid an @include from
  * a NUL-terminated scan; found by fuzz_cfg). An unterminated name and
- * nesting too deep are left to libconfig, which reports them well. */
-static elk_status scan_includes(const char *file, const char *include_dir, int depth, elk_error *err)
+ * nesting too deep are left to libconfig, which reports them well. where
+ * names the @include that led here (NULL for the top file), for a read
+ * error. */
+static elk_status scan_includes(const char *file, const char *where, const char *include_dir, int depth,
+                                elk_error *err)
 {
     size_t len = 0;
     char *text = slurp_text(file, &len);
-    if (!text) return elk_fail(err, ELK_EIO, "%s: cannot read: %s", file, strerror(errno));
+    if (!text) return elk_fail(err, ELK_EIO, "%s: cannot read: %s", where ? where : file, strerror(errno));
     elk_status st = ELK_OK;
     int line = 1, bol = 1;
     const char *p = text, *end = text + len;
@@ -327,7 +339,7 @@ elk_status elk_cfg_read(config_t *cfg, const char *path, elk_error *err)
 {
     config_init(cfg);
     elk_status st = check_regular(path, path, err);
-    if (st == ELK_OK) st = scan_includes(path, config_get_include_dir(cfg), 0, err);
+    if (st == ELK_OK) st = scan_includes(path, NULL, config_get_include_dir(cfg), 0, err);
     if (st == ELK_OK && !config_read_file(cfg, path)) {
         const char *in = config_error_file(cfg);
         st = elk_fail(err, ELK_EPARSE, "%s:%d: syntax error: %s", in ? in : path, config_error_line(cfg),

@@ -2,11 +2,11 @@
 # Regression tests for inputs that used to kill or fool the process (issue 12,
 # docs/RELIABILITY.md): @include of a folder (libconfig 1.5's flex scanner
 # printed "input in flex scanner failed" and exit(2)ed, in the TUI too), of a
-# FIFO (blocked forever), of a missing file; the libconfig syntax error whose
-# 64-byte leak inside libconfig is suppressed for LSan (tests/lsan.supp) and
-# must stay the only leak; and the merge shards whose identity line claims
-# 2^62 or 3e9 points (heap overflow, 12 GB). Each must exit 1 with a
-# file:line message, quickly. Under the sanitizer build a leak or a memory
+# FIFO (blocked forever), of a missing file, of a file whose read fails; the
+# libconfig syntax errors whose leaks inside libconfig are suppressed for LSan
+# (tests/lsan.supp) and must stay the only leaks; and the merge shards whose
+# identity line claims 2^62 or 3e9 points (heap overflow, 12 GB). Each must
+# exit 1 with a file:line message, quickly. Under the sanitizer build a leak or a memory
 # error makes elk exit with another status, so the same checks catch those.
 #
 # usage: robust_cli.sh ELK_BINARY SOURCE_DIR
@@ -79,6 +79,12 @@ printf '\n\n  @include "fifo"\n' >inc-fifo.cfg
 expect 1 "$ELK" validate inc-fifo.cfg && has_err 'inc-fifo.cfg:3: @include "fifo": not a regular file'
 expect 1 "$ELK" run --chip /dev/zero && has_err '/dev/zero: not a regular file'
 expect 1 "$ELK" validate folder && has_err 'folder: is a directory'
+# a regular file whose read fails (EIO) made flex exit(2) too
+if [ -r /proc/self/mem ]; then
+    expect 1 "$ELK" validate /proc/self/mem && has_err '/proc/self/mem: cannot read: Input/output error'
+    printf '@include "/proc/self/mem"\n' >inc-eio.cfg
+    expect 1 "$ELK" validate inc-eio.cfg && has_err 'inc-eio.cfg:1: @include "/proc/self/mem": cannot read: Input/output error'
+fi
 # not an include: in a comment, in a string, not at the start of a line
 printf 'chip = {\n/*\n@include "folder"\n*/\n  name = "a\n@include \\"folder\\"";\n};\n' >not-inc.cfg
 expect 1 "$ELK" validate not-inc.cfg && has_err "not-inc.cfg:1: missing required field 'chip.chips'"
