@@ -165,6 +165,9 @@ int elk_cfg_line(const config_setting_t *root, const char *path)
 
 /* libconfig 1.5's MAX_INCLUDE_DEPTH: deeper @includes are its own error. */
 #define CFG_INCLUDE_DEPTH 10
+/* The largest file read: the biggest shipped sweep or preset is a few KB;
+ * this keeps something like /proc/kcore (a "regular" file of 128 TB) out. */
+#define CFG_MAX_BYTES (16L << 20)
 
 /* A file libconfig may open: it exists, is readable and is a regular file
  * (libconfig 1.5's flex scanner exit(2)s the process on a directory, and a
@@ -177,6 +180,9 @@ static elk_status check_regular(const char *path, const char *where, elk_error *
         return elk_fail(err, ELK_EIO, "%s: cannot open: %s", where, strerror(errno));
     if (S_ISDIR(st.st_mode)) return elk_fail(err, ELK_EIO, "%s: is a directory", where);
     if (!S_ISREG(st.st_mode)) return elk_fail(err, ELK_EIO, "%s: not a regular file", where);
+    if (st.st_size > CFG_MAX_BYTES)
+        return elk_fail(err, ELK_ERANGE, "%s: %lld bytes, larger than the %ld MiB a preset or sweep may be", where,
+                        (long long)st.st_size, CFG_MAX_BYTES >> 20);
     if (access(path, R_OK) != 0)
         return elk_fail(err, ELK_EIO, "%s: cannot open: %s", where, strerror(errno));
     return ELK_OK;
@@ -195,6 +201,12 @@ static char *slurp_text(const char *path, size_t *len)
         size_t got = fread(buf + n, 1, cap - n - 1, fp);
         n += got;
         if (got == 0) break;
+        if (n > (size_t)CFG_MAX_BYTES) { /* a /proc file that grows as it is read */
+            free(buf);
+            fclose(fp);
+            errno = EFBIG;
+            return NULL;
+        }
         if (cap - n - 1 == 0) {
             char *nb = realloc(buf, cap * 2);
             if (!nb) {

@@ -79,6 +79,10 @@ printf '\n\n  @include "fifo"\n' >inc-fifo.cfg
 expect 1 "$ELK" validate inc-fifo.cfg && has_err 'inc-fifo.cfg:3: @include "fifo": not a regular file'
 expect 1 "$ELK" run --chip /dev/zero && has_err '/dev/zero: not a regular file'
 expect 1 "$ELK" validate folder && has_err 'folder: is a directory'
+# a file too big to be a preset is refused before anything reads it
+truncate -s 17M big.cfg
+printf '@include "big.cfg"\n' >inc-big.cfg
+expect 1 "$ELK" validate inc-big.cfg && has_err 'inc-big.cfg:1: @include "big.cfg": 17825792 bytes, larger than the 16 MiB'
 # a regular file whose read fails (EIO) made flex exit(2) too
 if [ -r /proc/self/mem ]; then
     expect 1 "$ELK" validate /proc/self/mem && has_err '/proc/self/mem: cannot read: Input/output error'
