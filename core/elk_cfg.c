@@ -3,7 +3,10 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char *type_word(elk_field_type t)
 {
@@ -157,22 +160,210 @@ int elk_cfg_line(const config_setting_t *root, const char *path)
     return config_setting_source_line(s ? s : root);
 }
 
-static elk_status open_cfg(config_t *cfg, const char *path, elk_error *err)
+/* ------------------------------------------------------------------ */
+/* Reading a file: @include targets are checked before libconfig opens them */
+
+/* libconfig 1.5's MAX_INCLUDE_DEPTH: deeper @includes are its own error. */
+#define CFG_INCLUDE_DEPTH 10
+/* The largest file read: the biggest shipped sweep or preset is a few KB;
+ * this keeps something like /proc/kcore (a "regular" file of 128 TB) out. */
+#define CFG_MAX_BYTES (16L << 20)
+
+/* A file libconfig may open: it exists, is readable and is a regular file
+ * (libconfig 1.5's flex scanner exit(2)s the process on a directory, and a
+ * FIFO or a device would block or never end). where is "FILE:LINE: @include
+ * \"x\"" for an include, or the path itself. */
+static elk_status check_regular(const char *path, const char *where, elk_error *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return elk_fail(err, ELK_EIO, "%s: cannot open: %s", where, strerror(errno));
+    if (S_ISDIR(st.st_mode)) return elk_fail(err, ELK_EIO, "%s: is a directory", where);
+    if (!S_ISREG(st.st_mode)) return elk_fail(err, ELK_EIO, "%s: not a regular file", where);
+    if (st.st_size > CFG_MAX_BYTES)
+        return elk_fail(err, ELK_ERANGE, "%s: %lld bytes, larger than the %ld MiB a preset or sweep may be", where,
+                        (long long)st.st_size, CFG_MAX_BYTES >> 20);
+    if (access(path, R_OK) != 0)
+        return elk_fail(err, ELK_EIO, "%s: cannot open: %s", where, strerror(errno));
+    return ELK_OK;
+}
+
+/* The whole file, NULs and all (flex reads through them); *len its size.
+ * NULL with errno set if it cannot be read to the end: a read error (EIO
+ * from /proc/self/mem, say) would make flex exit(2) the process as well. */
+static char *slurp_text(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        size_t got = fread(buf + n, 1, cap - n - 1, fp);
+        n += got;
+        if (got == 0) break;
+        if (n > (size_t)CFG_MAX_BYTES) { /* a /proc file that grows as it is read */
+            free(buf);
+            fclose(fp);
+            errno = EFBIG;
+            return NULL;
+        }
+        if (cap - n - 1 == 0) {
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+    }
+    int bad = ferror(fp), saved = errno;
+    fclose(fp);
+    if (buf && bad) {
+        free(buf);
+        errno = saved ? saved : EIO;
+        return NULL;
+    }
+    if (buf) buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* Check one @include target named in file at line, then scan it in turn. */
+static elk_status scan_includes(const char *file, const char *where, const char *include_dir, int depth,
+                                elk_error *err);
+static elk_status check_include(const char *file, int line, const char *name, const char *include_dir, int depth,
+                                elk_error *err)
+{
+    char *full = (char *)name;
+    if (include_dir) {
+        full = malloc(strlen(include_dir) + strlen(name) + 2);
+        if (!full) return elk_fail(err, ELK_ENOMEM, "out of memory");
+        sprintf(full, "%s/%s", include_dir, name);
+    }
+    char where[1200];
+    if (full != name)
+        snprintf(where, sizeof where, "%s:%d: @include \"%.400s\" (%.400s)", file, line, name, full);
+    else
+        snprintf(where, sizeof where, "%s:%d: @include \"%.400s\"", file, line, name);
+    elk_status st = check_regular(full, where, err);
+    if (st == ELK_OK && depth + 1 < CFG_INCLUDE_DEPTH) st = scan_includes(full, where, include_dir, depth + 1, err);
+    if (full != name) free(full);
+    return st;
+}
+
+/* Scan file (already checked) for @include lines the way libconfig 1.5's
+ * flex scanner finds them: "^[ \t]*@include[ \t]+\"" at the start of a line
+ * outside comments and strings. The name runs to the next unescaped quote;
+ * \\ and \" are escapes, a stray backslash is dropped (flex's default rule),
+ * and, as libconfig appends each run of plain characters with strlen, a NUL
+ * ends its run. It is resolved against the include dir when one is set and
+ * against the working directory otherwise, as libconfig does. Each target is
+ * checked, then scanned in turn. The whole file is scanned byte by byte, NULs
+ * included, as flex reads it (a NUL in a comment once hid an @include from
+ * a NUL-terminated scan; found by fuzz_cfg). An unterminated name and
+ * nesting too deep are left to libconfig, which reports them well. where
+ * names the @include that led here (NULL for the top file), for a read
+ * error. */
+static elk_status scan_includes(const char *file, const char *where, const char *include_dir, int depth,
+                                elk_error *err)
+{
+    size_t len = 0;
+    char *text = slurp_text(file, &len);
+    if (!text) return elk_fail(err, ELK_EIO, "%s: cannot read: %s", where ? where : file, strerror(errno));
+    elk_status st = ELK_OK;
+    int line = 1, bol = 1;
+    const char *p = text, *end = text + len;
+    size_t cap = 256;
+    char *name = malloc(cap);
+    if (!name) {
+        free(text);
+        return elk_fail(err, ELK_ENOMEM, "out of memory");
+    }
+    while (p < end && st == ELK_OK) {
+        if (bol) {
+            bol = 0;
+            const char *q = p;
+            while (q < end && (*q == ' ' || *q == '\t')) q++;
+            if (end - q > 8 && !memcmp(q, "@include", 8) && (q[8] == ' ' || q[8] == '\t')) {
+                q += 8;
+                while (q < end && (*q == ' ' || *q == '\t')) q++;
+                if (q < end && *q == '"') {
+                    int at = line, dropping = 0;
+                    size_t n = 0;
+                    for (q++; q < end && *q != '"'; q++) {
+                        char ch = *q;
+                        if (ch == '\\') {
+                            dropping = 0; /* an escape ends a run */
+                            if (q + 1 < end && (q[1] == '\\' || q[1] == '"')) ch = *++q;
+                            else continue; /* a stray backslash: flex echoes it */
+                        } else {
+                            if (ch == '\n') line++;
+                            if (ch == '\0') dropping = 1;
+                            if (dropping) continue;
+                        }
+                        if (n + 2 > cap) {
+                            char *nn = realloc(name, cap * 2);
+                            if (!nn) {
+                                st = elk_fail(err, ELK_ENOMEM, "out of memory");
+                                break;
+                            }
+                            name = nn;
+                            cap *= 2;
+                        }
+                        name[n++] = ch;
+                    }
+                    if (st != ELK_OK || q >= end) break; /* unterminated: libconfig's syntax error */
+                    name[n] = '\0';
+                    p = q + 1;
+                    st = check_include(file, at, name, include_dir, depth, err);
+                    continue;
+                }
+            }
+        }
+        if (*p == '"') { /* a string: may span lines, \ escapes one char */
+            for (p++; p < end && *p != '"'; p++) {
+                if (*p == '\\' && p + 1 < end) p++;
+                if (*p == '\n') line++;
+            }
+            if (p < end) p++;
+        } else if (*p == '/' && p + 1 < end && p[1] == '*') {
+            for (p += 2; p < end && !(*p == '*' && p + 1 < end && p[1] == '/'); p++)
+                if (*p == '\n') line++;
+            p = p < end ? p + 2 : end;
+        } else if (*p == '#' || (*p == '/' && p + 1 < end && p[1] == '/')) {
+            while (p < end && *p != '\n') p++;
+        } else {
+            if (*p == '\n') {
+                line++;
+                bol = 1;
+            }
+            p++;
+        }
+    }
+    free(name);
+    free(text);
+    return st;
+}
+
+elk_status elk_cfg_read(config_t *cfg, const char *path, elk_error *err)
 {
     config_init(cfg);
-    FILE *fp = fopen(path, "r");
-    if (!fp) {
-        config_destroy(cfg);
-        return elk_fail(err, ELK_EIO, "%s: cannot open: %s", path, strerror(errno));
+    elk_status st = check_regular(path, path, err);
+    if (st == ELK_OK) st = scan_includes(path, NULL, config_get_include_dir(cfg), 0, err);
+    if (st == ELK_OK && !config_read_file(cfg, path)) {
+        const char *in = config_error_file(cfg);
+        st = elk_fail(err, ELK_EPARSE, "%s:%d: syntax error: %s", in ? in : path, config_error_line(cfg),
+                      config_error_text(cfg));
     }
-    fclose(fp);
-    if (!config_read_file(cfg, path)) {
-        elk_status s = elk_fail(err, ELK_EPARSE, "%s:%d: syntax error: %s", path,
-                                config_error_line(cfg), config_error_text(cfg));
-        config_destroy(cfg);
-        return s;
-    }
-    return ELK_OK;
+    if (st != ELK_OK) config_destroy(cfg);
+    return st;
+}
+
+static elk_status open_cfg(config_t *cfg, const char *path, elk_error *err)
+{
+    return elk_cfg_read(cfg, path, err);
 }
 
 elk_status elk_cfg_load(const char *path, const char *root_name,

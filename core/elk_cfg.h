@@ -45,6 +45,14 @@ typedef elk_status (*elk_cfg_check_fn)(const config_setting_t *root,
                                        const char *file, void *dst,
                                        elk_error *err);
 
+/* config_init cfg and parse path into it, the one way every libconfig file
+ * is read. Refuses what libconfig 1.5 cannot survive: path and every
+ * @include target (recursively, resolved as libconfig resolves them) must
+ * be readable regular files, else "FILE:LINE: @include \"x\": is a
+ * directory" and the like. Syntax errors name the file (an included one if
+ * the error is there) and line. On error cfg is already destroyed. */
+elk_status elk_cfg_read(config_t *cfg, const char *path, elk_error *err);
+
 /* Parse path, require a top-level group named root_name (and nothing else),
  * then apply schema into dst. dst must already hold defaults for optional
  * fields. */

@@ -890,17 +890,8 @@ elk_status elk_sweep_load(const char *path, elk_sweep *s, elk_error *err)
     memset(s, 0, sizeof *s);
     snprintf(s->path, sizeof s->path, "%s", path);
     elk_point_defaults(&s->base);
-    FILE *fp = fopen(path, "r");
-    if (!fp) return elk_fail(err, ELK_EIO, "%s: cannot open: %s", path, strerror(errno));
-    fclose(fp);
     config_t cfg;
-    config_init(&cfg);
-    if (!config_read_file(&cfg, path)) {
-        elk_status st = elk_fail(err, ELK_EPARSE, "%s:%d: syntax error: %s", path, config_error_line(&cfg),
-                                 config_error_text(&cfg));
-        config_destroy(&cfg);
-        return st;
-    }
+    ELK_TRY(elk_cfg_read(&cfg, path, err));
     ctx_t c = {path, err};
     elk_status st = ELK_OK;
     config_setting_t *top = config_root_setting(&cfg);
@@ -1477,7 +1468,6 @@ elk_status elk_sweep_merge(const char *const *inputs, int n, FILE *out, elk_erro
     elk_csv_table *t = calloc((size_t)n, sizeof *t);
     elk_sweep_ident *id = calloc((size_t)n, sizeof *id);
     mrow *rows = NULL;
-    int *seen = NULL;
     elk_status st = ELK_OK;
     long total = 0;
     if (!t || !id) {
@@ -1535,19 +1525,21 @@ elk_status elk_sweep_merge(const char *const *inputs, int n, FILE *out, elk_erro
     }
     if (st != ELK_OK) goto done;
     for (int i = 0; i < n; i++) total += t[i].nrows;
+    /* Nothing is sized by the identity line's point count: it is the
+     * file's claim, and a 1 KB shard may claim 2^62 points. The rows are
+     * checked, sorted by point and walked once for gaps and doubles. */
     rows = malloc(sizeof *rows * (size_t)(total ? total : 1));
-    seen = malloc(sizeof *seen * (size_t)(id[0].points ? id[0].points : 1));
-    if (!rows || !seen) {
+    if (!rows) {
         st = elk_fail(err, ELK_ENOMEM, "out of memory");
         goto done;
     }
-    for (long p = 0; p < id[0].points; p++) seen[p] = -1;
     long k = 0;
     for (int i = 0; i < n && st == ELK_OK; i++)
         for (int r = 0; r < t[i].nrows; r++) {
             char *end;
+            errno = 0;
             long pt = strtol(t[i].cells[r][0], &end, 10);
-            if (*end || end == t[i].cells[r][0] || pt < 0 || pt >= id[0].points) {
+            if (*end || end == t[i].cells[r][0] || errno || pt < 0 || pt >= id[0].points) {
                 st = elk_fail(err, ELK_EPARSE, "%s: row %d: bad point index '%s'", inputs[i], r + 1,
                               t[i].cells[r][0]);
                 break;
@@ -1557,29 +1549,36 @@ elk_status elk_sweep_merge(const char *const *inputs, int n, FILE *out, elk_erro
                               id[i].shard, id[i].nshards);
                 break;
             }
-            if (seen[pt] >= 0 && seen[pt] != i) {
-                st = elk_fail(err, ELK_EINVAL, "point %ld is in both %s and %s", pt, inputs[seen[pt]], inputs[i]);
-                break;
-            }
-            seen[pt] = i;
             rows[k++] = (mrow){pt, i, r};
         }
     if (st != ELK_OK) goto done;
-    for (long p = 0; p < id[0].points; p++)
-        if (seen[p] < 0) {
-            int sh = (int)(p % id[0].nshards);
-            const char *who = NULL;
-            for (int i = 0; i < n; i++)
-                if (id[i].shard == sh) who = inputs[i];
-            if (who)
-                st = elk_fail(err, ELK_EINVAL, "point %ld is missing from %s (shard %d/%d was interrupted?)", p, who,
-                              sh, id[0].nshards);
-            else
-                st = elk_fail(err, ELK_EINVAL, "point %ld is missing: no file holds shard %d/%d", p, sh,
-                              id[0].nshards);
-            goto done;
-        }
     qsort(rows, (size_t)k, sizeof *rows, mrow_cmp);
+    {
+        long want = 0; /* the next point that must appear */
+        for (long r = 0; r <= k && st == ELK_OK; r++) {
+            long pt = r < k ? rows[r].point : id[0].points;
+            if (r > 0 && r < k && pt == rows[r - 1].point) {
+                if (rows[r].file != rows[r - 1].file)
+                    st = elk_fail(err, ELK_EINVAL, "point %ld is in both %s and %s", pt, inputs[rows[r - 1].file],
+                                  inputs[rows[r].file]);
+                continue;
+            }
+            if (pt > want) {
+                int sh = (int)(want % id[0].nshards);
+                const char *who = NULL;
+                for (int i = 0; i < n; i++)
+                    if (id[i].shard == sh) who = inputs[i];
+                if (who)
+                    st = elk_fail(err, ELK_EINVAL, "point %ld is missing from %s (shard %d/%d was interrupted?)",
+                                  want, who, sh, id[0].nshards);
+                else
+                    st = elk_fail(err, ELK_EINVAL, "point %ld is missing: no file holds shard %d/%d", want, sh,
+                                  id[0].nshards);
+            }
+            want = pt + 1;
+        }
+    }
+    if (st != ELK_OK) goto done;
     fprintf(out, "# elk-sweep name=%s id=%016llx points=%ld shard=0/1\n", id[0].name, id[0].id, id[0].points);
     for (int c = 1; c < t[0].ncomments; c++) fprintf(out, "%s\n", t[0].comments[c]);
     {
@@ -1597,6 +1596,5 @@ done:
     free(t);
     free(id);
     free(rows);
-    free(seen);
     return st;
 }
