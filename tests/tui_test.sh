@@ -146,6 +146,26 @@ want_basic=$(run_ms basic --hbm-tbps 2)
 [ "$new_basic" = "$want_basic" ] && ok "Basic at 2 TB/s = elk run ($want_basic)" ||
     fail "Basic at 2 TB/s '$new_basic' != elk run '$want_basic'"
 
+# c: flip the cost profile live (ipu-mk2 opens in paper) and back
+expect "paper" "knob panel shows the cost profile"
+send c
+wait_for "cost profile: physical" 10 && ok "c flips the cost profile to physical" || fail "c did not flip the profile"
+want_phys=$(run_ms elk-full --hbm-tbps 2 --profile physical)
+for ((i = 0; i < 200; i++)); do
+    [ "$(row_ms Elk-Full)" = "$want_phys" ] && break
+    sleep 0.05
+done
+[ "$(row_ms Elk-Full)" = "$want_phys" ] && ok "physical Elk-Full = elk run --profile physical ($want_phys)" ||
+    fail "physical Elk-Full '$(row_ms Elk-Full)' != elk run '$want_phys'"
+send c
+wait_for "cost profile: paper" 10 && ok "c flips it back to paper" || fail "c did not flip back"
+for ((i = 0; i < 200; i++)); do
+    [ "$(row_ms Basic)" = "$want_basic" ] && break
+    sleep 0.05
+done
+[ "$(row_ms Basic)" = "$want_basic" ] && ok "back in paper: Basic = elk run ($want_basic)" ||
+    fail "paper Basic '$(row_ms Basic)' != '$want_basic' after flipping back"
+
 # e: CSV export equals elk run --format csv
 send e
 if wait_for "wrote elk-breakdown-" 10; then

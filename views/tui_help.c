@@ -31,6 +31,7 @@ static const char *const global_keys[][2] = {
     {"Shift+Left/Right", "big step (x2, /2)"},
     {"Enter", "type the knob's value (Esc cancels)"},
     {"p P", "focus the next / previous policy"},
+    {"c", "flip the cost profile: paper (the artifact's rules) / physical"},
     {"e", "export the view's data as CSV (current directory)"},
     {"g", "draw the view's figure with gnuplot (png or svg)"},
     {"r", "recompute the design point"},

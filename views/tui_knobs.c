@@ -12,7 +12,7 @@ static const int core_knob[TK_COUNT] = {
     [TK_HBM] = ELK_KNOB_HBM_TBPS,   [TK_NOC] = ELK_KNOB_NOC_TBPS,   [TK_CORES] = ELK_KNOB_CORES,
     [TK_TOPOLOGY] = ELK_KNOB_TOPOLOGY, [TK_SRAM] = ELK_KNOB_SRAM_KIB, [TK_CHIP] = ELK_KNOB_CHIP,
     [TK_MODEL] = ELK_KNOB_MODEL,    [TK_BATCH] = ELK_KNOB_BATCH,    [TK_SEQ] = ELK_KNOB_SEQ,
-    [TK_POLICY] = -1,
+    [TK_PROFILE] = ELK_KNOB_PROFILE, [TK_POLICY] = -1,
 };
 
 int tui_knobs_core(int which) { return core_knob[which]; }
@@ -153,6 +153,7 @@ static void clear_chip_knobs(elk_point *p)
     p->hbm_tbps = p->noc_tbps = p->noc_scale = p->link_gbps = p->sram_kib = NAN;
     p->compute_scale = p->hbm_gbps_per_core = NAN;
     p->cores = p->topology = p->hbm_controllers = p->hbm_broadcast = -1;
+    p->profile[0] = '\0';
 }
 
 static int commit(tui_knobs *k, const elk_point *p, elk_error *err)
@@ -202,6 +203,10 @@ int tui_knobs_step(tui_knobs *k, int which, int dir, int big, elk_error *err)
         st = elk_point_set(&p, ELK_KNOB_TOPOLOGY, elk_topology_names[t], err);
         break;
     }
+    case TK_PROFILE:
+        /* paper <-> physical; a mixed profile (typed) steps to physical */
+        st = elk_point_set(&p, ELK_KNOB_PROFILE, c->profile == ELK_PROFILE_PHYSICAL ? "paper" : "physical", err);
+        break;
     case TK_SRAM: {
         double s = c->sram_kib, step = big ? 256 : 64;
         double v = dir > 0 ? floor(s / step + 1e-9) * step + step : ceil(s / step - 1e-9) * step - step;
@@ -302,6 +307,18 @@ unsigned tui_knobs_key(tui_knobs *k, int ch, tui_ctx *cx)
         typed.which = k->sel;
         cx->prompt(cx, label, val, typed_done, &typed);
         return ELK_VIEW_HANDLED | ELK_VIEW_REDRAW;
+    }
+    case 'c': {
+        elk_error err;
+        int r = tui_knobs_step(k, TK_PROFILE, 1, 0, &err);
+        if (r < 0) {
+            cx->message(cx, 1, "%s", err.msg);
+            return ELK_VIEW_HANDLED | ELK_VIEW_REDRAW;
+        }
+        char v[96];
+        elk_profile_format(k->d->chip.profile, v, sizeof v);
+        cx->message(cx, 0, "cost profile: %s (c flips it)", v);
+        return ELK_VIEW_HANDLED | ELK_VIEW_REDRAW | ELK_VIEW_RECOMPUTE;
     }
     default: return ELK_VIEW_NONE;
     }

@@ -18,6 +18,7 @@ typedef enum {
     TK_MODEL,
     TK_BATCH,
     TK_SEQ,
+    TK_PROFILE,
     TK_POLICY,
     TK_COUNT
 } tui_knob_id;
@@ -44,7 +45,8 @@ void tui_knobs_init(tui_knobs *k, tui_design *d);
 /* Rows the panel needs at a width. */
 int tui_knobs_rows(int width);
 void tui_knobs_draw(tui_knobs *k, const tui_rect *r, tui_ctx *cx);
-/* Arrow keys and Enter; returns ELK_VIEW_* bits. */
+/* Arrow keys, Enter, and 'c' (flip the cost profile between paper and
+ * physical, from any view); returns ELK_VIEW_* bits. */
 unsigned tui_knobs_key(tui_knobs *k, int ch, tui_ctx *cx);
 /* Step knob `which` by dir (+1/-1), big for coarse steps. Returns 1 if the
  * point changed, 0 if at a limit, -1 with err filled if rejected. */
