@@ -311,18 +311,22 @@ static int baseline_pick(const sctx *x, int i, double budget, int *kout)
  *    delivered into a core steals its share of the local port.
  * Preload intervals themselves are not stretched here; the event simulator
  * (elk_sim) shares links both ways and reports how far this estimate is off. */
-/* NoC time the preloads placed at positions < q keep busy in [s, D]. */
-static double window_noc(const sctx *x, double s, double D, int q)
+/* NoC time the preloads placed at positions < q keep busy in [s, D], and
+ * (if bytes) the bytes they deliver into cores meanwhile. */
+static double window_noc(const sctx *x, double s, double D, int q, double *bytes)
 {
-    double B = 0;
+    double B = 0, by = 0;
     for (int r = q - 1; r >= x->placed_lo; r--) {
         if (x->pe[r] <= s) break;
         int j = x->order[r];
         double d = x->pe[r] - x->ps[r];
         if (d <= 0) continue;
         double ov = fmin(x->pe[r], D) - fmax(x->ps[r], s);
-        if (ov > 0) B += x->nocT[j] * ov / d;
+        if (ov <= 0) continue;
+        B += x->nocT[j] * ov / d;
+        by += x->deliv[j] * ov / d;
     }
+    if (bytes) *bytes = by;
     return B;
 }
 
@@ -335,7 +339,7 @@ static double artifact_len(const sctx *x, double own, double xc, double D, int q
     if (x->pol == ELK_POL_FULL) return own;
     double L = own;
     for (int it = 0; it < 8; it++) {
-        double nl = fmax(own, xc + window_noc(x, D - L, D, q));
+        double nl = fmax(own, xc + window_noc(x, D - L, D, q, NULL));
         if (fabs(nl - L) < 0.5) return nl;
         L = nl;
     }
@@ -348,7 +352,7 @@ static double artifact_len(const sctx *x, double own, double xc, double D, int q
 static void push_preloads(sctx *x, int i, int q)
 {
     double s = x->es[i], D = x->ee[i];
-    double excess = window_noc(x, s, D, q) - menu_of(x, i)->e[x->entry[i]].comp;
+    double excess = window_noc(x, s, D, q, NULL) - menu_of(x, i)->e[x->entry[i]].comp;
     if (excess <= 0) return;
     for (int r = q - 1; r >= x->placed_lo; r--) {
         x->ps[r] -= excess;
@@ -363,17 +367,7 @@ static double contended_len(const sctx *x, double own, double xc, double D, int 
     double L = own;
     double port = c->remote_access_pauses ? 1.0 / (c->cores * c->sram_port_bytes_per_cycle) : 0;
     for (int it = 0; it < 6; it++) {
-        double s = D - L, B = 0, bytes = 0;
-        for (int r = q - 1; r >= x->placed_lo; r--) {
-            if (x->pe[r] <= s) break;
-            int j = x->order[r];
-            double d = x->pe[r] - x->ps[r];
-            if (d <= 0) continue;
-            double ov = fmin(x->pe[r], D) - fmax(x->ps[r], s);
-            if (ov <= 0) continue;
-            B += x->nocT[j] * ov / d;
-            bytes += x->deliv[j] * ov / d;
-        }
+        double bytes, B = window_noc(x, D - L, D, q, &bytes);
         double rho = L > 0 ? fmin(1.0, B / L) : 0;
         double nl = own + rho * xc + bytes * port;
         if (fabs(nl - L) < 0.5) {
