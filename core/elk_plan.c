@@ -1,5 +1,7 @@
 #include "elk_plan.h"
 
+#include <assert.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -557,7 +559,11 @@ elk_status elk_plan_enumerate(const elk_chip *c, const elk_op *op, double sram_b
                         op->name, c->cores, elk_op_kind_names[op->kind],
                         (op->hbm_bytes + elk_op_tensor_elems(op, 0) * op->dtype_bytes) / 1024.0);
     }
-    set->plans = e.all.v;
+    /* the enumeration's buffer held every plan kept before the global prune:
+     * a cached set keeps only the survivors (a set's memory is what the
+     * cache's byte budget counts) */
+    elk_plan *shrunk = realloc(e.all.v, (size_t)e.all.n * sizeof *e.all.v);
+    set->plans = shrunk ? shrunk : e.all.v;
     set->nplans = e.all.n;
     int cap = 0;
     for (int i = 0; i < set->nplans; i++) {
@@ -568,6 +574,10 @@ elk_status elk_plan_enumerate(const elk_chip *c, const elk_op *op, double sram_b
         }
         set->plans[i].opt0 = set->nopts - k;
         set->plans[i].nopt = k;
+    }
+    if (set->nopts > 0 && set->nopts < cap) {
+        elk_cold_opt *o = realloc(set->opts, (size_t)set->nopts * sizeof *o);
+        if (o) set->opts = o;
     }
     return ELK_OK;
 }
@@ -739,7 +749,9 @@ int elk_menu_best(const elk_menu *m, double budget)
 
 /* One cached set. state: 0 being enumerated by one thread (others wait on
  * the cache's condition variable), 1 ready, 2 failed (status and error kept
- * so waiters report the same error). */
+ * so waiters report the same error). refs counts the holders (problems,
+ * pick_split) of a ready set; bytes is what the set holds; used orders
+ * entries for eviction (the cache's clock at the last get or release). */
 typedef struct cache_ent {
     char key[512];
     uint64_t hash;
@@ -747,18 +759,30 @@ typedef struct cache_ent {
     elk_status st;
     elk_error err;
     elk_plan_set set;
+    int refs;
+    size_t bytes;
+    unsigned long long used;
     struct cache_ent *next;
 } cache_ent;
 
-/* Owns every entry. Invariant: entries are only added, and an entry's set
- * never changes once its state is 1, so pointers handed out stay valid until
- * elk_plan_cache_free. */
+/* Owns every entry. Invariants: an entry's set never changes once its state
+ * is 1, and a set with refs > 0 is never evicted, so a pointer handed out
+ * stays valid until it is released; bytes is the sum of the entries' bytes;
+ * after a release, bytes <= budget unless every entry over it is held
+ * (budget 0: unbounded). */
 struct elk_plan_cache {
     pthread_mutex_t mu;
     pthread_cond_t done;
     cache_ent *head;
-    long hits, misses, entries;
+    long hits, misses, entries, evicted;
+    size_t bytes, budget, peak;
+    unsigned long long clock;
 };
+
+static size_t set_bytes(const elk_plan_set *s)
+{
+    return sizeof(cache_ent) + (size_t)s->nplans * sizeof *s->plans + (size_t)s->nopts * sizeof *s->opts;
+}
 
 elk_plan_cache *elk_plan_cache_alloc(void)
 {
@@ -766,8 +790,16 @@ elk_plan_cache *elk_plan_cache_alloc(void)
     if (pc) {
         pthread_mutex_init(&pc->mu, NULL);
         pthread_cond_init(&pc->done, NULL);
+        pc->budget = ELK_PLAN_CACHE_BUDGET;
     }
     return pc;
+}
+
+void elk_plan_cache_set_budget(elk_plan_cache *pc, size_t bytes)
+{
+    pthread_mutex_lock(&pc->mu);
+    pc->budget = bytes;
+    pthread_mutex_unlock(&pc->mu);
 }
 
 void elk_plan_cache_free(elk_plan_cache *pc)
@@ -775,6 +807,7 @@ void elk_plan_cache_free(elk_plan_cache *pc)
     if (!pc) return;
     for (cache_ent *e = pc->head; e;) {
         cache_ent *n = e->next;
+        assert(e->refs == 0); /* every problem is freed before its cache */
         elk_plan_set_free(&e->set);
         free(e);
         e = n;
@@ -782,6 +815,39 @@ void elk_plan_cache_free(elk_plan_cache *pc)
     pthread_cond_destroy(&pc->done);
     pthread_mutex_destroy(&pc->mu);
     free(pc);
+}
+
+/* Free least recently used ready sets nobody holds until the cache fits its
+ * budget. Called with the lock held. */
+static void evict(elk_plan_cache *pc)
+{
+    while (pc->budget && pc->bytes > pc->budget) {
+        cache_ent **victim = NULL;
+        for (cache_ent **pe = &pc->head; *pe; pe = &(*pe)->next) {
+            cache_ent *e = *pe;
+            if (e->state == 1 && e->refs == 0 && (!victim || e->used < (*victim)->used)) victim = pe;
+        }
+        if (!victim) return;
+        cache_ent *e = *victim;
+        *victim = e->next;
+        assert(pc->bytes >= e->bytes);
+        pc->bytes -= e->bytes;
+        pc->evicted++;
+        elk_plan_set_free(&e->set);
+        free(e);
+    }
+}
+
+void elk_plan_cache_release(elk_plan_cache *pc, const elk_plan_set *set)
+{
+    if (!pc || !set) return;
+    cache_ent *e = (cache_ent *)((char *)set - offsetof(cache_ent, set));
+    pthread_mutex_lock(&pc->mu);
+    assert(e->state == 1 && e->refs > 0);
+    e->refs--;
+    e->used = ++pc->clock;
+    evict(pc);
+    pthread_mutex_unlock(&pc->mu);
 }
 
 static uint64_t fnv(const char *s)
@@ -832,8 +898,13 @@ elk_status elk_plan_cache_get(elk_plan_cache *pc, const elk_chip *c, const elk_o
         while (e->state == 0) pthread_cond_wait(&pc->done, &pc->mu);
         pc->hits++;
         elk_status st = e->st;
-        if (st == ELK_OK) *out = &e->set;
-        else if (err) *err = e->err;
+        if (st == ELK_OK) {
+            e->refs++;
+            e->used = ++pc->clock;
+            *out = &e->set;
+        } else if (err) {
+            *err = e->err;
+        }
         pthread_mutex_unlock(&pc->mu);
         return st;
     }
@@ -859,6 +930,11 @@ elk_status elk_plan_cache_get(elk_plan_cache *pc, const elk_chip *c, const elk_o
     ne->st = st;
     ne->err = e2;
     ne->state = st == ELK_OK ? 1 : 2;
+    ne->bytes = st == ELK_OK ? set_bytes(&ne->set) : sizeof *ne;
+    ne->refs = st == ELK_OK;
+    ne->used = ++pc->clock;
+    pc->bytes += ne->bytes;
+    if (pc->bytes > pc->peak) pc->peak = pc->bytes;
     pthread_cond_broadcast(&pc->done);
     pthread_mutex_unlock(&pc->mu);
     if (st == ELK_OK) *out = &ne->set;
@@ -871,4 +947,13 @@ void elk_plan_cache_stats(const elk_plan_cache *pc, long *hits, long *misses, lo
     *hits = pc->hits;
     *misses = pc->misses;
     *entries = pc->entries;
+}
+
+void elk_plan_cache_usage(elk_plan_cache *pc, size_t *bytes, size_t *peak, long *evicted)
+{
+    pthread_mutex_lock(&pc->mu);
+    if (bytes) *bytes = pc->bytes;
+    if (peak) *peak = pc->peak;
+    if (evicted) *evicted = pc->evicted;
+    pthread_mutex_unlock(&pc->mu);
 }

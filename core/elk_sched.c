@@ -80,7 +80,9 @@ static double fastest_exe(const split_ctx *sc, const elk_op *op)
     elk_error err;
     elk_menu m;
     if (elk_plan_cache_get(sc->pc, sc->c, op, &set, &err) != ELK_OK) return INFINITY;
-    if (elk_menu_build(sc->c, op, set, &m, &err) != ELK_OK) return INFINITY;
+    elk_status st = elk_menu_build(sc->c, op, set, &m, &err);
+    elk_plan_cache_release(sc->pc, set);
+    if (st != ELK_OK) return INFINITY;
     double e = m.n > 0 ? m.e[m.n - 1].exe : INFINITY;
     elk_menu_free(&m);
     return e;
@@ -156,6 +158,7 @@ elk_status elk_problem_init_graph(elk_problem *pr, const elk_chip *c, const elk_
         if (rep[pr->graph.ops[i].shape_id] < 0) rep[pr->graph.ops[i].shape_id] = i;
     double t0 = now_ms();
     elk_status st = ELK_OK;
+    pr->cache = pc;
     for (int s = 0; s < ns && st == ELK_OK; s++)
         st = elk_plan_cache_get(pc, &pr->chip, &pr->graph.ops[rep[s]], &pr->sets[s], err);
     double t1 = now_ms();
@@ -173,6 +176,8 @@ void elk_problem_free(elk_problem *pr)
     if (pr->menus)
         for (int s = 0; s < pr->graph.nshapes; s++) elk_menu_free(&pr->menus[s]);
     free(pr->menus);
+    if (pr->sets)
+        for (int s = 0; s < pr->graph.nshapes; s++) elk_plan_cache_release(pr->cache, pr->sets[s]);
     free(pr->sets);
     elk_graph_free(&pr->graph);
     memset(pr, 0, sizeof *pr);

@@ -47,7 +47,8 @@ typedef struct {
 void elk_sched_opts_default(elk_sched_opts *o);
 
 /* A design point ready to schedule. Owns graph, menus; sets are owned by the
- * plan cache passed to elk_problem_init (which must outlive the problem).
+ * plan cache passed to elk_problem_init (which must outlive the problem) and
+ * held by the problem until elk_problem_free releases them.
  * Invariant: menus[s] is the timed front of shape s on chip. */
 typedef struct {
     elk_point point;
@@ -55,7 +56,8 @@ typedef struct {
     elk_model model;
     elk_graph graph;
     elk_menu *menus;       /* per shape_id */
-    const elk_plan_set **sets;
+    const elk_plan_set **sets;  /* held from cache until elk_problem_free */
+    elk_plan_cache *cache;
     double sram;           /* usable bytes per core */
     int split_ops;         /* operators split because they outgrew SRAM */
     double plan_ms;        /* wall time to get plan sets (cache or enumeration) */
