@@ -363,31 +363,51 @@ typedef struct {
     double c, x;
 } stair_pt;
 
-/* qsort has no context argument; each thread sorts its own enumeration */
-static _Thread_local const enum_ctx *t_sort_ctx;
+/* The plans are sorted through an index (the structs are large) with C
+ * computed once per plan. Ties fall to the spatial plan, then to enumeration
+ * order, which makes the order total and independent of the sort algorithm. */
+typedef struct {
+    const elk_plan *v;
+    const double *c;
+} sort_ctx;
 
-static int cmp_plan(const void *pa, const void *pb)
+/* qsort has no context argument; each thread sorts its own enumeration */
+static _Thread_local sort_ctx t_sort;
+
+static int cmp_idx(const void *pa, const void *pb)
 {
-    const elk_plan *a = pa, *b = pb;
-    const enum_ctx *e = t_sort_ctx;
+    int i = *(const int *)pa, j = *(const int *)pb;
+    const elk_plan *a = &t_sort.v[i], *b = &t_sort.v[j];
     if (a->hot != b->hot) return a->hot < b->hot ? -1 : 1;
-    double ca = plan_C(e, a), cb = plan_C(e, b);
-    if (ca != cb) return ca < cb ? -1 : 1;
+    if (t_sort.c[i] != t_sort.c[j]) return t_sort.c[i] < t_sort.c[j] ? -1 : 1;
     if (a->xcyc != b->xcyc) return a->xcyc < b->xcyc ? -1 : 1;
-    return memcmp(a->p, b->p, sizeof a->p) < 0 ? -1 : (memcmp(a->p, b->p, sizeof a->p) > 0);
+    int m = memcmp(a->p, b->p, sizeof a->p);
+    if (m) return m < 0 ? -1 : 1;
+    return (i > j) - (i < j);
 }
 
 static int global_prune(enum_ctx *e)
 {
     plan_vec *a = &e->all;
     if (a->n == 0) return 0;
-    t_sort_ctx = e;
-    qsort(a->v, (size_t)a->n, sizeof *a->v, cmp_plan);
+    int *idx = malloc((size_t)a->n * sizeof *idx);
+    double *cv = malloc((size_t)a->n * sizeof *cv);
     stair_pt *st = malloc((size_t)(a->n + 1) * sizeof *st);
-    if (!st) return -1;
-    int ns = 0, keep = 0;
+    if (!idx || !cv || !st) {
+        free(idx);
+        free(cv);
+        free(st);
+        return -1;
+    }
     for (int i = 0; i < a->n; i++) {
-        double c = plan_C(e, &a->v[i]), x = a->v[i].xcyc;
+        idx[i] = i;
+        cv[i] = plan_C(e, &a->v[i]);
+    }
+    t_sort = (sort_ctx){a->v, cv};
+    qsort(idx, (size_t)a->n, sizeof *idx, cmp_idx);
+    int ns = 0, keep = 0;
+    for (int r = 0; r < a->n; r++) {
+        double c = cv[idx[r]], x = a->v[idx[r]].xcyc;
         /* last stair point with C <= c */
         int lo = 0, hi = ns;
         while (lo < hi) {
@@ -402,10 +422,20 @@ static int global_prune(enum_ctx *e)
         memmove(&st[lo + 1], &st[j], (size_t)(ns - j) * sizeof *st);
         ns -= j - lo - 1;
         st[lo] = (stair_pt){c, x};
-        a->v[keep++] = a->v[i];
+        idx[keep++] = idx[r]; /* keep <= r: the survivors, in sorted order */
     }
     free(st);
-    a->n = keep;
+    free(cv);
+    elk_plan *out = malloc((size_t)(keep ? keep : 1) * sizeof *out);
+    if (!out) {
+        free(idx);
+        return -1;
+    }
+    for (int r = 0; r < keep; r++) out[r] = a->v[idx[r]];
+    free(idx);
+    free(a->v);
+    a->v = out;
+    a->n = a->cap = keep;
     return 0;
 }
 
