@@ -63,6 +63,7 @@ int elk_cmd_plot(int argc, char **argv);
 int elk_cmd_reproduce(int argc, char **argv);
 int elk_cmd_fit(int argc, char **argv);
 int elk_cmd_gap(int argc, char **argv);
+int elk_cmd_ablate(int argc, char **argv);
 int elk_cmd_check(int argc, char **argv);
 
 #endif

@@ -73,6 +73,11 @@ run validate-bad 1 validate presets/models/tiny.cfg tests/data/bad/chip-typo-fie
 run unknown-option 2 graph --model tiny --bogus
 run unknown-command 2 frobnicate
 run bad-format 2 graph --model tiny --format xml
+# the ablation ladder (issue 14): in both cost profiles, and its usage errors
+run ablate-tiny-paper 0 ablate --models tiny --chip ipu-mk2 --profile paper --format csv
+run ablate-tiny-physical 0 ablate --models tiny --chip ipu-mk2 --profile physical
+run ablate-bad-format 2 ablate --models tiny --format xml
+run ablate-bad-model 1 ablate --models tiny,nosuchmodel
 
 # import-hf writes a preset that validates and builds a graph
 run import-hf 0 import-hf tests/data/hf/mixtral-8x7b/config.json -o "$tmp/import-hf.cfg"
