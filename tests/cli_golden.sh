@@ -76,6 +76,7 @@ run bad-format 2 graph --model tiny --format xml
 # the ablation ladder (issue 14): in both cost profiles, and its usage errors
 run ablate-tiny-paper 0 ablate --models tiny --chip ipu-mk2 --profile paper --format csv
 run ablate-tiny-physical 0 ablate --models tiny --chip ipu-mk2 --profile physical
+run ablate-orders-tiny 0 ablate --orders --models tiny --chip ipu-mk2 --profile paper --format csv
 run ablate-bad-format 2 ablate --models tiny --format xml
 run ablate-bad-model 1 ablate --models tiny,nosuchmodel
 
