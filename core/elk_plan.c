@@ -644,14 +644,22 @@ static int cmp_menu(const void *pa, const void *pb)
 
 elk_status elk_menu_build(const elk_chip *c, const elk_op *op, const elk_plan_set *set, elk_menu *m, elk_error *err)
 {
+    return elk_menu_build_scaled(c, op, set, 1, 1, m, err);
+}
+
+elk_status elk_menu_build_scaled(const elk_chip *c, const elk_op *op, const elk_plan_set *set, double fcomp,
+                                 double fxchg, elk_menu *m, elk_error *err)
+{
     (void)op;
+    assert(fcomp > 0 && fxchg > 0);
     memset(m, 0, sizeof *m);
     menu_tmp *t = malloc((size_t)set->nplans * sizeof *t);
     if (!t) return elk_fail(err, ELK_ENOMEM, "out of memory");
     for (int i = 0; i < set->nplans; i++) {
         const elk_plan *p = &set->plans[i];
         t[i].hot = p->hot;
-        t[i].exe = p->comp / c->compute_scale + elk_plan_xcycles(c, p) + p->syncs * c->sync_cycles * elk_chip_xfactor(c);
+        t[i].exe = p->comp / c->compute_scale * fcomp +
+                   (elk_plan_xcycles(c, p) + p->syncs * c->sync_cycles * elk_chip_xfactor(c)) * fxchg;
         t[i].plan = i;
     }
     qsort(t, (size_t)set->nplans, sizeof *t, cmp_menu);
@@ -678,7 +686,7 @@ elk_status elk_menu_build(const elk_chip *c, const elk_op *op, const elk_plan_se
         elk_menu_entry *en = &m->e[i];
         en->hot = p->hot;
         en->exe = t[i].exe;
-        en->comp = p->comp / c->compute_scale;
+        en->comp = p->comp / c->compute_scale * fcomp;
         en->xcyc = en->exe - en->comp;
         en->xbytes = p->shift_bytes + p->rs_bytes + p->rd_bytes;
         en->plan = t[i].plan;
@@ -696,6 +704,7 @@ elk_status elk_menu_build(const elk_chip *c, const elk_op *op, const elk_plan_se
                 mc->dist = (o->dist_bytes + o->cold) * elk_cost_shift_cpb(c) + o->factor * c->sync_cycles;
             else
                 mc->dist = elk_cost_alltoall(c, o->dist_bytes, o->dist_group) + c->sync_cycles;
+            mc->dist *= fxchg;
             mc->deliv = o->deliv;
             if (o->cold < m->min_cold) m->min_cold = o->cold;
         }

@@ -110,6 +110,10 @@ double elk_plan_xcycles(const elk_chip *c, const elk_plan *pl);
 
 /* Time the set on chip c: the (hot, exe) front and its cold options. */
 elk_status elk_menu_build(const elk_chip *c, const elk_op *op, const elk_plan_set *set, elk_menu *m, elk_error *err);
+/* The same with every plan's compute multiplied by fcomp and its exchange,
+ * syncs and data distribution by fxchg (elk_noise: a cost model that is off). */
+elk_status elk_menu_build_scaled(const elk_chip *c, const elk_op *op, const elk_plan_set *set, double fcomp,
+                                 double fxchg, elk_menu *m, elk_error *err);
 void elk_menu_free(elk_menu *m);
 /* Index of the fastest entry with hot <= budget, or -1. */
 int elk_menu_best(const elk_menu *m, double budget);

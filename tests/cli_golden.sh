@@ -77,6 +77,8 @@ run bad-format 2 graph --model tiny --format xml
 run ablate-tiny-paper 0 ablate --models tiny --chip ipu-mk2 --profile paper --format csv
 run ablate-tiny-physical 0 ablate --models tiny --chip ipu-mk2 --profile physical
 run ablate-orders-tiny 0 ablate --orders --models tiny --chip ipu-mk2 --profile paper --format csv
+run noise-tiny-csv 0 noise --model tiny --chip ipu-mk2 --trials 3 --sigma 0.1,0.2 --format csv
+run noise-bad-sigma 2 noise --model tiny --sigma 0.1,x
 run ablate-bad-format 2 ablate --models tiny --format xml
 run ablate-bad-model 1 ablate --models tiny,nosuchmodel
 
