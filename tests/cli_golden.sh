@@ -79,6 +79,9 @@ run ablate-tiny-physical 0 ablate --models tiny --chip ipu-mk2 --profile physica
 run ablate-orders-tiny 0 ablate --orders --models tiny --chip ipu-mk2 --profile paper --format csv
 run noise-tiny-csv 0 noise --model tiny --chip ipu-mk2 --trials 3 --sigma 0.1,0.2 --format csv
 run noise-bad-sigma 2 noise --model tiny --sigma 0.1,x
+run balance-tiny-hbm 0 balance --chip ipu-mk2 --model tiny --knob hbm-tbps --policy ideal --range 0.05:50
+run balance-no-knob 2 balance --model tiny
+run balance-word-knob 2 balance --model tiny --knob topology
 run ablate-bad-format 2 ablate --models tiny --format xml
 run ablate-bad-model 1 ablate --models tiny,nosuchmodel
 
