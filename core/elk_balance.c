@@ -242,3 +242,95 @@ elk_status elk_balance_run(const elk_point *p, const elk_balance_opts *o, elk_ba
     elk_plan_cache_free(own);
     return st;
 }
+
+/* ---- sensitivity ---- */
+
+static double latency_at(const elk_point *q, elk_policy pol, elk_plan_cache *pc, elk_status *st, elk_error *err)
+{
+    elk_problem pr;
+    *st = elk_problem_init(&pr, q, pc, err);
+    if (*st != ELK_OK) return NAN;
+    elk_sched_opts so;
+    elk_sched_opts_default(&so);
+    elk_schedule s;
+    *st = elk_schedule_run(&pr, pol, &so, &s, err);
+    double ms = *st == ELK_OK ? s.latency_ms : NAN;
+    if (*st == ELK_OK) elk_schedule_free(&s);
+    elk_problem_free(&pr);
+    return ms;
+}
+
+static void step_of(elk_knob k, double v, const elk_chip *c, double *down, double *up)
+{
+    switch (k) {
+    case ELK_KNOB_HBM_TBPS:
+        if (v > 32) *down = v / 2, *up = v * 2;
+        else if (v < 2) *down = v - 0.25, *up = v + 0.25;
+        else *down = v - 1, *up = v + 1;
+        break;
+    case ELK_KNOB_NOC_SCALE:
+    case ELK_KNOB_COMPUTE_SCALE: *down = v - 0.25, *up = v + 0.25; break;
+    case ELK_KNOB_LINK_GBPS: *down = v / 1.25, *up = v * 1.25; break;
+    case ELK_KNOB_CORES:
+        if (v > c->cores_per_chip) *down = v - c->cores_per_chip, *up = v + c->cores_per_chip;
+        else *down = floor(v / 2), *up = v * 2 > c->cores_per_chip ? c->cores_per_chip * 2 : v * 2;
+        break;
+    case ELK_KNOB_SRAM_KIB: *down = v - 64, *up = v + 64; break;
+    default: *down = v / 2, *up = v * 2; break; /* batch, sequence */
+    }
+}
+
+static int cmp_sens(const void *a, const void *b)
+{
+    const elk_sens_row *x = a, *y = b;
+    double bx = fmax(x->have_down ? fabs(x->ms_down) : 0, x->have_up ? fabs(x->ms_up) : 0);
+    double by = fmax(y->have_down ? fabs(y->ms_down) : 0, y->have_up ? fabs(y->ms_up) : 0);
+    if (bx != by) return bx > by ? -1 : 1;
+    return (x->knob > y->knob) - (x->knob < y->knob);
+}
+
+elk_status elk_sensitivity_run(const elk_point *p, elk_policy pol, elk_plan_cache *pc, elk_sens *out, elk_error *err)
+{
+    static const elk_knob knobs[] = {ELK_KNOB_HBM_TBPS,      ELK_KNOB_NOC_SCALE, ELK_KNOB_LINK_GBPS,
+                                     ELK_KNOB_CORES,         ELK_KNOB_SRAM_KIB,  ELK_KNOB_COMPUTE_SCALE,
+                                     ELK_KNOB_BATCH,         ELK_KNOB_SEQ};
+    memset(out, 0, sizeof *out);
+    elk_chip c;
+    elk_model m;
+    ELK_TRY(elk_point_resolve(p, &c, &m, err));
+    elk_status st;
+    out->base_ms = latency_at(p, pol, pc, &st, err);
+    if (st != ELK_OK) return st;
+    for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++) {
+        elk_sens_row *r = &out->row[out->n++];
+        r->knob = knobs[i];
+        char buf[64];
+        elk_point_format(p, &c, &m, r->knob, buf, sizeof buf);
+        r->value = atof(buf);
+        step_of(r->knob, r->value, &c, &r->down, &r->up);
+        const elk_knob_info *ki = &elk_knobs[r->knob];
+        for (int side = 0; side < 2; side++) {
+            double v = side ? r->up : r->down;
+            if (ki->is_int == 1) v = floor(v + 0.5);
+            if (v < ki->min || v > ki->max || v == r->value) continue;
+            elk_point q = *p;
+            elk_error e2;
+            if (elk_point_set_num(&q, r->knob, v, &e2) != ELK_OK) continue;
+            double ms = latency_at(&q, pol, pc, &st, &e2);
+            if (st == ELK_ENOPLAN || st == ELK_EINVAL || st == ELK_ERANGE) continue; /* refused: left out */
+            if (st != ELK_OK) {
+                if (err) *err = e2;
+                return st;
+            }
+            /* stored as the change, ranked by magnitude */
+            if (side) r->ms_up = ms - out->base_ms, r->have_up = 1, r->up = v;
+            else r->ms_down = ms - out->base_ms, r->have_down = 1, r->down = v;
+        }
+    }
+    qsort(out->row, (size_t)out->n, sizeof out->row[0], cmp_sens);
+    for (int i = 0; i < out->n; i++) {
+        out->row[i].ms_down += out->base_ms;
+        out->row[i].ms_up += out->base_ms;
+    }
+    return ELK_OK;
+}

@@ -77,4 +77,25 @@ typedef struct {
 
 elk_status elk_balance_run(const elk_point *p, const elk_balance_opts *o, elk_balance_result *r, elk_error *err);
 
+/* Sensitivity: each resource knob moved one step down and up (the
+ * workbench's steps: HBM +-1 TB/s, +-0.25 below 2 and x2 above 32; NoC and
+ * compute scale +-0.25; link bandwidth x/ 1.25; cores by one chip's cores,
+ * halved below one chip; SRAM +-64 KiB; batch and sequence x/ 2), the
+ * policy's latency at each, rows ranked by the larger change (a tornado).
+ * A step the knob's range or the model refuses (no plan fits) is left out
+ * (have_down/have_up 0). */
+typedef struct {
+    elk_knob knob;
+    double value, down, up;  /* knob units */
+    double ms_down, ms_up;
+    int have_down, have_up;
+} elk_sens_row;
+#define ELK_SENS_MAX 16
+typedef struct {
+    double base_ms;
+    int n;
+    elk_sens_row row[ELK_SENS_MAX]; /* ranked: largest |change| first */
+} elk_sens;
+elk_status elk_sensitivity_run(const elk_point *p, elk_policy pol, elk_plan_cache *pc, elk_sens *out, elk_error *err);
+
 #endif

@@ -82,6 +82,8 @@ run noise-bad-sigma 2 noise --model tiny --sigma 0.1,x
 run balance-tiny-hbm 0 balance --chip ipu-mk2 --model tiny --knob hbm-tbps --policy ideal --range 0.05:50
 run balance-no-knob 2 balance --model tiny
 run balance-word-knob 2 balance --model tiny --knob topology
+run sensitivity-tiny 0 sensitivity --chip ipu-mk2 --model tiny
+run sensitivity-tiny-csv 0 sensitivity --chip ipu-mk2 --model tiny --profile physical --format csv
 run ablate-bad-format 2 ablate --models tiny --format xml
 run ablate-bad-model 1 ablate --models tiny,nosuchmodel
 
