@@ -35,6 +35,7 @@ static const command commands[] = {
     {"noise", elk_cmd_noise, "what if the cost model is wrong: plan with seeded errors, time with the truth"},
     {"balance", elk_cmd_balance, "where more of one resource stops paying: the knee and the bound"},
     {"sensitivity", elk_cmd_sensitivity, "which knob matters here: each one step down and up, ranked (tornado)"},
+    {"controllers", elk_cmd_controllers, "one broadcasting HBM against N controllers, by topology (simulated)"},
     {"check", elk_cmd_check, "check the model's invariants on seeded random design points"},
     {"fit", elk_cmd_fit, "fit a chip's cost-model coefficients to measured tiles (GSL least squares)"},
     {"bench", elk_cmd_bench, "time each stage of the pipeline on a design point"},

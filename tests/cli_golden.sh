@@ -84,6 +84,7 @@ run balance-no-knob 2 balance --model tiny
 run balance-word-knob 2 balance --model tiny --knob topology
 run sensitivity-tiny 0 sensitivity --chip ipu-mk2 --model tiny
 run sensitivity-tiny-csv 0 sensitivity --chip ipu-mk2 --model tiny --profile physical --format csv
+run controllers-tiny 0 controllers --chip ipu-mk2 --model tiny --hbm 4 --topologies all-to-all,mesh --controllers 1,4 --format csv
 run ablate-bad-format 2 ablate --models tiny --format xml
 run ablate-bad-model 1 ablate --models tiny,nosuchmodel
 
