@@ -1152,33 +1152,26 @@ static void ex_dfs(exact_ctx *e, int i)
     ex_load(e, i);
 }
 
-elk_status elk_schedule_exact(const elk_problem *pr, const elk_sched_opts *o, long max_nodes, int plans,
-                              elk_gap *g, elk_schedule *s, elk_error *err)
+/* The exhaustive search of policy pol's model (Elk-Dyn or Elk-Full) in one
+ * preload order at one allocator price, pruned by the bound and by upper
+ * (the makespan to beat). g->exact is the best found, or upper if nothing
+ * beats it (s then empty, s->ops NULL). */
+static elk_status exact_run(const elk_problem *pr, const elk_sched_opts *o, elk_policy pol, const int *order,
+                            int price, double upper, long max_nodes, int plans, elk_gap *g, elk_schedule *s,
+                            elk_error *err)
 {
-    memset(g, 0, sizeof *g);
-    memset(s, 0, sizeof *s);
     int N = pr->graph.nops;
-    if (N > 512) return elk_fail(err, ELK_EINVAL, "the exact search is for small graphs (%d operators; at most 512)", N);
-    /* the greedy answer is the first upper bound */
-    elk_schedule greedy;
-    ELK_TRY(elk_schedule_run(pr, ELK_POL_DYN, o, &greedy, err));
-    int price = greedy.static_variant;
-    g->greedy = greedy.latency;
-    elk_schedule_free(&greedy);
-
-    int *ident = malloc((size_t)N * sizeof *ident);
-    if (!ident) return elk_fail(err, ELK_ENOMEM, "out of memory");
-    for (int r = 0; r < N; r++) ident[r] = r;
+    memset(s, 0, sizeof *s);
     sctx x;
-    if (sctx_init(&x, pr, o, ELK_POL_DYN, ident, N)) {
-        free(ident);
-        return elk_fail(err, ELK_ENOMEM, "out of memory");
-    }
-    x.price = price;
+    if (sctx_init(&x, pr, o, pol, order, N)) return elk_fail(err, ELK_ENOMEM, "out of memory");
+    x.variant = price;
+    x.price = price % ELK_PRICES;
+    if (pol == ELK_POL_DYN && (pr->chip.profile & (1u << ELK_PSW_NOCCAP)))
+        x.noc_share *= dyn_theta[price / ELK_PRICES] / 0.7;
     exact_ctx e;
     memset(&e, 0, sizeof e);
     e.x = &x;
-    e.best = g->greedy * (1 + 1e-12);
+    e.best = upper * (1 + 1e-12);
     e.max_nodes = max_nodes;
     e.plans = plans;
     e.best_lo = -1;
@@ -1187,7 +1180,7 @@ elk_status elk_schedule_exact(const elk_problem *pr, const elk_sched_opts *o, lo
     e.snap_lo = malloc((size_t)(N + 1) * sizeof(int));
     int maxe = 1;
     for (int k = 0; k < pr->graph.nshapes; k++)
-        if (pr->menus[k].neff[price] > maxe) maxe = pr->menus[k].neff[price];
+        if (pr->menus[k].neff[x.price] > maxe) maxe = pr->menus[k].neff[x.price];
     e.cap = (x.window + 2) * maxe;
     e.cands = malloc((size_t)N * e.cap * sizeof(int));
     e.cands_e = malloc((size_t)N * e.cap * sizeof(int));
@@ -1200,30 +1193,31 @@ elk_status elk_schedule_exact(const elk_problem *pr, const elk_sched_opts *o, lo
         st = elk_fail(err, ELK_ENOMEM, "out of memory");
         goto out;
     }
+    /* prefix sums: executions by op, HBM time by preload position (the
+     * bound's preloads not yet placed are those before placed_lo) */
     for (int i = 0; i < N; i++) {
         const elk_menu *m = menu_of(&x, i);
         e.minexe[i] = (i ? e.minexe[i - 1] : 0) + m->e[m->n - 1].exe;
-        e.hbm_cycles[i] = (i ? e.hbm_cycles[i - 1] : 0) + hbm_of(&x, i) / elk_chip_hbm_bytes_per_cycle(x.c);
+        e.hbm_cycles[i] = (i ? e.hbm_cycles[i - 1] : 0) + hbm_of(&x, order[i]) / elk_chip_hbm_bytes_per_cycle(x.c);
     }
     ex_dfs(&e, N - 1);
     if (o->cancel && *o->cancel) {
         st = elk_fail(err, ELK_ECANCEL, "cancelled");
         goto out;
     }
-    g->nodes = e.nodes;
-    g->complete = !e.truncated;
-    g->exact = e.best_lo >= 0 ? e.best : g->greedy;
+    g->nodes += e.nodes;
+    g->complete = g->complete && !e.truncated;
+    g->exact = e.best_lo >= 0 ? e.best : upper;
     if (e.best_lo >= 0) {
         memcpy(x.es, e.best_d, (size_t)4 * N * sizeof(double));
         memcpy(x.cold, e.best_d + 4 * N, (size_t)8 * N * sizeof(double));
         memcpy(x.entry, e.best_i, (size_t)4 * N * sizeof(int));
         x.placed_lo = e.best_lo;
-        s->policy = ELK_POL_DYN;
+        s->policy = pol;
         s->adopted = -1;
         if (fill_schedule(&x, e.best, s)) st = elk_fail(err, ELK_ENOMEM, "out of memory");
-        s->static_variant = price;
-    } else {
-        st = elk_schedule_run(pr, ELK_POL_DYN, o, s, err);
+        s->static_variant = price % ELK_PRICES;
+        s->run_variant = price;
     }
 out:
     free(e.snap_d);
@@ -1236,7 +1230,72 @@ out:
     free(e.best_d);
     free(e.best_i);
     sctx_free(&x);
+    return st;
+}
+
+elk_status elk_schedule_exact(const elk_problem *pr, const elk_sched_opts *o, long max_nodes, int plans,
+                              elk_gap *g, elk_schedule *s, elk_error *err)
+{
+    memset(g, 0, sizeof *g);
+    memset(s, 0, sizeof *s);
+    int N = pr->graph.nops;
+    if (N > 512) return elk_fail(err, ELK_EINVAL, "the exact search is for small graphs (%d operators; at most 512)", N);
+    /* the greedy answer is the first upper bound */
+    elk_schedule greedy;
+    ELK_TRY(elk_schedule_run(pr, ELK_POL_DYN, o, &greedy, err));
+    int price = greedy.run_variant;
+    g->greedy = greedy.latency;
+    elk_schedule_free(&greedy);
+    int *ident = malloc((size_t)N * sizeof *ident);
+    if (!ident) return elk_fail(err, ELK_ENOMEM, "out of memory");
+    for (int r = 0; r < N; r++) ident[r] = r;
+    g->complete = 1;
+    elk_status st = exact_run(pr, o, ELK_POL_DYN, ident, price, g->greedy, max_nodes, plans, g, s, err);
     free(ident);
+    if (st == ELK_OK && !s->ops) st = elk_schedule_run(pr, ELK_POL_DYN, o, s, err);
+    return st;
+}
+
+elk_status elk_schedule_exact_orders(const elk_problem *pr, const elk_sched_opts *o, int max_orders, long max_nodes,
+                                     int plans, elk_gap_orders *g, elk_error *err)
+{
+    memset(g, 0, sizeof *g);
+    int N = pr->graph.nops;
+    if (N > 512) return elk_fail(err, ELK_EINVAL, "the exact search is for small graphs (%d operators; at most 512)", N);
+    elk_schedule full;
+    ELK_TRY(elk_schedule_run(pr, ELK_POL_FULL, o, &full, err));
+    g->heuristic = full.latency;
+    g->adopted = full.adopted;
+    /* the price Elk-Full's own search settled on; an adopted schedule's
+     * policy had its own, so search at every price then */
+    int p0 = full.adopted < 0 ? full.run_variant % ELK_PRICES : 0, p1 = full.adopted < 0 ? p0 + 1 : ELK_PRICES;
+    elk_schedule_free(&full);
+    int *orders = NULL;
+    int no = elk_orders_build(&pr->graph, o, &orders, max_orders);
+    if (no <= 0) return elk_fail(err, ELK_ENOMEM, "out of memory building preload orders");
+    g->orders = no;
+    g->exact = g->heuristic;
+    g->complete = 1;
+    g->best_order = -1;
+    elk_status st = ELK_OK;
+    for (int c = 0; c < no && st == ELK_OK; c++)
+        for (int pv = p0; pv < p1 && st == ELK_OK; pv++) {
+            elk_gap one = {0, 0, 0, 1};
+            elk_schedule s;
+            st = exact_run(pr, o, ELK_POL_FULL, orders + (size_t)c * N, pv, g->exact, max_nodes, plans, &one, &s, err);
+            if (st != ELK_OK) break;
+            g->nodes += one.nodes;
+            if (!one.complete) g->complete = 0;
+            if (s.ops && one.exact < g->exact) {
+                g->exact = one.exact;
+                g->best_order = c;
+                g->best_edit = 0;
+                for (int r = 0; r < N; r++) g->best_edit += abs(s.order[r] - r);
+                g->best_edit /= N;
+            }
+            elk_schedule_free(&s);
+        }
+    free(orders);
     return st;
 }
 

@@ -157,6 +157,21 @@ typedef struct {
 elk_status elk_schedule_exact(const elk_problem *pr, const elk_sched_opts *o, long max_nodes, int plans,
                               elk_gap *g, elk_schedule *s, elk_error *err);
 
+/* The same over Elk-Full's candidate preload orders (elk_orders_build, at
+ * most max_orders): for each order, the exhaustive search of preload numbers
+ * (and with plans != 0 of execute-state plans) in Elk-Full's model, against
+ * Elk-Full's own answer. max_nodes bounds each order's search. */
+typedef struct {
+    double heuristic, exact;  /* cycles: Elk-Full, the best found over the orders */
+    int adopted;              /* Elk-Full's choice: -1 its own search, else the policy it kept */
+    int orders, best_order;   /* orders searched; the winner's index (-1: none beat Elk-Full) */
+    double best_edit;         /* the winner's mean displacement, ops */
+    long nodes;
+    int complete;             /* every order's search ran to the end */
+} elk_gap_orders;
+elk_status elk_schedule_exact_orders(const elk_problem *pr, const elk_sched_opts *o, int max_orders, long max_nodes,
+                                     int plans, elk_gap_orders *g, elk_error *err);
+
 /* Preload-order candidates for Elk-Full (exposed for tests): fills orders
  * with up to max candidate orders of length g->nops (row-major), the
  * identity first; returns the count. The caller frees *orders. */

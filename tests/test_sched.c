@@ -365,6 +365,45 @@ START_TEST(exact_search)
 }
 END_TEST
 
+/* The search over Elk-Full's orders too: on the hand-worked case (one order)
+ * it finds Elk-Full's answer; on a real graph it never reports worse than
+ * Elk-Full, searches every candidate order, and a one-node budget says it was
+ * cut short and keeps Elk-Full's answer. */
+START_TEST(exact_search_orders)
+{
+    elk_problem pr;
+    hand_problem(&pr);
+    elk_sched_opts o;
+    elk_sched_opts_default(&o);
+    elk_gap_orders g;
+    elk_error err;
+    ck_assert_msg(elk_schedule_exact_orders(&pr, &o, 100, 100000, 1, &g, &err) == ELK_OK, "%s", err.msg);
+    ck_assert(g.complete);
+    ck_assert_int_ge(g.orders, 1);
+    elk_schedule full;
+    ck_assert(elk_schedule_run(&pr, ELK_POL_FULL, &o, &full, &err) == ELK_OK);
+    ck_assert_double_eq_tol(g.heuristic, full.latency, 1e-9);
+    ck_assert(g.exact <= g.heuristic * (1 + 1e-12));
+    elk_schedule_free(&full);
+    elk_problem_free(&pr);
+
+    elk_plan_cache *pc = elk_plan_cache_alloc();
+    elk_problem *p2 = load_point("presets/chips/ipu-pod4.cfg", "presets/models/llama2-13b.cfg", 1, 32, 2048, pc);
+    ck_assert(elk_schedule_exact_orders(p2, &o, 1000, 100000, 0, &g, &err) == ELK_OK);
+    int *orders = NULL;
+    int no = elk_orders_build(&p2->graph, &o, &orders, 1000);
+    free(orders);
+    ck_assert_int_eq(g.orders, no);
+    ck_assert(g.exact <= g.heuristic * (1 + 1e-12));
+    ck_assert_int_gt(g.nodes, 0);
+    ck_assert(elk_schedule_exact_orders(p2, &o, 1000, 1, 0, &g, &err) == ELK_OK);
+    ck_assert(!g.complete);
+    ck_assert(g.exact <= g.heuristic * (1 + 1e-12));
+    elk_problem_free(p2);
+    elk_plan_cache_free(pc);
+}
+END_TEST
+
 /* ---------------------------------------------------------------------
  * Regressions from the trust issue (commit 0d0fdec): each case is a point a
  * user found where a number moved the wrong way. */
@@ -577,6 +616,7 @@ static Suite *suite(void)
     tcase_add_test(tc, orders_bounded_and_repeated);
     tcase_add_test(tc, sram_too_small_is_an_error);
     tcase_add_test(tc, exact_search);
+    tcase_add_test(tc, exact_search_orders);
     tcase_add_test(tc, regress_ideal_is_a_bound_at_noc_8);
     tcase_add_loop_test(tc, regress_full_never_slower_than_its_candidates, 0,
                         (int)(sizeof full_points / sizeof full_points[0]));
