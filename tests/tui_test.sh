@@ -206,6 +206,19 @@ done
 [ "$(row_ms Elk-Full)" = "$want" ] && ok "Elk-Full at 8 TB/s = elk run ($want)" || fail "Elk-Full at 8 TB/s != elk run ($want)"
 send Enter C-u abc Enter
 expect "expected a number" "a bad typed value is reported"
+# issue 11: typing replaces the old value (it used to append: 8 -> 88 TB/s)
+send Enter
+expect "HBM bandwidth (TB/s):" "Enter opens the prompt again"
+send 1 6 Enter
+wait_for "16 TB/s" 10
+cap | grep -qE "HBM bandwidth +16 TB/s" && ok "typing 16 over 8 gives 16 TB/s (replaces)" ||
+    fail "typed 16 over 8 did not replace the old value"
+send Enter
+expect "HBM bandwidth (TB/s):" "Enter opens the prompt a third time"
+send 8 Enter
+wait_for "8 TB/s" 10
+cap | grep -qE "HBM bandwidth +8 TB/s" && ok "typing 8 over 16 gives 8 TB/s" || fail "typed 8 over 16 did not replace"
+settled
 
 # the views
 send 2
@@ -225,6 +238,35 @@ send 3
 expect "Roofline  operators" "view 3: Roofline title"
 expect "TFLOPS" "Roofline: policies' TFLOPS"
 expect "compute" "Roofline: compute roof"
+# issue 11: no operator above the HBM roof (or the compute roof): the
+# exported points are the plotted ones; some execute faster than their HBM
+# traffic, which is what used to put them above the roof (at 0.25 TB/s
+# the tiny model has such operators)
+send Enter
+expect "HBM bandwidth (TB/s):" "Roofline: HBM prompt"
+send 0.25 Enter
+wait_for "0.25 TB/s" 10
+settled
+send e
+if wait_for "wrote elk-roofline-" 10 && f=$(ls "$WORK"/elk-roofline-*.csv | head -n1) && [ -n "$f" ]; then
+    res=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        $c["hbm_bytes"] > 0 && $c["flops"] > 0 {
+            n++; a = $c["achieved_tflops"]; roof = $c["hbm_tbps"] * $c["intensity_flop_per_byte"]
+            if (a > roof * 1.000001 || a > $c["peak_tflops"] * 1.000001) above++
+            if ($c["exec_us"] < $c["hbm_us"]) fast++
+        } END { printf "%d %d %d\n", n, above, fast }' "$f")
+    set -- $res
+    [ "${1:-0}" -gt 0 ] && [ "${2:-1}" -eq 0 ] && ok "Roofline: none of $1 operator points above a roof" ||
+        fail "Roofline: ${2:-?} of ${1:-?} operator points above a roof"
+    [ "${3:-0}" -gt 0 ] && ok "Roofline: $3 operators execute faster than their HBM traffic (now on the HBM roof)" ||
+        fail "Roofline: no operator executes faster than its HBM traffic; the check above proves nothing"
+    set --
+else
+    fail "Roofline: e wrote no CSV"
+fi
+send Enter 8 Enter
+wait_for "HBM bandwidth        8 TB/s" 10
+settled
 
 send 4
 expect "Timeline  Elk-Full" "view 4: Timeline title"
@@ -238,6 +280,18 @@ expect "zoom x2" "Timeline: + zooms"
 send 5
 expect "Sweep  HBM bandwidth over 10 points" "view 5: Sweep title"
 wait_for "10/10 points" 60 && ok "Sweep: all 10 points filled in" || fail "Sweep did not finish"
+# issue 11: the side panel shows the current point (8 TB/s), not the last
+expect "at hbm-tbps = 8 (current):" "Sweep: side panel at the current point"
+want=$(run_ms elk-full --hbm-tbps 8)
+side=$(cap | grep -o "F Elk-Full *[0-9.e+-]*" | awk '{ print $3 }')
+[ -n "$side" ] && [ "$side" = "$want" ] && ok "Sweep: side panel Elk-Full $side = elk run at 8 TB/s" ||
+    fail "Sweep: side panel Elk-Full '$side' != elk run at 8 TB/s '$want'"
+# issue 11: r replaces the values (it used to append to the old list)
+send r
+expect "hbm-tbps values" "Sweep: r opens the values prompt"
+send "8 128 8" Enter
+expect "Sweep  HBM bandwidth over 16 points" "Sweep: typed 8 128 8 replaces the range (16 points)"
+wait_for "16/16 points" 60 && ok "Sweep: 16 typed points filled in" || fail "Sweep: typed range did not finish"
 send k
 expect "Sweep  NoC bandwidth over" "Sweep: k picks the next knob"
 

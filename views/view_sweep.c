@@ -189,15 +189,31 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
     int lw = side ? side - 2 : r.w - 2;
     if (side) {
         tui_printf(ly++, lx, lw, A_BOLD, "%s", metric_label[st->metric]);
-        int last = -1;
+        /* the values where the vertical line is: the sweep point at the
+         * current value, else the live result of the current point */
+        double cur = current_value(cx, knob);
+        int at = -1;
         for (int i = 0; i < d->n; i++)
-            if (d->pt[i].state == 2) last = i;
-        if (last >= 0) tui_printf(ly++, lx, lw, tui_attr(TC_DIM), "at %s = %g:", ki->name, d->pt[last].x);
+            if (d->pt[i].state == 2 && fabs(d->pt[i].x - cur) <= 1e-9 * fmax(1, fabs(cur))) at = i;
+        tui_sweep_pt live;
+        const tui_sweep_pt *show = at >= 0 ? &d->pt[at] : NULL;
+        if (!show && tui_snap_ok(cx->snap) && !cx->stale) {
+            memset(&live, 0, sizeof live);
+            for (int p = 0; p < ELK_POL_COUNT; p++) {
+                live.have[p] = cx->snap->res.have[p];
+                live.lat_ms[p] = cx->snap->res.pol[p].latency_ms;
+                live.pct[p] = cx->snap->res.pct_ideal[p];
+                live.hbm[p] = cx->snap->res.pol[p].hbm_util;
+                live.tflops[p] = cx->snap->res.pol[p].tflops;
+            }
+            show = &live;
+        }
+        if (show) tui_printf(ly++, lx, lw, tui_attr(TC_DIM), "at %s = %g (current):", ki->name, cur);
         for (int p = 0; p < ELK_POL_COUNT; p++) {
             int n = tui_printf(ly, lx, lw, tui_attr(TC_POL_BASIC + p) | (p == cx->focus ? A_REVERSE : 0), "%c %-8s",
                                tui_policy_mark[p], elk_policy_labels[p]);
-            if (last >= 0 && d->pt[last].have[p])
-                tui_printf(ly, lx + n, lw - n, A_NORMAL, " %10.4g", metric(&d->pt[last], p, st->metric));
+            if (show && show->have[p])
+                tui_printf(ly, lx + n, lw - n, A_NORMAL, " %10.4g", metric(show, p, st->metric));
             ly++;
         }
         ly++;
