@@ -72,7 +72,7 @@ expect() { # expect TEXT WHAT
 settled() { wait_for "done in" 60 && wait_gone "computing" 60; }
 
 # Breakdown row of a policy: its ms/token as printed ("%.4g").
-row_ms() { cap | awk -v p="$1" '$1 == p && $2 ~ /[█#]/ { print $(NF-4); exit }'; }
+row_ms() { cap | awk -v p="$1" '$1 == p && $2 ~ /[█#]/ { print $3; exit }'; }
 # The same number from `elk run --format csv` at a point.
 run_ms() { # run_ms POLICY-NAME ARGS...
     local pol=$1
@@ -116,7 +116,7 @@ start_shell C.UTF-8
 send "$ELK tui $POINT --log $WORK/tui.log 2>$WORK/err.txt" Enter
 expect "Elk Workbench" "workbench opens"
 settled || fail "first result never arrived"
-expect "Breakdown  per-token latency" "Breakdown title"
+expect "Breakdown  latency of one" "Breakdown title"
 expect "% Ideal" "Breakdown header"
 for p in Basic Static Elk-Dyn Elk-Full Ideal; do
     cap | grep -q "^ $p " || fail "Breakdown row $p missing"
@@ -296,7 +296,91 @@ send k
 expect "Sweep  NoC bandwidth over" "Sweep: k picks the next knob"
 
 send 1
-expect "Breakdown  per-token latency" "back to Breakdown"
+expect "Breakdown  latency of one" "back to Breakdown"
+
+# ---- issue 11: compare (b), undo/redo (u U), save/load (w o), fixed axes (f), clamping
+settled
+send b
+expect "pinned this point" "b pins the current point"
+send Left
+wait_for "HBM bandwidth        7 TB/s" 10
+settled
+expect "vs pinned" "status line compares with the pinned point"
+expect "HBM bandwidth 8 -> 7 TB/s" "status line names the knob that differs"
+expect "vs pinned" "Breakdown: a vs-pinned column"
+now=$(run_ms elk-full --hbm-tbps 7)
+then=$(run_ms elk-full --hbm-tbps 8)
+want=$(awk -v a="$now" -v b="$then" 'BEGIN { p = 100 * (a - b) / b
+    if (p < 0.05 && p > -0.05) print "0%"; else if (p < 10 && p > -10) printf "%+.1f%%\n", p; else printf "%+.0f%%\n", p }')
+cap | grep "^ Elk-Full " | grep -qF -- "$want" && ok "Breakdown: Elk-Full delta vs pinned is $want (elk run 8 -> 7 TB/s)" ||
+    fail "Breakdown: Elk-Full delta vs pinned is not '$want'"
+cap | grep -A1 "^ Basic " | sed -n 2p | grep -q "▒" && ok "Breakdown: the pinned point's ghost bar" || fail "Breakdown: no ghost bar"
+send 3
+expect "pinned: b s d f i" "Roofline: pinned policies drawn"
+send 4
+expect "; pinned " "Timeline: pinned step time"
+send 5
+expect "@ pinned:" "Sweep: pinned point marked"
+send 1
+send b
+expect "unpinned" "b again unpins"
+send u
+expect "undo: HBM bandwidth 7 -> 8 TB/s" "u undoes the step"
+cap | grep -qE "HBM bandwidth +8 TB/s" && ok "undo: the knob is back at 8 TB/s" || fail "undo did not restore 8 TB/s"
+send U
+expect "redo: HBM bandwidth 8 -> 7 TB/s" "U redoes it"
+send u
+expect "undo: HBM bandwidth 7 -> 8 TB/s" "u again"
+settled
+# w saves the point; elk run --point reads it back exactly
+send w
+expect "Save the point to:" "w asks for a file"
+send pt.cfg Enter
+expect "saved the point to pt.cfg" "w saved the point"
+if out=$("$ELK" validate "$WORK/pt.cfg") && echo "$out" | grep -q "ok (point)"; then ok "elk validate: the saved point is ok"; else
+    fail "elk validate rejects the saved point: $out"; fi
+if diff <("$ELK" run --point "$WORK/pt.cfg" --format csv) <("$ELK" run $POINT --hbm-tbps 8 --format csv) >"$WORK/diff.txt"; then
+    ok "elk run --point pt.cfg = elk run at the same knobs"
+else
+    fail "elk run --point differs: $(head -5 "$WORK/diff.txt")"
+fi
+send Left
+wait_for "HBM bandwidth        7 TB/s" 10
+send o
+expect "Load a point from:" "o asks for a file"
+send pt.cfg Enter
+expect "loaded the point from pt.cfg" "o loaded the point"
+cap | grep -qE "HBM bandwidth +8 TB/s" && ok "o: HBM back to the saved 8 TB/s" || fail "o: the saved HBM was not loaded"
+printf 'point = {\n  model = "tiny";\n  hbm-tbps = 5000.0;\n};\n' >"$WORK/bad.cfg"
+send o bad.cfg Enter
+expect "bad.cfg:3: field 'point.hbm-tbps'" "o: a bad point file names file:line and field"
+# stepping past a limit clamps and says so
+send Enter 600 Enter
+wait_for "HBM bandwidth      600 TB/s" 10 || fail "typed 600 TB/s"
+send Right
+expect "clamped to its maximum, 1000 TB/s" "Right past the maximum clamps (status line)"
+send Right
+expect "already at its maximum, 1000 TB/s" "Right at the maximum says so"
+send Enter 0.25 Enter
+wait_for "HBM bandwidth     0.25 TB/s" 10
+settled
+# f: fixed axes. Freeze the scale at the slow point, then speed up: the
+# longest bar no longer fills the width
+bar_len() { cap | awk -v p="$1" '$1 == p && $2 ~ /[█#]/ { print length($2); exit }'; }
+len0=$(bar_len Basic)
+send f
+expect "axes fixed" "f fixes the axes"
+send Enter 8 Enter
+wait_for "HBM bandwidth        8 TB/s" 10
+settled
+for ((i = 0; i < 100; i++)); do [ "$(bar_len Basic)" != "$len0" ] && break; sleep 0.05; done
+len1=$(bar_len Basic)
+[ -n "$len1" ] && [ "$len1" -lt "$len0" ] && ok "fixed axes: the faster point's bar is shorter ($len0 -> $len1)" ||
+    fail "fixed axes: bar did not shrink ($len0 -> $len1)"
+send f
+expect "axes free" "f frees the axes"
+for ((i = 0; i < 100; i++)); do [ "$(bar_len Basic)" = "$len0" ] && break; sleep 0.05; done
+[ "$(bar_len Basic)" = "$len0" ] && ok "free axes: the longest bar fills the width again" || fail "free axes: bar $(bar_len Basic) != $len0"
 
 # help
 send '?'
@@ -308,7 +392,7 @@ wait_gone "Elk Workbench keys" 10 && ok "a key closes help" || fail "help did no
 tm resize-window -t "$T" -x 60 -y 20
 expect "Terminal too small" "60x20 shows the too-small message"
 tm resize-window -t "$T" -x 120 -y 40
-wait_gone "Terminal too small" 10 && wait_for "Breakdown  per-token latency" 10 && ok "back to 120x40 redraws" ||
+wait_gone "Terminal too small" 10 && wait_for "Breakdown  latency of one" 10 && ok "back to 120x40 redraws" ||
     fail "no redraw after growing back"
 tm resize-window -t "$T" -x 80 -y 24
 wait_for "Elk-Full:" 10 && ok "80x24 (the minimum) draws the view" || fail "80x24 does not draw"
@@ -334,7 +418,7 @@ expect "Pareto  one operator's plans" "LANG=C: Pareto draws"
 send g
 expect "gnuplot is not installed" "no gnuplot in PATH: a message"
 send 1
-expect "Breakdown  per-token latency" "LANG=C: still running after the gnuplot message"
+expect "Breakdown  latency of one" "LANG=C: still running after the gnuplot message"
 pid=$(sed -n 's/.*(pid \([0-9]*\)).*/\1/p' "$WORK/tui2.log" | tail -n1)
 [ -n "$pid" ] && kill -TERM "$pid"
 sane_terminal "SIGTERM" 143
@@ -346,12 +430,12 @@ send C-c
 sane_terminal "Ctrl-C" 130
 
 # not a terminal: `elk` prints `elk run`'s table and never waits for keys
-if out=$(timeout 60 "$ELK" tui $POINT --view 2 </dev/null) && echo "$out" | grep -q "ms/token"; then
+if out=$(timeout 60 "$ELK" tui $POINT --view 2 </dev/null) && echo "$out" | grep -q "ms/step"; then
     ok "elk tui without a terminal prints elk run's table"
 else
     fail "elk tui without a terminal: no table"
 fi
-if out=$(timeout 120 "$ELK" </dev/null) && echo "$out" | grep -q "ms/token"; then
+if out=$(timeout 120 "$ELK" </dev/null) && echo "$out" | grep -q "ms/step"; then
     ok "elk (no arguments) without a terminal prints elk run's table"
 else
     fail "elk without a terminal: no table"

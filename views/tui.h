@@ -86,6 +86,9 @@ typedef struct tui_ctx {
     int busy;                      /* a computation is in flight */
     int stale;                     /* snap answers an older request */
     struct tui_sweeper *sweeper;
+    const tui_snap *pin;           /* the pinned point (b), NULL when none; drawn beside
+                                      or behind the live one */
+    int fixed_axes;                /* f: views keep the scales they had when it was set */
     /* services of the loop */
     void (*message)(struct tui_ctx *cx, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
     void (*prompt)(struct tui_ctx *cx, const char *label, const char *initial, tui_prompt_done done, void *obj);

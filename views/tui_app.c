@@ -19,6 +19,7 @@
 #include "elk_file.h"
 #include "tui.h"
 #include "tui_color.h"
+#include "tui_compare.h"
 #include "tui_draw.h"
 #include "tui_export.h"
 #include "tui_help.h"
@@ -110,6 +111,12 @@ typedef struct {
     tui_sweeper *sweeper;
     int wake[2];
     tui_snap *snap;
+    tui_snap *pin;      /* the pinned result (b); may be the same object as snap */
+    int fixed_axes;
+    /* undo / redo of knob changes: the points before each change */
+#define TUI_UNDO_MAX 64
+    elk_point undo[TUI_UNDO_MAX], redo[TUI_UNDO_MAX];
+    int nundo, nredo;
     elk_point requested;
     unsigned long req_id;
     tui_ctx cx;
@@ -161,6 +168,8 @@ static void build_ctx(tui_app *a)
     cx->busy = tui_worker_busy(a->worker);
     cx->stale = a->snap && a->snap->id != a->req_id;
     cx->sweeper = a->sweeper;
+    cx->pin = a->pin;
+    cx->fixed_axes = a->fixed_axes;
     cx->message = ctx_message;
     cx->prompt = ctx_prompt;
     cx->app = a;
@@ -227,13 +236,107 @@ static void do_export(tui_app *a, int plot)
     else ctx_message(&a->cx, 1, "%s", msg);
 }
 
+/* ---- compare, undo, save and load ---- */
+
+static void snap_drop(tui_app *a, tui_snap *s)
+{
+    if (s && s != a->pin && s != a->snap) tui_snap_free(s);
+}
+
+static void toggle_pin(tui_app *a)
+{
+    if (a->pin) {
+        tui_snap *old = a->pin;
+        a->pin = NULL;
+        snap_drop(a, old);
+        ctx_message(&a->cx, 0, "unpinned (b pins the current point)");
+        return;
+    }
+    if (!tui_snap_ok(a->snap) || a->snap->id != a->req_id) {
+        ctx_message(&a->cx, 1, "nothing to pin yet: wait for the current point's result");
+        return;
+    }
+    a->pin = a->snap;
+    ctx_message(&a->cx, 0, "pinned this point: turn knobs to compare (b unpins)");
+}
+
+static void push_point(elk_point *stack, int *n, const elk_point *p)
+{
+    if (*n == TUI_UNDO_MAX) {
+        memmove(stack, stack + 1, sizeof *stack * (TUI_UNDO_MAX - 1));
+        (*n)--;
+    }
+    stack[(*n)++] = *p;
+}
+
+/* Move the design to the top of `from`, pushing the current point on `to`. */
+static void undo_redo(tui_app *a, int redo)
+{
+    elk_point *from = redo ? a->redo : a->undo, *to = redo ? a->undo : a->redo;
+    int *nf = redo ? &a->nredo : &a->nundo, *nt = redo ? &a->nundo : &a->nredo;
+    const char *what = redo ? "redo" : "undo";
+    if (*nf == 0) {
+        ctx_message(&a->cx, 0, "nothing to %s", what);
+        return;
+    }
+    tui_design old = a->design;
+    elk_error err;
+    if (tui_design_set(&a->design, &from[*nf - 1], &err) != ELK_OK) {
+        ctx_message(&a->cx, 1, "%s: %s", what, err.msg);
+        return;
+    }
+    (*nf)--;
+    push_point(to, nt, &old.point);
+    char d[400];
+    tui_point_diff(&old.point, &old.chip, &old.model, &a->design.point, &a->design.chip, &a->design.model, d, sizeof d);
+    ctx_message(&a->cx, 0, "%s: %s (%d more)", what, d[0] ? d : "no change", *nf);
+}
+
+static void save_done(void *obj, tui_ctx *cx, const char *text)
+{
+    tui_app *a = obj;
+    if (!text || !*text) return;
+    elk_error err;
+    if (elk_point_save(text, &a->design.point, &a->design.chip, &a->design.model, &err) != ELK_OK)
+        cx->message(cx, 1, "%s", err.msg);
+    else cx->message(cx, 0, "saved the point to %s (elk run --point %s)", text, text);
+}
+
+static void load_done(void *obj, tui_ctx *cx, const char *text)
+{
+    tui_app *a = obj;
+    if (!text || !*text) return;
+    elk_point p;
+    elk_point_defaults(&p);
+    elk_error err;
+    if (elk_point_load(text, &p, &err) != ELK_OK || tui_design_set(&a->design, &p, &err) != ELK_OK)
+        cx->message(cx, 1, "%s", err.msg);
+    else cx->message(cx, 0, "loaded the point from %s (u undoes)", text);
+}
+
 static void set_view(tui_app *a, int i)
 {
     a->cur = i;
     a->dirty = 1;
 }
 
+static void handle_key1(tui_app *a, int ch);
+
+/* Every key goes through here: a key that changed the design point (a
+ * step, a typed value, c, a loaded file) leaves the old point on the undo
+ * stack. */
 static void handle_key(tui_app *a, int ch)
+{
+    elk_point before = a->design.point;
+    int undo_key = !a->status.prompting && !a->help_on && (ch == 'u' || ch == 'U');
+    handle_key1(a, ch);
+    if (!undo_key && memcmp(&before, &a->design.point, sizeof before)) {
+        push_point(a->undo, &a->nundo, &before);
+        a->nredo = 0;
+    }
+}
+
+static void handle_key1(tui_app *a, int ch)
 {
     build_ctx(a);
     a->dirty = 1;
@@ -286,6 +389,16 @@ static void handle_key(tui_app *a, int ch)
     case 'p': a->design.focus = (a->design.focus + 1) % ELK_POL_COUNT; break;
     case 'P': a->design.focus = (a->design.focus + ELK_POL_COUNT - 1) % ELK_POL_COUNT; break;
     case 'r': request(a, 1); break;
+    case 'b': toggle_pin(a); break;
+    case 'u': undo_redo(a, 0); break;
+    case 'U': undo_redo(a, 1); break;
+    case 'f':
+        a->fixed_axes = !a->fixed_axes;
+        ctx_message(&a->cx, 0, a->fixed_axes ? "axes fixed: scales stay as they are now (f frees them)"
+                                             : "axes free: scales follow each point again");
+        break;
+    case 'w': ctx_prompt(&a->cx, "Save the point to", "elk-point.cfg", save_done, a); break;
+    case 'o': ctx_prompt(&a->cx, "Load a point from", "elk-point.cfg", load_done, a); break;
     case 12: /* ^L */ clearok(curscr, TRUE); break;
     case 27: break;
     default: a->dirty = 0; break;
@@ -382,6 +495,7 @@ static void app_free(tui_app *a)
     if (a->help) tui_help_close(a->help);
     tui_sweeper_stop(a->sweeper);
     tui_worker_stop(a->worker);
+    if (a->pin != a->snap) tui_snap_free(a->pin);
     tui_snap_free(a->snap);
     for (int i = 0; i < NVIEWS; i++)
         if (a->views[i]) {
@@ -500,8 +614,9 @@ int elk_tui_run(const elk_point *p, const tui_opts *o)
     while (!a->quit) {
         tui_snap *s = tui_worker_take(a->worker);
         if (s) {
-            tui_snap_free(a->snap);
+            tui_snap *old = a->snap;
             a->snap = s;
+            snap_drop(a, old);
             a->dirty = 1;
             if (isnan(first_ms)) first_ms = tui_now_ms() - t_start;
             if (s->status != ELK_OK && s->status != ELK_ECANCEL) {

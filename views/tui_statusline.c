@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tui_compare.h"
 #include "tui_draw.h"
 
 #define MESSAGE_MS 8000.0
@@ -59,6 +60,20 @@ void tui_status_draw(tui_statusline *s, const tui_rect *r, const tui_ctx *cx)
     if (tui_status_has_message(s)) {
         tui_puts(r->y, x, room, s->error ? (tui_color_mono() ? a | A_BOLD : tui_attr(TC_ERROR) | A_REVERSE) : a | A_BOLD,
                  s->msg);
+    } else if (cx->pin) {
+        /* what differs from the pinned point, and what it does to the
+         * focused policy */
+        char d[400], buf[600], dl[64] = "";
+        const tui_snap *pn = cx->pin;
+        int nd = tui_point_diff(&pn->point, &pn->pr.chip, &pn->pr.model, cx->point, cx->chip, cx->model, d, sizeof d);
+        int f = cx->focus;
+        if (tui_snap_ok(cx->snap) && !cx->stale && cx->snap->res.have[f] && pn->res.have[f]) {
+            char t[48];
+            tui_fmt_delta(cx->snap->res.pol[f].latency_ms, pn->res.pol[f].latency_ms, t, sizeof t);
+            snprintf(dl, sizeof dl, " (%s %s)", elk_policy_labels[f], t);
+        }
+        snprintf(buf, sizeof buf, "vs pinned%s: %s", dl, nd ? d : "same point");
+        tui_puts(r->y, x, room, a | A_BOLD, buf);
     } else {
         char buf[512];
         point_summary(cx, buf, sizeof buf);

@@ -26,6 +26,12 @@ static double op_seconds(const tui_snap *s, const elk_op *op, const elk_sched_op
     return fmax(exec_seconds(s, so), op->hbm_bytes / hbm_bps(&s->pr.chip));
 }
 
+/* f: the axes kept from when it was pressed. */
+typedef struct {
+    int frozen;
+    double x0, x1, y0, y1;
+} roof_state;
+
 static double step_intensity(const elk_graph *g)
 {
     double b = g->weight_bytes + g->kv_bytes;
@@ -34,8 +40,9 @@ static double step_intensity(const elk_graph *g)
 
 static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
 {
-    (void)v;
-    tui_rect r = tui_title(r0, "Roofline", "operators of the focused policy; policies' step throughput (letters)");
+    roof_state *rs = v->state;
+    tui_rect r = tui_title(r0, "Roofline", cx->pin ? "operators of the focused policy; policies' step throughput (letters; pinned: b s d f i)"
+                                                   : "operators of the focused policy; policies' step throughput (letters)");
     if (tui_need_result(&r, cx)) return;
     const tui_snap *s = cx->snap;
     const elk_chip *c = &s->pr.chip;
@@ -79,8 +86,23 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
     x1 *= 2;
     y0 /= 2;
     y1 *= 2;
+    const tui_snap *pn = cx->pin;
+    double psoi = pn ? step_intensity(&pn->pr.graph) : NAN;
+    if (pn) {
+        if (psoi > 0 && psoi / 2 < x0) x0 = psoi / 2;
+        if (psoi > 0 && psoi * 2 > x1) x1 = psoi * 2;
+        for (int p = 0; p < ELK_POL_COUNT; p++)
+            if (pn->res.have[p] && pn->res.pol[p].tflops * 1e12 / 2 < y0) y0 = pn->res.pol[p].tflops * 1e12 / 2;
+    }
     tui_nice_range(&x0, &x1, 1);
     tui_nice_range(&y0, &y1, 1);
+    if (!cx->fixed_axes) rs->frozen = 0;
+    else if (!rs->frozen) {
+        rs->frozen = 1;
+        rs->x0 = x0, rs->x1 = x1, rs->y0 = y0, rs->y1 = y1;
+    } else {
+        x0 = rs->x0, x1 = rs->x1, y0 = rs->y0, y1 = rs->y1;
+    }
 
     int side = r.w >= 100 ? 38 : 0;
     int below = side ? 0 : ELK_POL_COUNT + 1;
@@ -118,6 +140,10 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
             if (!(op->hbm_bytes > 0) || !(t > 0) || !(op->flops > 0)) continue;
             cv_mark(cv, op->flops / op->hbm_bytes, op->flops / t, op->kind == ELK_OP_MATMUL ? '*' : 'o', TC_HILITE);
         }
+        /* the pinned point's policies behind the live ones, small letters */
+        for (int p = 0; pn && p < ELK_POL_COUNT; p++)
+            if (pn->res.have[p])
+                cv_mark(cv, psoi, pn->res.pol[p].tflops * 1e12, (char)(tui_policy_mark[p] - 'A' + 'a'), TC_DIM);
         for (int k = 0; k <= ELK_POL_COUNT; k++) {
             int p = k < ELK_POL_COUNT ? k : cx->focus;
             if ((k < ELK_POL_COUNT && p == cx->focus) || !s->res.have[p]) continue;
@@ -162,7 +188,10 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
         double tf = s->res.pol[p].tflops, ti = s->res.have[ELK_POL_IDEAL] ? s->res.pol[ELK_POL_IDEAL].tflops : NAN;
         int n = tui_printf(ly, lx, lw, tui_attr(TC_POL_BASIC + p) | (p == cx->focus ? A_REVERSE : 0), "%c %-8s",
                            tui_policy_mark[p], elk_policy_labels[p]);
-        tui_printf(ly++, lx + n, lw - n, A_NORMAL, " %7.2f TFLOPS %5.1f%%", tf, 100 * tf / ti);
+        n += tui_printf(ly, lx + n, lw - n, A_NORMAL, " %7.2f TFLOPS %5.1f%%", tf, 100 * tf / ti);
+        if (pn && pn->res.have[p] && pn->res.pol[p].tflops > 0)
+            tui_printf(ly, lx + n, lw - n, tui_attr(TC_DIM), " %+.0f%%", 100 * (tf / pn->res.pol[p].tflops - 1));
+        ly++;
     }
     if (side && ly < r.y + r.h) tui_printf(ly, lx, lw, tui_attr(TC_DIM), "(%% = of Ideal's TFLOPS)");
 }
@@ -235,10 +264,16 @@ static int gnuplot(elk_view *v, FILE *fp, const tui_ctx *cx, char *msg, size_t n
     return 0;
 }
 
+static void destroy(elk_view *v) { free(v->state); }
+
 elk_view *view_roofline_new(void)
 {
     elk_view *v = calloc(1, sizeof *v);
     if (!v) return NULL;
+    if (!(v->state = calloc(1, sizeof(roof_state)))) {
+        free(v);
+        return NULL;
+    }
     v->name = "roofline";
     v->title = "Roofline";
     v->keys = "";
@@ -246,5 +281,6 @@ elk_view *view_roofline_new(void)
     v->draw = draw;
     v->csv = csv;
     v->gnuplot = gnuplot;
+    v->destroy = destroy;
     return v;
 }

@@ -15,7 +15,7 @@ static const int sweep_knobs[] = {ELK_KNOB_HBM_TBPS, ELK_KNOB_NOC_TBPS, ELK_KNOB
 #define NKNOBS ((int)(sizeof sweep_knobs / sizeof sweep_knobs[0]))
 
 enum { M_LATENCY, M_PCT, M_TFLOPS, M_HBM, M_COUNT };
-static const char *const metric_label[M_COUNT] = {"latency (ms/token)", "% of Ideal", "TFLOPS", "HBM utilisation (%)"};
+static const char *const metric_label[M_COUNT] = {"latency (ms/step)", "% of Ideal", "TFLOPS", "HBM utilisation (%)"};
 
 typedef struct {
     int ki;                 /* index into sweep_knobs */
@@ -28,6 +28,8 @@ typedef struct {
     int dirty;              /* restart on next draw */
     tui_sweep_data data;    /* last copy from the sweeper */
     int have_data;
+    int frozen;             /* f: the scales kept from when it was pressed */
+    double fx0, fx1, fy0, fy1;
 } sweep_state;
 
 static int knob_log(int knob) { return knob == ELK_KNOB_BATCH || knob == ELK_KNOB_SEQ; }
@@ -147,6 +149,34 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
         px0 = x0 - pad;
         px1 = x1 + pad;
     }
+    /* the pinned point: its value of the swept knob and the focused
+     * policy's metric there (a summary of its result) */
+    const tui_snap *pn = cx->pin;
+    double pin_x = NAN, pin_y = NAN;
+    if (pn && pn->res.have[cx->focus]) {
+        char buf[64];
+        elk_point_format(&pn->point, &pn->pr.chip, &pn->pr.model, (elk_knob)knob, buf, sizeof buf);
+        pin_x = atof(buf);
+        tui_sweep_pt pp;
+        memset(&pp, 0, sizeof pp);
+        int f = cx->focus;
+        pp.lat_ms[f] = pn->res.pol[f].latency_ms;
+        pp.pct[f] = pn->res.pct_ideal[f];
+        pp.hbm[f] = pn->res.pol[f].hbm_util;
+        pp.tflops[f] = pn->res.pol[f].tflops;
+        pin_y = metric(&pp, f, st->metric);
+        if (pin_y > y1) {
+            y1 = pin_y * 1.05;
+            tui_nice_range(&y0, &y1, 0);
+        }
+    }
+    if (!cx->fixed_axes) st->frozen = 0;
+    else if (!st->frozen) {
+        st->frozen = 1;
+        st->fx0 = px0, st->fx1 = px1, st->fy0 = y0, st->fy1 = y1;
+    } else {
+        px0 = st->fx0, px1 = st->fx1, y0 = st->fy0, y1 = st->fy1;
+    }
     int side = r.w >= 96 ? 30 : 0;
     tui_rect pr = {r.y, r.x, r.h - (side ? 0 : 2), r.w - side};
     tui_plot pl;
@@ -156,6 +186,12 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
         tui_plot_axes(&pl, xl, metric_label[st->metric], tui_fmt_si, tui_fmt_si);
         double cur = current_value(cx, knob);
         if (cur >= px0 && cur <= px1) cv_line(&pl.cv, cur, y0, cur, y1, TC_DIM);
+        /* the pinned point behind the curves: a level line at its value and
+         * @ where it sits on the swept knob */
+        if (isfinite(pin_y) && pin_y >= y0 && pin_y <= y1) {
+            cv_line(&pl.cv, px0, pin_y, px1, pin_y, TC_DIM);
+            if (pin_x >= px0 && pin_x <= px1) cv_mark(&pl.cv, pin_x, pin_y, '@', TC_HILITE);
+        }
         for (int k = 0; k <= ELK_POL_COUNT; k++) {
             int p = k < ELK_POL_COUNT ? k : cx->focus;
             if (k < ELK_POL_COUNT && p == cx->focus) continue;
@@ -233,6 +269,8 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
                 }
         }
         tui_puts(ly + 1, lx, lw, tui_attr(TC_DIM), "vertical line: current point");
+        if (isfinite(pin_y))
+            tui_printf(ly + 2, lx, lw, tui_attr(TC_HILITE), "@ pinned: %s %.4g", elk_policy_labels[cx->focus], pin_y);
     } else {
         int x = lx;
         for (int p = 0; p < ELK_POL_COUNT; p++)

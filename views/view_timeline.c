@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tui_compare.h"
 #include "tui_draw.h"
 
 typedef struct {
@@ -12,6 +13,8 @@ typedef struct {
     double zoom;      /* >= 1 */
     double pan;       /* 0..1: where the visible window sits */
     int scroll;       /* first op row shown (layer mode) */
+    int frozen, frozen_key; /* f: the window kept for this mode and layer */
+    double ff0, ff1;
 } tl_state;
 
 static int has_preload(const elk_sched_op *o) { return o->pre_end > o->pre_start; }
@@ -231,14 +234,30 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
     const elk_schedule *sc = &s->res.pol[pol];
     double f0, f1, v0, v1;
     full_window(st, &s->pr.graph, sc, &f0, &f1);
+    int fkey = st->step_mode ? -1000 : st->layer;
+    if (!cx->fixed_axes || st->frozen_key != fkey) st->frozen = 0;
+    if (cx->fixed_axes && !st->frozen) {
+        st->frozen = 1;
+        st->frozen_key = fkey;
+        st->ff0 = f0, st->ff1 = f1;
+    } else if (cx->fixed_axes) {
+        f0 = st->ff0, f1 = st->ff1;
+    }
     visible(st, f0, f1, &v0, &v1);
     tui_rect body = {r.y + 1, r.x, r.h - 1, r.w};
     char a[32], b[32], c[32];
     tui_fmt_ms(sc->latency_ms, a, sizeof a);
     tui_fmt_ms(tui_cyc_ms(s, sc->brk[ELK_BRK_PRELOAD]), b, sizeof b);
     tui_fmt_ms(tui_cyc_ms(s, sc->brk[ELK_BRK_OVERLAP]), c, sizeof c);
-    tui_printf(r.y, r.x + 1, r.w - 2, tui_attr(TC_DIM), "step %s: %s overlapped, %s waiting on HBM; window %.4g..%.4g ms",
-               a, c, b, tui_cyc_ms(s, v0), tui_cyc_ms(s, v1));
+    int n = tui_printf(r.y, r.x + 1, r.w - 2, tui_attr(TC_DIM), "step %s: %s overlapped, %s waiting on HBM; window %.4g..%.4g ms",
+                       a, c, b, tui_cyc_ms(s, v0), tui_cyc_ms(s, v1));
+    const tui_snap *pn = cx->pin;
+    if (pn && pn->res.have[pol]) {
+        char d[48], pa[32];
+        tui_fmt_ms(pn->res.pol[pol].latency_ms, pa, sizeof pa);
+        tui_fmt_delta(sc->latency_ms, pn->res.pol[pol].latency_ms, d, sizeof d);
+        tui_printf(r.y, r.x + 1 + n, r.w - 2 - n, tui_attr(TC_HILITE), "; pinned %s (%s)", pa, d);
+    }
     if (st->step_mode) draw_step(st, &body, s, sc, v0, v1);
     else draw_layer(st, &body, s, sc, v0, v1);
 }
