@@ -246,8 +246,8 @@ printf 'point = {\n  model = "tiny";\n  hbm_tbps = 8.0;\n};\n' >"$tmp/bad2.cfg"
 expect 1 "$ELK" validate "$tmp/bad2.cfg" && contains "$tmp/err" "bad2.cfg:3: unknown knob 'hbm_tbps'"
 printf 'point = {\n  chip = "no-such-chip";\n};\n' >"$tmp/bad3.cfg"
 expect 1 "$ELK" run --point "$tmp/bad3.cfg" && contains "$tmp/err" "bad3.cfg:2: field 'point.chip'"
-printf 'point = {\n  chip = "ipu-mk2";\n  sram-kib = 8.0;\n};\n' >"$tmp/bad4.cfg"
-expect 1 "$ELK" validate "$tmp/bad4.cfg" && contains "$tmp/err" "the point does not resolve: --sram-kib 8 must exceed"
+printf 'point = {\n  chip = "tt-mesh";\n  sram-kib = 32.0;\n};\n' >"$tmp/bad4.cfg"
+expect 1 "$ELK" validate "$tmp/bad4.cfg" && contains "$tmp/err" "the point does not resolve: --sram-kib 32 must exceed"
 expect 1 "$ELK" run --point "$tmp/missing.cfg"
 
 cli_done
