@@ -319,11 +319,11 @@ static int gnuplot(elk_view *v, FILE *fp, const tui_ctx *cx, char *msg, size_t n
     fprintf(fp, "set title \"%s: %s (op %d) on %s\" noenhanced\nset logscale xy\nset grid\n"
                 "set xlabel 'space per core (bytes)'\nset ylabel 'execution time (us)'\nset key outside right top\n",
             s->pr.model.name, op->name, st->op, s->pr.chip.name);
-    fprintf(fp, "plot $plans using 1:2 with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'kept plans', "
-                "$front using 1:2 with linespoints pt 6 lw 2 lc rgb '#1f77b4' title 'Pareto front', "
-                "$chosen using 1:2 with points pt 5 ps 1.5 lc rgb '#d62728' title 'execute state chosen', "
+    fprintf(fp, "plot $plans using 1:2 with points pt 7 ps 0.4 lc rgb '#999999' title 'kept plans', "
+                "$front using 1:2 with linespoints pt 6 lw 2 lc rgb '#56B4E9' title 'Pareto front', "
+                "$chosen using 1:2 with points pt 5 ps 1.5 lc rgb '#D55E00' title 'execute state chosen', "
                 "$chosen using 1:2:4 with labels offset 1,1 notitle, "
-                "$chosen using 3:2 with points pt 4 ps 1.5 lc rgb '#2ca02c' title 'preload state chosen'\n");
+                "$chosen using 3:2 with points pt 4 ps 1.5 lc rgb '#009E73' title 'preload state chosen'\n");
     return 0;
 }
 

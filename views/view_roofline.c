@@ -254,12 +254,12 @@ static int gnuplot(elk_view *v, FILE *fp, const tui_ctx *cx, char *msg, size_t n
                 "set xlabel 'operational intensity (FLOP per HBM byte)'\nset ylabel 'FLOP/s (FLOPs / max(execution, HBM time))'\n"
                 "set key outside right top\nset samples 400\nset xrange [*:*]\n",
             s->pr.model.name, c->name, elk_policy_labels[pol]);
-    fprintf(fp, "plot (x*hbm < peak ? x*hbm : peak) with lines lw 2 lc rgb '#ff7f0e' title 'HBM roof', "
-                "(x*noc < peak ? x*noc : peak) with lines lw 2 lc rgb '#17becf' title 'NoC roof', "
+    fprintf(fp, "plot (x*hbm < peak ? x*hbm : peak) with lines lw 2 lc rgb '#E69F00' title 'HBM roof', "
+                "(x*noc < peak ? x*noc : peak) with lines lw 2 lc rgb '#56B4E9' title 'NoC roof', "
                 "(x*hbm < vpeak ? x*hbm : vpeak) with lines dt 2 lc rgb '#999999' title 'vector peak', "
-                "$ops using 1:($3 > 0.5 ? $2 : 1/0) with points pt 3 lc rgb '#1f77b4' title 'matmul ops', "
-                "$ops using 1:($3 > 0.5 ? 1/0 : $2) with points pt 6 lc rgb '#9467bd' title 'other ops', "
-                "$pols using 1:2 with points pt 7 ps 1.5 lc rgb '#d62728' title 'policies (step)', "
+                "$ops using 1:($3 > 0.5 ? $2 : 1/0) with points pt 3 lc rgb '#0072B2' title 'matmul ops', "
+                "$ops using 1:($3 > 0.5 ? 1/0 : $2) with points pt 6 lc rgb '#CC79A7' title 'other ops', "
+                "$pols using 1:2 with points pt 7 ps 1.5 lc rgb '#D55E00' title 'policies (step)', "
                 "$pols using 1:2:3 with labels left offset 1,0 notitle\n");
     return 0;
 }

@@ -357,8 +357,8 @@ static int gnuplot(elk_view *v, FILE *fp, const tui_ctx *cx, char *msg, size_t n
             elk_policy_labels[pol], s->pr.model.name, s->pr.chip.name, st->step_mode ? "whole step" : "one layer");
     if (!st->step_mode) fprintf(fp, "set ytics nomirror noenhanced\n");
     else fprintf(fp, "set ylabel 'operator'\n");
-    fprintf(fp, "plot $ops using 5:1:($6-$5):(0)%s with vectors nohead lw %d lc rgb '#ffbf00' title 'HBM preload', "
-                "$ops using 3:($1+0.25):($4-$3):(0) with vectors nohead lw %d lc rgb '#2ca02c' title 'execution'\n",
+    fprintf(fp, "plot $ops using 5:1:($6-$5):(0)%s with vectors nohead lw %d lc rgb '#E69F00' title 'HBM preload', "
+                "$ops using 3:($1+0.25):($4-$3):(0) with vectors nohead lw %d lc rgb '#0072B2' title 'execution'\n",
             st->step_mode ? "" : ":ytic(2)", st->step_mode ? 1 : 6, st->step_mode ? 1 : 6);
     return 0;
 }
