@@ -274,6 +274,7 @@ expect "HBM preload" "Timeline: legend"
 cap | grep -q "L1.qkv" && ok "Timeline: operator rows" || fail "Timeline: no operator rows"
 send t
 expect "whole step" "Timeline: t switches to the whole step"
+cap | grep -q "^ NoC  " && ok "Timeline: the whole step has a NoC lane" || fail "Timeline: no NoC lane"
 send +
 expect "zoom x2" "Timeline: + zooms"
 
@@ -295,6 +296,20 @@ wait_for "16/16 points" 60 && ok "Sweep: 16 typed points filled in" || fail "Swe
 send k
 expect "Sweep  NoC bandwidth over" "Sweep: k picks the next knob"
 
+# view 6: the event simulator's replay of the focused policy
+send 6
+expect "Network  event simulation of Elk-Full:" "view 6: Network title"
+expect "HBM controllers (4), busy" "Network: HBM controllers"
+expect "hottest links" "Network: hottest links named"
+send e
+if wait_for "wrote elk-network-" 10 && f=$(ls "$WORK"/elk-network-*.csv | head -n1) && [ -n "$f" ]; then
+    got=$(awk -F, '$2 == "hbm" { s += $8; n++ } END { if (n) printf "%.1f\n", 100 * s / n }' "$f")
+    want=$("$ELK" run $POINT --hbm-tbps 8 --sim --policy elk-full | awk '$1 == "Elk-Full" { sub(/%/, "", $12); print $12; exit }')
+    [ -n "$got" ] && [ "$got" = "$want" ] && ok "Network: controllers' mean $got% = elk run --sim HBM%" ||
+        fail "Network: controllers' mean '$got' != elk run --sim HBM% '$want'"
+else
+    fail "Network: e wrote no CSV"
+fi
 send 1
 expect "Breakdown  latency of one" "back to Breakdown"
 

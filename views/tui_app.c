@@ -26,14 +26,16 @@
 #include "tui_keybar.h"
 #include "tui_knobs.h"
 #include "tui_statusline.h"
+#include "tui_netsim.h"
 #include "tui_worker.h"
 #include "view_breakdown.h"
+#include "view_network.h"
 #include "view_pareto.h"
 #include "view_roofline.h"
 #include "view_sweep.h"
 #include "view_timeline.h"
 
-#define NVIEWS 5
+#define NVIEWS 6
 #define MIN_COLS 80
 #define MIN_LINES 24
 
@@ -109,6 +111,7 @@ typedef struct {
     elk_plan_cache *pc;
     tui_worker *worker;
     tui_sweeper *sweeper;
+    tui_netsim *netsim;
     int wake[2];
     tui_snap *snap;
     tui_snap *pin;      /* the pinned result (b); may be the same object as snap */
@@ -168,6 +171,7 @@ static void build_ctx(tui_app *a)
     cx->busy = tui_worker_busy(a->worker);
     cx->stale = a->snap && a->snap->id != a->req_id;
     cx->sweeper = a->sweeper;
+    cx->netsim = a->netsim;
     cx->pin = a->pin;
     cx->fixed_axes = a->fixed_axes;
     cx->message = ctx_message;
@@ -178,7 +182,8 @@ static void build_ctx(tui_app *a)
 static void draw_tabs(tui_app *a, int y)
 {
     tui_fill(y, 0, COLS, tui_attr(TC_TAB), " ");
-    int x = tui_puts(y, 1, COLS - 1, tui_attr(TC_TITLE), "Elk Workbench") + 3;
+    /* six tabs fit 80 columns only with the short title */
+    int x = tui_puts(y, 1, COLS - 1, tui_attr(TC_TITLE), COLS >= 100 ? "Elk Workbench" : "Elk") + (COLS >= 100 ? 3 : 2);
     for (int i = 0; i < NVIEWS; i++) {
         char t[48];
         snprintf(t, sizeof t, " %d %s ", i + 1, a->views[i]->title);
@@ -380,7 +385,8 @@ static void handle_key1(tui_app *a, int ch)
     case '2':
     case '3':
     case '4':
-    case '5': set_view(a, ch - '1'); break;
+    case '5':
+    case '6': set_view(a, ch - '1'); break;
     case KEY_F(1):
     case '?':
     case 'h': a->help_on = 1; break;
@@ -495,6 +501,7 @@ static void app_free(tui_app *a)
     if (a->help) tui_help_close(a->help);
     tui_sweeper_stop(a->sweeper);
     tui_worker_stop(a->worker);
+    tui_netsim_stop(a->netsim);
     if (a->pin != a->snap) tui_snap_free(a->pin);
     tui_snap_free(a->snap);
     for (int i = 0; i < NVIEWS; i++)
@@ -553,6 +560,7 @@ int elk_tui_run(const elk_point *p, const tui_opts *o)
     a->views[2] = view_roofline_new();
     a->views[3] = view_timeline_new();
     a->views[4] = view_sweep_new();
+    a->views[5] = view_network_new();
     a->pc = elk_plan_cache_alloc();
     if (pipe(a->wake) == 0) {
         for (int i = 0; i < 2; i++) {
@@ -569,7 +577,7 @@ int elk_tui_run(const elk_point *p, const tui_opts *o)
             return 1;
         }
     if (!a->pc || !(a->worker = tui_worker_start(a->pc, a->wake[1])) ||
-        !(a->sweeper = tui_sweeper_start(a->pc, a->wake[1]))) {
+        !(a->sweeper = tui_sweeper_start(a->pc, a->wake[1])) || !(a->netsim = tui_netsim_start(a->pc, a->wake[1]))) {
         app_free(a);
         fprintf(stderr, "elk: cannot start the worker threads\n");
         return 1;
@@ -624,7 +632,8 @@ int elk_tui_run(const elk_point *p, const tui_opts *o)
                 ctx_message(&a->cx, 1, "%s", s->err.msg);
             }
         }
-        int busy = tui_worker_busy(a->worker) || (a->cur == 4 && tui_sweeper_busy(a->sweeper));
+        int busy = tui_worker_busy(a->worker) || (a->cur == 4 && tui_sweeper_busy(a->sweeper)) ||
+                   (a->cur == 5 && tui_netsim_busy(a->netsim));
         if (a->dirty || busy) {
             draw_all(a);
             a->dirty = 0;

@@ -149,12 +149,17 @@ static void draw_step(const tl_state *st, const tui_rect *r, const tui_snap *s, 
     int x = r->x + 1 + namew, w = r->w - 2 - namew;
     if (w < 10 || r->h < 8) return;
     double dt = (v1 - v0) / w;
-    double *ex = calloc((size_t)w, sizeof *ex), *pre = calloc((size_t)w, sizeof *pre);
-    if (!ex || !pre) {
+    double *ex = calloc((size_t)w, sizeof *ex), *pre = calloc((size_t)w, sizeof *pre), *noc = calloc((size_t)w, sizeof *noc);
+    if (!ex || !pre || !noc) {
         free(ex);
         free(pre);
+        free(noc);
         return;
     }
+    /* the NoC lane: bytes the ports carry (an op's execution traffic over
+     * its execution, its preload's deliveries over the preload) against
+     * the ports' capacity, as the planner has them */
+    double cap = elk_chip_noc_bytes_per_cycle(&s->pr.chip) * dt;
     for (int i = 0; i < sc->nops; i++) {
         const elk_sched_op *o = &sc->ops[i];
         for (int k = 0; k < 2; k++) {
@@ -167,14 +172,16 @@ static void draw_step(const tl_state *st, const tui_rect *r, const tui_snap *s, 
                 double lo = v0 + c * dt, hi = lo + dt;
                 double ov = fmin(b, hi) - fmax(a, lo);
                 if (ov > 0) (k ? pre : ex)[c] += ov / dt;
+                double bytes = k ? o->deliv : o->exe_noc_bytes;
+                if (ov > 0 && cap > 0) noc[c] += bytes * (ov / (b - a)) / cap;
             }
         }
     }
-    int lane_h = (r->h - 5) / 3;
+    int lane_h = (r->h - 5) / 4;
     if (lane_h < 1) lane_h = 1;
     if (lane_h > 3) lane_h = 3;
-    static const char *lane_name[3] = {"execute", "HBM preload", "cores idle"};
-    static const tui_role lane_role[3] = {TC_EXEC, TC_PRELOAD, TC_BRK_PRELOAD};
+    static const char *lane_name[4] = {"execute", "HBM preload", "NoC", "cores idle"};
+    static const tui_role lane_role[4] = {TC_EXEC, TC_PRELOAD, TC_ROOF_NOC, TC_BRK_PRELOAD};
     int y = r->y;
     /* layer boundaries */
     tui_puts(y, r->x + 1, namew - 1, tui_attr(TC_DIM), "layers");
@@ -192,11 +199,11 @@ static void draw_step(const tl_state *st, const tui_rect *r, const tui_snap *s, 
         last = col;
     }
     y++;
-    for (int lane = 0; lane < 3; lane++) {
+    for (int lane = 0; lane < 4; lane++) {
         for (int k = 0; k < lane_h; k++, y++) {
             if (k == lane_h / 2) tui_puts(y, r->x + 1, namew - 1, A_NORMAL, lane_name[lane]);
             for (int c = 0; c < w; c++) {
-                double f = lane == 0 ? ex[c] : lane == 1 ? pre[c] : 1 - ex[c];
+                double f = lane == 0 ? ex[c] : lane == 1 ? pre[c] : lane == 2 ? noc[c] : 1 - ex[c];
                 if (f > 1) f = 1;
                 if (f < 0) f = 0;
                 tui_puts(y, x + c, 1, tui_attr(lane_role[lane]), shade(f));
@@ -209,6 +216,7 @@ static void draw_step(const tl_state *st, const tui_rect *r, const tui_snap *s, 
                          : "shading: \u2588 >87%  \u2593 >62%  \u2592 >37%  \u2591 busy   (time from step start)");
     free(ex);
     free(pre);
+    free(noc);
 }
 
 static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
