@@ -439,8 +439,10 @@ pid=$(sed -n 's/.*(pid \([0-9]*\)).*/\1/p' "$WORK/tui2.log" | tail -n1)
 sane_terminal "SIGTERM" 143
 
 # ---------------------------------------------------------------- run 3: Ctrl-C; `elk` opens it
-send "clear; $ELK tui $POINT --log $WORK/tui3.log 2>$WORK/err.txt" Enter
+send "clear; $ELK tui --point $WORK/pt.cfg --log $WORK/tui3.log 2>$WORK/err.txt" Enter
 settled
+cap | grep -qE "HBM bandwidth +8 TB/s" && cap | grep -qE "Model +tiny" && ok "elk tui --point opens the saved point" ||
+    fail "elk tui --point did not open the saved point"
 send C-c
 sane_terminal "Ctrl-C" 130
 
