@@ -155,6 +155,8 @@ static void request(tui_app *a, int force)
     if (!force && a->req_id && !memcmp(&a->requested, &a->design.point, sizeof a->requested)) return;
     a->requested = a->design.point;
     a->req_id++;
+    /* the network view simulates again once this result is in */
+    if (a->netsim) tui_netsim_cancel(a->netsim);
     tui_worker_request(a->worker, &a->requested, a->req_id);
     a->dirty = 1;
 }

@@ -130,6 +130,15 @@ void tui_netsim_request(tui_netsim *n, const elk_point *p, int policy, unsigned 
     pthread_mutex_unlock(&n->mu);
 }
 
+void tui_netsim_cancel(tui_netsim *n)
+{
+    pthread_mutex_lock(&n->mu);
+    n->have_req = 0;
+    n->req_id++; /* whatever is running is superseded */
+    if (n->running) n->cancel = 1;
+    pthread_mutex_unlock(&n->mu);
+}
+
 tui_netsnap *tui_netsim_take(tui_netsim *n)
 {
     pthread_mutex_lock(&n->mu);

@@ -35,6 +35,9 @@ typedef struct tui_netsim tui_netsim;
 tui_netsim *tui_netsim_start(elk_plan_cache *pc, int wake_fd);
 /* Simulate policy on p; supersedes (and cancels) an earlier request. */
 void tui_netsim_request(tui_netsim *n, const elk_point *p, int policy, unsigned long id);
+/* Abandon the request in flight and any waiting one (a knob changed: the
+ * point's own computation must not share the CPUs with a stale replay). */
+void tui_netsim_cancel(tui_netsim *n);
 /* The newest finished result not yet taken, or NULL; the caller owns it. */
 tui_netsnap *tui_netsim_take(tui_netsim *n);
 int tui_netsim_busy(tui_netsim *n);

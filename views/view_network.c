@@ -112,13 +112,20 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
 {
     net_state *st = v->state;
     if (!cx->netsim) return;
-    if (!st->id || st->asked_pol != cx->focus || memcmp(&st->asked, cx->point, sizeof st->asked)) request(st, cx);
+    /* ask once the worker has the new point's schedules: the simulation
+     * then never competes with the knob change's own computation */
     tui_netsnap *got = tui_netsim_take(cx->netsim);
     if (got) {
         tui_netsnap_free(st->net);
         st->net = got;
     }
-    int busy = tui_netsim_busy(cx->netsim);
+    /* (re)ask when the point or focus moved, or when the last request was
+     * cancelled by a knob change (tui_app cancels the simulation then) */
+    int moved = !st->id || st->asked_pol != cx->focus || memcmp(&st->asked, cx->point, sizeof st->asked);
+    int lost = st->id && !tui_netsim_busy(cx->netsim) && (!st->net || st->net->id != st->id);
+    if ((moved || lost) && !cx->busy && !cx->stale) request(st, cx);
+    int busy = tui_netsim_busy(cx->netsim) || !st->net || st->net->id != st->id || st->asked_pol != cx->focus ||
+               memcmp(&st->asked, cx->point, sizeof st->asked);
     const tui_netsnap *ns = st->net;
     char sub[200] = "";
     if (ns && ns->status == ELK_OK)
