@@ -336,6 +336,7 @@ send 4
 expect "; pinned " "Timeline: pinned step time"
 send 5
 expect "@ pinned:" "Sweep: pinned point marked"
+expect "f: swept around the pin 7/7" "Sweep: the pinned point's own sweep (second curve, NoC: 7 values) finished"
 send 1
 send b
 expect "unpinned" "b again unpins"

@@ -87,6 +87,7 @@ typedef struct tui_ctx {
     int stale;                     /* snap answers an older request */
     struct tui_sweeper *sweeper;
     struct tui_netsim *netsim;     /* the network view's simulator thread */
+    struct tui_sweeper *pin_sweeper; /* the Sweep view's second curve: the same sweep around the pin */
     const tui_snap *pin;           /* the pinned point (b), NULL when none; drawn beside
                                       or behind the live one */
     int fixed_axes;                /* f: views keep the scales they had when it was set */

@@ -112,6 +112,7 @@ typedef struct {
     tui_worker *worker;
     tui_sweeper *sweeper;
     tui_netsim *netsim;
+    tui_sweeper *pin_sweeper;
     int wake[2];
     tui_snap *snap;
     tui_snap *pin;      /* the pinned result (b); may be the same object as snap */
@@ -174,6 +175,7 @@ static void build_ctx(tui_app *a)
     cx->stale = a->snap && a->snap->id != a->req_id;
     cx->sweeper = a->sweeper;
     cx->netsim = a->netsim;
+    cx->pin_sweeper = a->pin_sweeper;
     cx->pin = a->pin;
     cx->fixed_axes = a->fixed_axes;
     cx->message = ctx_message;
@@ -502,6 +504,7 @@ static void app_free(tui_app *a)
 {
     if (a->help) tui_help_close(a->help);
     tui_sweeper_stop(a->sweeper);
+    tui_sweeper_stop(a->pin_sweeper);
     tui_worker_stop(a->worker);
     tui_netsim_stop(a->netsim);
     if (a->pin != a->snap) tui_snap_free(a->pin);
@@ -579,7 +582,8 @@ int elk_tui_run(const elk_point *p, const tui_opts *o)
             return 1;
         }
     if (!a->pc || !(a->worker = tui_worker_start(a->pc, a->wake[1])) ||
-        !(a->sweeper = tui_sweeper_start(a->pc, a->wake[1])) || !(a->netsim = tui_netsim_start(a->pc, a->wake[1]))) {
+        !(a->sweeper = tui_sweeper_start(a->pc, a->wake[1])) || !(a->netsim = tui_netsim_start(a->pc, a->wake[1])) ||
+        !(a->pin_sweeper = tui_sweeper_start(a->pc, a->wake[1]))) {
         app_free(a);
         fprintf(stderr, "elk: cannot start the worker threads\n");
         return 1;
@@ -634,7 +638,8 @@ int elk_tui_run(const elk_point *p, const tui_opts *o)
                 ctx_message(&a->cx, 1, "%s", s->err.msg);
             }
         }
-        int busy = tui_worker_busy(a->worker) || (a->cur == 4 && tui_sweeper_busy(a->sweeper)) ||
+        int busy = tui_worker_busy(a->worker) ||
+                   (a->cur == 4 && (tui_sweeper_busy(a->sweeper) || tui_sweeper_busy(a->pin_sweeper))) ||
                    (a->cur == 5 && tui_netsim_busy(a->netsim));
         if (a->dirty || busy) {
             draw_all(a);
