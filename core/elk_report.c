@@ -64,7 +64,7 @@ void elk_report_table(FILE *fp, const elk_problem *pr, const elk_result *r)
                 ms(pr, s->brk[ELK_BRK_PRELOAD]), ms(pr, s->brk[ELK_BRK_NOC]), ms(pr, s->brk[ELK_BRK_DIST]),
                 100 * s->hbm_util, 100 * s->noc_util, s->tflops);
     }
-    fprintf(fp, "\nbreakdown columns in ms per step; tokens/s = %.0f tokens a step (%s) / step time; HBM%% = time HBM streams at full rate; NoC%% = bytes the ports "
+    fprintf(fp, "\nbreakdown columns in ms per step (execute, overlapped, preload stall, interconnect stall, data distribution); tokens/s = %.0f tokens a step (%s) / step time; HBM%% = time HBM streams at full rate; NoC%% = bytes the ports "
                 "carry / (port capacity x latency)\n", tokens, pr->graph.workload == ELK_WL_DECODE ? "batch" : "batch x seq");
     if (r->have[ELK_POL_STATIC])
         fprintf(fp, "Static: execution region %.0f KiB, preloads %s\n", r->pol[ELK_POL_STATIC].static_exec_kib,
