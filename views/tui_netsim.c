@@ -13,6 +13,9 @@ void tui_netsnap_free(tui_netsnap *s)
     free(s);
 }
 
+/* The thread and its mailbox. mu guards every field but th and the
+ * constants (pc, wake_fd); done is owned here until taken; cancel is
+ * written under mu and read by the running job without it. */
 struct tui_netsim {
     pthread_t th;
     pthread_mutex_t mu;

@@ -43,6 +43,7 @@ static void ubar(int y, int x, int w, const char *label, double u)
     tui_printf(y, x + n + bw, 6, A_NORMAL, " %3.0f%%", 100 * u);
 }
 
+/* One entry of the hottest-links list (kept sorted, busiest first). */
 typedef struct {
     double u;
     char name[64];
