@@ -334,6 +334,9 @@ send 3
 expect "pinned: b s d f i" "Roofline: pinned policies drawn"
 send 4
 expect "; pinned " "Timeline: pinned step time"
+send t
+expect "layer 1 of 2" "Timeline: back to layer mode"
+expect "pinned execution" "Timeline: the pinned point's execution behind the live bars"
 send 5
 expect "@ pinned:" "Sweep: pinned point marked"
 expect "f: swept around the pin 7/7" "Sweep: the pinned point's own sweep (second curve, NoC: 7 values) finished"

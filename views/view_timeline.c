@@ -104,8 +104,21 @@ static void time_axis(int y, int x, int w, double v0, double v1, const tui_snap 
     }
 }
 
+/* The pinned point's schedule of the same policy when its graph has the
+ * same operators (same count and names), else NULL: then its bars can be
+ * drawn behind the live ones, operator by operator. */
+static const elk_schedule *pinned_same_graph(const tui_snap *pn, const tui_snap *s, int pol)
+{
+    if (!pn || !pn->res.have[pol] || pn->pr.graph.nops != s->pr.graph.nops) return NULL;
+    const elk_schedule *ps = &pn->res.pol[pol];
+    if (ps->nops != s->res.pol[pol].nops) return NULL;
+    for (int i = 0; i < s->pr.graph.nops; i++)
+        if (strcmp(pn->pr.graph.ops[i].name, s->pr.graph.ops[i].name)) return NULL;
+    return ps;
+}
+
 static void draw_layer(tl_state *st, const tui_rect *r, const tui_snap *s, const elk_schedule *sc, double v0,
-                       double v1)
+                       double v1, const tui_snap *pn, const elk_schedule *ps)
 {
     const elk_graph *g = &s->pr.graph;
     int a, b;
@@ -121,6 +134,12 @@ static void draw_layer(tl_state *st, const tui_rect *r, const tui_snap *s, const
     for (int i = a + st->scroll; i < b && y < r->y + rows; i++, y++) {
         const elk_sched_op *o = &sc->ops[i];
         tui_printf(y, r->x + 1, namew - 1, A_NORMAL, "%-*s", namew - 1, g->ops[i].name);
+        /* the pinned point's execution behind (its cycles on its own clock) */
+        if (ps) {
+            double k = s->pr.chip.clock_ghz / pn->pr.chip.clock_ghz;
+            bar(y, x, w, v0, dt, ps->ops[i].exe_start * k, ps->ops[i].exe_end * k, tui_attr(TC_DIM),
+                tui_ascii() ? "-" : "\u2500");
+        }
         if (has_preload(o)) bar(y, x, w, v0, dt, o->pre_start, o->pre_end, tui_attr(TC_PRELOAD), tui_g.bar_light);
         bar(y, x, w, v0, dt, o->exe_start, o->exe_end, tui_attr(TC_EXEC), tui_g.bar);
     }
@@ -131,7 +150,11 @@ static void draw_layer(tl_state *st, const tui_rect *r, const tui_snap *s, const
     tui_fill(r->y + rows + 2, lx, 2, tui_attr(TC_EXEC), tui_g.bar);
     lx += 2 + tui_puts(r->y + rows + 2, lx + 2, 20, A_NORMAL, " execution  ");
     tui_fill(r->y + rows + 2, lx, 2, tui_attr(TC_PRELOAD), tui_g.bar_light);
-    tui_puts(r->y + rows + 2, lx + 2, r->w - lx, A_NORMAL, " HBM preload (time from step start)");
+    lx += 2 + tui_puts(r->y + rows + 2, lx + 2, r->w - lx, A_NORMAL, " HBM preload (time from step start)");
+    if (ps) {
+        tui_fill(r->y + rows + 2, lx + 2, 2, tui_attr(TC_DIM), tui_ascii() ? "-" : "\u2500");
+        tui_puts(r->y + rows + 2, lx + 4, r->w - lx - 4, A_NORMAL, " pinned execution");
+    }
 }
 
 static const char *shade(double f)
@@ -267,7 +290,7 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
         tui_printf(r.y, r.x + 1 + n, r.w - 2 - n, tui_attr(TC_HILITE), "; pinned %s (%s)", pa, d);
     }
     if (st->step_mode) draw_step(st, &body, s, sc, v0, v1);
-    else draw_layer(st, &body, s, sc, v0, v1);
+    else draw_layer(st, &body, s, sc, v0, v1, cx->pin, pinned_same_graph(cx->pin, s, pol));
 }
 
 static unsigned key(elk_view *v, int ch, tui_ctx *cx)
