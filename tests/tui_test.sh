@@ -450,6 +450,18 @@ cap | grep -qE "HBM bandwidth +8 TB/s" && cap | grep -qE "Model +tiny" && ok "el
 send C-c
 sane_terminal "Ctrl-C" 130
 
+# issue 11: `elk --model tiny ...` on a terminal opens the workbench
+send "clear; $ELK $POINT --log $WORK/tui4.log 2>$WORK/err.txt" Enter
+expect "Elk Workbench" "elk --model tiny (no command) opens the workbench on a terminal"
+settled
+send q
+sane_terminal "elk --model tiny, q" 0
+if out=$(timeout 60 "$ELK" $POINT </dev/null) && echo "$out" | grep -q "ms/step"; then
+    ok "elk --model tiny without a terminal prints elk run's table"
+else
+    fail "elk --model tiny without a terminal: no table"
+fi
+
 # not a terminal: `elk` prints `elk run`'s table and never waits for keys
 if out=$(timeout 60 "$ELK" tui $POINT --view 2 </dev/null) && echo "$out" | grep -q "ms/step"; then
     ok "elk tui without a terminal prints elk run's table"
