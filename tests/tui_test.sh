@@ -401,6 +401,37 @@ expect "axes free" "f frees the axes"
 for ((i = 0; i < 100; i++)); do [ "$(bar_len Basic)" = "$len0" ] && break; sleep 0.05; done
 [ "$(bar_len Basic)" = "$len0" ] && ok "free axes: the longest bar fills the width again" || fail "free axes: bar $(bar_len Basic) != $len0"
 
+# mouse (X10 reports, as screen's kmous): a click on a tab, on a knob; the wheel
+click() { # click X Y (0-based cells): press and release of button 1
+    tm send-keys -t "$T" -H 1b 5b 4d 20 "$(printf '%x' $((33 + $1)))" "$(printf '%x' $((33 + $2)))"
+    tm send-keys -t "$T" -H 1b 5b 4d 23 "$(printf '%x' $((33 + $1)))" "$(printf '%x' $((33 + $2)))"
+}
+click 45 0
+expect "Roofline  operators" "mouse: a click on the Roofline tab shows it"
+click 20 0
+expect "Breakdown  latency of one" "mouse: a click on the Breakdown tab"
+click 70 3
+wait_for "▶Batch" 10 && ok "mouse: a click on the Batch knob selects it" || fail "mouse: click did not select Batch"
+tm send-keys -t "$T" -H 1b 5b 4d 60 21 21
+wait_for "Batch                    64" 10 && ok "mouse: the wheel steps the knob (batch 32 -> 64)" || fail "mouse: wheel did not step"
+tm send-keys -t "$T" -H 1b 5b 4d 61 21 21
+wait_for "Batch                    32" 10 && ok "mouse: the wheel steps it back" || fail "mouse: wheel down did not step"
+settled
+click 3 10
+expect "focused Basic" "mouse: a click on a policy's label focuses it"
+send p p p
+# /: find a knob or an operator by name
+send /
+expect "Find a knob or operator:" "/ asks what to find"
+send qkv Enter
+expect "(Pareto; [ ] and < > step from here)" "/ qkv shows the operator in Pareto"
+cap | grep -q "^ op [0-9]* L0.qkv" && ok "/ qkv: Pareto shows L0.qkv" || fail "/ qkv: Pareto does not show L0.qkv"
+send / seq Enter
+expect "knob Sequence" "/ seq selects the Sequence knob"
+send / zzz Enter
+expect "no knob or operator matches" "/ with no match says so"
+send 1
+
 # help
 send '?'
 expect "Elk Workbench keys" "? shows help"

@@ -126,6 +126,10 @@ typedef struct {
     tui_ctx cx;
     int quit;
     int dirty;
+    /* where the last draw put things, for mouse clicks */
+    int tab_x0[NVIEWS], tab_x1[NVIEWS];
+    tui_rect knob_rect;
+    int policy_row[ELK_POL_COUNT];
     char log_path[1024];
     /* benchmark */
     int bench_i, bench_waiting;
@@ -191,7 +195,9 @@ static void draw_tabs(tui_app *a, int y)
     for (int i = 0; i < NVIEWS; i++) {
         char t[48];
         snprintf(t, sizeof t, " %d %s ", i + 1, a->views[i]->title);
+        a->tab_x0[i] = x;
         x += tui_puts(y, x, COLS - x, i == a->cur ? tui_attr(TC_TAB_ACTIVE) : tui_attr(TC_TAB), t) + 1;
+        a->tab_x1[i] = x - 1;
     }
     const char *ver = tui_ascii() ? "?=help" : "?=help";
     if (x + 8 < COLS) tui_puts(y, COLS - 7, 7, tui_attr(TC_DIM), ver);
@@ -215,12 +221,15 @@ static void draw_all(tui_app *a)
     draw_tabs(a, y++);
     int kr = tui_knobs_rows(COLS);
     tui_rect kb = {y, 0, kr, COLS};
+    a->knob_rect = kb;
     tui_knobs_draw(&a->knobs, &kb, &a->cx);
     y += kr;
     tui_fill(y++, 0, COLS, tui_attr(TC_DIM), tui_g.hline);
     tui_rect vr = {y, 0, LINES - 2 - y, COLS};
     elk_view *v = a->views[a->cur];
+    for (int p = 0; p < ELK_POL_COUNT; p++) a->cx.policy_row[p] = -1;
     v->draw(v, &vr, &a->cx);
+    memcpy(a->policy_row, a->cx.policy_row, sizeof a->policy_row);
     tui_rect sr = {LINES - 2, 0, 1, COLS};
     tui_status_draw(&a->status, &sr, &a->cx);
     tui_rect kbar = {LINES - 1, 0, 1, COLS};
@@ -329,6 +338,64 @@ static void set_view(tui_app *a, int i)
     a->dirty = 1;
 }
 
+/* '/': a knob by label or flag name, else an operator by name (shown in
+ * the Pareto view). */
+static void find_done(void *obj, tui_ctx *cx, const char *text)
+{
+    tui_app *a = obj;
+    if (!text || !*text) return;
+    int k = tui_knobs_find(text);
+    if (k >= 0) {
+        a->knobs.sel = k;
+        cx->message(cx, 0, "knob %s (Left/Right step it, Enter types it)", tui_knobs_label(k));
+        return;
+    }
+    if (tui_snap_ok(a->snap)) {
+        const elk_graph *g = &a->snap->pr.graph;
+        for (int pass = 0; pass < 2; pass++)
+            for (int i = 0; i < g->nops; i++) {
+                /* an exact name first (L1.qkv), then the first that contains it (qkv) */
+                if (pass == 0 ? strcmp(g->ops[i].name, text) != 0 : strstr(g->ops[i].name, text) == NULL) continue;
+                view_pareto_select(a->views[1], i);
+                set_view(a, 1);
+                cx->message(cx, 0, "operator %d %s (Pareto; [ ] and < > step from here)", i, g->ops[i].name);
+                return;
+            }
+    }
+    cx->message(cx, 1, "no knob or operator matches \"%s\"", text);
+}
+
+/* Mouse (htop's habits): a click on a tab shows that view, on a knob
+ * selects it, on a policy's label focuses it; the wheel steps the selected
+ * knob. */
+static void mouse(tui_app *a)
+{
+    MEVENT ev;
+    if (getmouse(&ev) != OK) return;
+    int wheel = ev.bstate & BUTTON4_PRESSED ? 1 : ev.bstate & BUTTON5_PRESSED ? -1 : 0;
+    if (wheel) {
+        (void)tui_knobs_key(&a->knobs, wheel > 0 ? KEY_RIGHT : KEY_LEFT, &a->cx); /* the loop then asks the worker */
+        return;
+    }
+    if (!(ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED))) return;
+    if (ev.y == 0) {
+        for (int i = 0; i < NVIEWS; i++)
+            if (ev.x >= a->tab_x0[i] && ev.x < a->tab_x1[i]) set_view(a, i);
+        return;
+    }
+    int k = tui_knobs_at(&a->knob_rect, ev.y, ev.x);
+    if (k >= 0) {
+        a->knobs.sel = k;
+        a->dirty = 1;
+        return;
+    }
+    for (int p = 0; p < ELK_POL_COUNT; p++)
+        if (a->policy_row[p] == ev.y && ev.x < 12) {
+            a->design.focus = p;
+            ctx_message(&a->cx, 0, "focused %s", elk_policy_labels[p]);
+        }
+}
+
 static void handle_key1(tui_app *a, int ch);
 
 /* Every key goes through here: a key that changed the design point (a
@@ -371,6 +438,10 @@ static void handle_key1(tui_app *a, int ch)
         if (ch == 'q' || ch == 'Q') a->quit = 1;
         return;
     }
+    if (ch == KEY_MOUSE) {
+        mouse(a);
+        return;
+    }
     elk_view *v = a->views[a->cur];
     unsigned bits = v->key ? v->key(v, ch, &a->cx) : 0;
     if (!(bits & ELK_VIEW_HANDLED)) bits = tui_knobs_key(&a->knobs, ch, &a->cx);
@@ -409,6 +480,7 @@ static void handle_key1(tui_app *a, int ch)
         break;
     case 'w': ctx_prompt(&a->cx, "Save the point to", "elk-point.cfg", save_done, a); break;
     case 'o': ctx_prompt(&a->cx, "Load a point from", "elk-point.cfg", load_done, a); break;
+    case '/': ctx_prompt(&a->cx, "Find a knob or operator", "", find_done, a); break;
     case 12: /* ^L */ clearok(curscr, TRUE); break;
     case 27: break;
     default: a->dirty = 0; break;
@@ -621,6 +693,9 @@ int elk_tui_run(const elk_point *p, const tui_opts *o)
     nodelay(stdscr, TRUE);
     set_escdelay(25);
     curs_set(0);
+    /* presses, not clicks: no click-resolution delay */
+    mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+    mouseinterval(0);
     tui_color_init(o->mono);
 
     double t_start = tui_now_ms(), first_ms = NAN;

@@ -34,6 +34,8 @@ static const char *const global_keys[][2] = {
     {"u U", "undo / redo a change of the design point"},
     {"w o", "save / load the design point (a point file: elk run --point FILE)"},
     {"f", "fix the axes (scales stop following each point; f frees them)"},
+    {"/", "find a knob, or an operator by name (shown in Pareto)"},
+    {"mouse", "click a tab, a knob or a policy; the wheel steps the knob"},
     {"p P", "focus the next / previous policy"},
     {"c", "flip the cost profile: paper (the artifact's rules) / physical"},
     {"e", "export the view's data as CSV (current directory)"},

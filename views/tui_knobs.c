@@ -1,5 +1,6 @@
 #include "tui_knobs.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <limits.h>
 #include <math.h>
@@ -100,6 +101,38 @@ void tui_knobs_value(const tui_knobs *k, int which, char *buf, size_t n)
     const char *unit = elk_knobs[ck].unit;
     if (which == TK_SEQ) unit = "";
     snprintf(buf, n, "%.100s%s%s", v, *unit && strcmp(unit, "x") ? " " : "", unit); /* 1.5x, 8 TB/s */
+}
+
+int tui_knobs_at(const tui_rect *r, int y, int x)
+{
+    int ncols = r->w / CELL_W;
+    if (ncols < 1) ncols = 1;
+    int rows = (TK_COUNT + ncols - 1) / ncols, cw = r->w / ncols;
+    if (y < r->y || y >= r->y + r->h || y - r->y >= rows || x < r->x) return -1;
+    int i = (x - r->x) / cw * rows + (y - r->y);
+    return i < TK_COUNT ? i : -1;
+}
+
+/* s contains t, ignoring ASCII case */
+static int contains_nocase(const char *s, const char *t)
+{
+    size_t n = strlen(t);
+    for (; *s; s++) {
+        size_t i = 0;
+        while (i < n && s[i] && tolower((unsigned char)s[i]) == tolower((unsigned char)t[i])) i++;
+        if (i == n) return 1;
+    }
+    return 0;
+}
+
+int tui_knobs_find(const char *text)
+{
+    if (!*text) return -1;
+    for (int i = 0; i < TK_COUNT; i++) {
+        if (contains_nocase(tui_knobs_label(i), text)) return i;
+        if (core_knob[i] >= 0 && contains_nocase(elk_knobs[core_knob[i]].name, text)) return i;
+    }
+    return -1;
 }
 
 void tui_knobs_draw(tui_knobs *k, const tui_rect *r, tui_ctx *cx)

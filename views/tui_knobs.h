@@ -62,6 +62,10 @@ unsigned tui_knobs_key(tui_knobs *k, int ch, tui_ctx *cx);
 int tui_knobs_step(tui_knobs *k, int which, int dir, int big, elk_error *err);
 /* Set knob `which` from text (as typed after Enter). */
 int tui_knobs_set_text(tui_knobs *k, int which, const char *text, elk_error *err);
+/* The knob drawn at screen cell (y, x) of panel r, -1 if none (mouse). */
+int tui_knobs_at(const tui_rect *r, int y, int x);
+/* The first knob whose label or flag name contains text (any case), -1 if none. */
+int tui_knobs_find(const char *text);
 /* The knob's current value with unit ("16 TB/s"). */
 void tui_knobs_value(const tui_knobs *k, int which, char *buf, size_t n);
 const char *tui_knobs_label(int which);

@@ -99,6 +99,7 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
         int focus = p == cx->focus;
         attr_t pa = tui_attr(TC_POL_BASIC + p) | (focus ? A_REVERSE : 0);
         tui_printf(y, x, labw, pa, "%-9s", elk_policy_labels[p]);
+        cx->policy_row[p] = y;
         int have_pin = pin && pin->res.have[p];
         /* the pinned bar: on the row below when there is one, else its end
          * marked on the live bar */

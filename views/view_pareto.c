@@ -195,6 +195,12 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
     }
 }
 
+void view_pareto_select(elk_view *v, int op)
+{
+    pareto_state *st = v->state;
+    st->op = op;
+}
+
 static unsigned key(elk_view *v, int ch, tui_ctx *cx)
 {
     pareto_state *st = v->state;
