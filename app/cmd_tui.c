@@ -12,12 +12,12 @@
 static void usage(FILE *fp)
 {
     fprintf(fp, "usage: elk tui [--view N] [--policy P] [--ascii] [--mono] [--plot-format png|svg]\n"
-                "               [--log FILE] [design-point options]\n\n"
-                "The interactive workbench: a knob panel, five views (1 Breakdown, 2 Pareto,\n"
-                "3 Roofline, 4 Timeline, 5 Sweep), live recomputation as knobs turn, CSV and\n"
-                "gnuplot export. Press ? inside for every key. `elk` with no arguments opens it.\n"
+                "               [--log FILE] [--point FILE] [design-point options]\n\n"
+                "The interactive workbench: a knob panel, six views (1 Breakdown, 2 Pareto,\n"
+                "3 Roofline, 4 Timeline, 5 Sweep, 6 Network), live recomputation as knobs turn,\n"
+                "compare (b), undo (u), save and load points (w, o), CSV and gnuplot export. Press ? inside for every key. `elk` with no arguments opens it.\n"
                 "When stdin or stdout is not a terminal it prints `elk run`'s table instead.\n\n"
-                "  --view N              start on view N (1-5 or its name)\n"
+                "  --view N              start on view N (1-6 or its name)\n"
                 "  --policy P            focused policy (basic, static, elk-dyn, elk-full, ideal)\n"
                 "  --ascii               ASCII drawing only (automatic when the locale is not UTF-8)\n"
                 "  --mono                no colours (attributes only; also NO_COLOR=1)\n"
@@ -29,9 +29,9 @@ static void usage(FILE *fp)
 
 static int view_index(const char *v)
 {
-    static const char *const names[] = {"breakdown", "pareto", "roofline", "timeline", "sweep"};
-    if (v[0] >= '1' && v[0] <= '5' && !v[1]) return v[0] - '1';
-    for (int i = 0; i < 5; i++)
+    static const char *const names[] = {"breakdown", "pareto", "roofline", "timeline", "sweep", "network"};
+    if (v[0] >= '1' && v[0] <= '6' && !v[1]) return v[0] - '1';
+    for (int i = 0; i < 6; i++)
         if (!strcmp(v, names[i])) return i;
     return -1;
 }
@@ -102,7 +102,7 @@ int elk_cmd_tui(int argc, char **argv)
     o.mono = mono;
     o.log_path = log;
     if (view && (o.start_view = view_index(view)) < 0) {
-        elk_cli_error("tui: --view \"%s\": expected 1-5, breakdown, pareto, roofline, timeline or sweep", view);
+        elk_cli_error("tui: --view \"%s\": expected 1-6, breakdown, pareto, roofline, timeline, sweep or network", view);
         return ELK_EXIT_USAGE;
     }
     if (policy && (o.focus = elk_policy_find(policy)) < 0) {

@@ -1,4 +1,4 @@
-/* elk validate: check preset and sweep files; every problem with file:line. */
+/* elk validate: check preset, sweep and point files; every problem with file:line. */
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -18,7 +18,7 @@ int elk_cmd_validate(int argc, char **argv)
     int rc = elk_cli_parse(argc, argv, 2, NULL, opts, pos, 256, &npos, "validate");
     if (rc) return rc;
     if (want_help) {
-        printf("usage: elk validate FILE...\n\nChecks chip and model presets (and sweeps); prints 'FILE: ok'\n"
+        printf("usage: elk validate FILE...\n\nChecks chip and model presets, sweeps and saved design points (elk tui 'w');\nprints 'FILE: ok' "
                "or the first problem of each file with file:line. Exit status 1 if any file is bad.\n");
         return 0;
     }
@@ -41,12 +41,16 @@ int elk_cmd_validate(int argc, char **argv)
             } else if (!strcmp(kind, "model")) {
                 elk_model m;
                 st = elk_model_load(pos[i], &m, &err);
+            } else if (!strcmp(kind, "point")) {
+                elk_point pt;
+                elk_point_defaults(&pt);
+                st = elk_point_load(pos[i], &pt, &err);
             } else if (!strcmp(kind, "sweep")) {
                 elk_sweep sw;
                 st = elk_sweep_load(pos[i], &sw, &err);
                 if (st == ELK_OK) elk_sweep_free(&sw);
             } else {
-                st = elk_fail(&err, ELK_EUNKNOWN, "%s:1: unknown top-level setting '%s' (expected chip, model or sweep)",
+                st = elk_fail(&err, ELK_EUNKNOWN, "%s:1: unknown top-level setting '%s' (expected chip, model, point or sweep)",
                               pos[i], kind);
             }
         }

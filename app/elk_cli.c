@@ -90,6 +90,7 @@ void elk_cli_knob_help(FILE *fp)
     fprintf(fp, "  --chip FILE|NAME        chip preset (default ipu-pod4)\n");
     fprintf(fp, "  --model FILE|NAME       model preset (default llama2-13b)\n");
     fprintf(fp, "  --workload W            decode | train-fwd | prefill (default decode)\n");
+    fprintf(fp, "  --point FILE            a saved design point (elk tui 'w'); later flags override it\n");
     for (int k = 0; k < ELK_KNOB_COUNT; k++) {
         const elk_knob_info *ki = &elk_knobs[k];
         if (k == ELK_KNOB_MODEL || k == ELK_KNOB_CHIP || k == ELK_KNOB_WORKLOAD) continue;
@@ -147,7 +148,8 @@ int elk_cli_parse(int argc, char **argv, int first, elk_point *p, const elk_opt 
         for (int k = 0; opts && opts[k].name; k++)
             if (strcmp(opts[k].name, name) == 0) o = &opts[k];
         int knob = p ? elk_knob_find(name) : -1;
-        if (!o && knob < 0) {
+        int point_file = p && !o && !strcmp(name, "point");
+        if (!o && knob < 0 && !point_file) {
             elk_cli_error("%s: unknown option '--%s' (see 'elk %s --help')", cmd, name, cmd);
             return ELK_EXIT_USAGE;
         }
@@ -169,6 +171,14 @@ int elk_cli_parse(int argc, char **argv, int first, elk_point *p, const elk_opt 
             continue;
         }
         elk_error err;
+        if (point_file) {
+            /* a saved design point; flags after it override its knobs */
+            if (elk_point_load(val, p, &err) != ELK_OK) {
+                elk_cli_error("%s", err.msg);
+                return ELK_EXIT_FAIL;
+            }
+            continue;
+        }
         if (elk_point_set(p, (elk_knob)knob, val, &err) != ELK_OK) {
             elk_cli_error("%s", err.msg);
             return ELK_EXIT_USAGE;

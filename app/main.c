@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "elk_cli.h"
 #include "elk_file.h"
@@ -19,11 +20,11 @@ typedef struct {
 } command;
 
 static const command commands[] = {
-    {"tui", elk_cmd_tui, "open the interactive workbench (the default with no arguments)"},
+    {"tui", elk_cmd_tui, "open the interactive workbench (the default with no command, on a terminal)"},
     {"run", elk_cmd_run, "plan one design point with every policy: latency, breakdown, utilisation"},
     {"plans", elk_cmd_plans, "one operator's partition plans and Pareto front (CSV)"},
     {"graph", elk_cmd_graph, "the operator graph of a model: per-operator table and totals"},
-    {"validate", elk_cmd_validate, "check chip, model and sweep files; report problems with file:line"},
+    {"validate", elk_cmd_validate, "check chip, model, sweep and point files; report problems with file:line"},
     {"import-hf", elk_cmd_import_hf, "turn a Hugging Face config.json into a model preset"},
     {"trace", elk_cmd_trace, "one policy's timeline as Chrome/Perfetto trace-event JSON"},
     {"sweep", elk_cmd_sweep, "run a sweep file over any knobs; tidy CSV out"},
@@ -77,6 +78,21 @@ static void install_cleanup(void)
     }
 }
 
+/* `elk --model tiny` on a terminal opens the workbench on that point, as
+ * `elk` alone does; with one of `elk run`'s own options, or without a
+ * terminal, it is `elk run`. */
+static int wants_run(int argc, char **argv)
+{
+    static const char *const run_only[] = {"--format", "--ops", "--sim", "--allocator", "--max-disp", "--heavy-factor", NULL};
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) return 1;
+    for (int i = 1; i < argc; i++)
+        for (int k = 0; run_only[k]; k++) {
+            size_t l = strlen(run_only[k]);
+            if (!strncmp(argv[i], run_only[k], l) && (argv[i][l] == '\0' || argv[i][l] == '=')) return 1;
+        }
+    return 0;
+}
+
 static int dispatch(int argc, char **argv)
 {
     if (argc < 2) return elk_cmd_tui(argc, argv);
@@ -91,7 +107,7 @@ static int dispatch(int argc, char **argv)
     }
     for (const command *c = commands; c->name; c++)
         if (!strcmp(c->name, cmd)) return c->fn(argc, argv);
-    if (cmd[0] == '-') return elk_cmd_run(argc, argv);
+    if (cmd[0] == '-') return wants_run(argc, argv) ? elk_cmd_run(argc, argv) : elk_cmd_tui(argc, argv);
     elk_cli_error("'%s' is not a command (see 'elk --help')", cmd);
     return ELK_EXIT_USAGE;
 }

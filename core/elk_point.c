@@ -8,6 +8,11 @@
 #include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <limits.h>
+
+#include "elk_cfg.h"
+#include "elk_file.h"
+#include "elk_sweep.h"
 
 #ifndef ELK_DEFAULT_DATADIR
 #define ELK_DEFAULT_DATADIR "."
@@ -239,4 +244,123 @@ void elk_point_format(const elk_point *p, const elk_chip *c, const elk_model *m,
     case ELK_KNOB_PROFILE: elk_profile_format(c->profile, buf, n); break;
     default: snprintf(buf, n, "?"); break;
     }
+}
+
+/* ---- point files ---- */
+
+/* The shortest decimal that reads back as v (so a saved point is exact). */
+static void fmt_exact(double v, char *buf, size_t n)
+{
+    for (int prec = 6; prec <= 17; prec++) {
+        snprintf(buf, n, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    /* libconfig reads "4" as an integer; every knob accepts one, but a
+     * float literal says what the value is */
+    if (!strpbrk(buf, ".eEn")) {
+        size_t l = strlen(buf);
+        if (l + 2 < n) memcpy(buf + l, ".0", 3);
+    }
+}
+
+/* A preset by name when it is DATADIR/presets/<kind>s/<name>.cfg, so the
+ * file works from another checkout; else by absolute path. */
+static void preset_ref(const char *kind, const char *path, char *out, size_t n)
+{
+    char dir[1200], real[PATH_MAX], want[1600];
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    snprintf(dir, sizeof dir, "%.1100s/presets/%.16ss", elk_datadir(), kind);
+    size_t l = strlen(b);
+    if (l > 4 && !strcmp(b + l - 4, ".cfg")) {
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)(l - 4), b);
+        snprintf(want, sizeof want, "%.1200s/%.255s.cfg", dir, name);
+        char a[PATH_MAX], c[PATH_MAX];
+        if (realpath(want, a) && realpath(path, c) && !strcmp(a, c)) {
+            snprintf(out, n, "%s", name);
+            return;
+        }
+    }
+    if (realpath(path, real)) snprintf(out, n, "%s", real);
+    else snprintf(out, n, "%s", path);
+}
+
+static void put_str(FILE *fp, const char *k, const char *v)
+{
+    fprintf(fp, "  %s = \"", k);
+    for (const char *q = v; *q; q++) {
+        if (*q == '"' || *q == '\\') fputc('\\', fp);
+        fputc(*q, fp);
+    }
+    fprintf(fp, "\";\n");
+}
+
+void elk_point_write(FILE *fp, const elk_point *p, const elk_chip *c, const elk_model *m)
+{
+    char ref[PATH_MAX], v[64];
+    fprintf(fp, "# An Elk Workbench design point: elk run --point FILE, elk tui --point FILE,\n"
+                "# elk validate FILE. Knobs have the command-line flags' names and units.\n");
+    fprintf(fp, "point = {\n");
+    preset_ref("chip", p->chip_path, ref, sizeof ref);
+    put_str(fp, "chip", ref);
+    preset_ref("model", p->model_path, ref, sizeof ref);
+    put_str(fp, "model", ref);
+    put_str(fp, "workload", elk_workload_names[p->workload]);
+    fprintf(fp, "  batch = %d;\n  seq = %d;\n  layers = %d;\n", p->batch, p->seq, p->layers ? p->layers : m->layers);
+    fmt_exact(c->hbm_tbps, v, sizeof v);
+    fprintf(fp, "  hbm-tbps = %s;\n", v);
+    fprintf(fp, "  hbm-controllers = %d;\n  hbm-broadcast = %s;\n", c->hbm_controllers, c->hbm_broadcast ? "true" : "false");
+    fmt_exact(c->link_gbps, v, sizeof v);
+    fprintf(fp, "  link-gbps = %s;\n", v);
+    fmt_exact(c->noc_scale, v, sizeof v);
+    fprintf(fp, "  noc-scale = %s;\n", v);
+    fmt_exact(c->sram_kib, v, sizeof v);
+    fprintf(fp, "  sram-kib = %s;\n", v);
+    fmt_exact(c->compute_scale, v, sizeof v);
+    fprintf(fp, "  compute-scale = %s;\n", v);
+    fprintf(fp, "  %scores = %d;%s\n", p->cores > 0 ? "" : "# ", c->cores, p->cores > 0 ? "" : "  (the chip preset's)");
+    fprintf(fp, "  %stopology = \"%s\";%s\n", p->topology >= 0 ? "" : "# ", elk_topology_names[c->topology],
+            p->topology >= 0 ? "" : "  (the chip preset's)");
+    elk_profile_format(c->profile, v, sizeof v);
+    put_str(fp, "profile", v);
+    fprintf(fp, "};\n");
+}
+
+elk_status elk_point_save(const char *path, const elk_point *p, const elk_chip *c, const elk_model *m, elk_error *err)
+{
+    elk_file f;
+    ELK_TRY(elk_file_open(&f, path, err));
+    elk_point_write(f.fp, p, c, m);
+    return elk_file_commit(&f, err);
+}
+
+elk_status elk_point_load(const char *path, elk_point *p, elk_error *err)
+{
+    config_t cfg;
+    ELK_TRY(elk_cfg_read(&cfg, path, err));
+    config_setting_t *top = config_root_setting(&cfg), *root = NULL;
+    elk_status st = ELK_OK;
+    for (int i = 0; i < config_setting_length(top) && st == ELK_OK; i++) {
+        config_setting_t *s = config_setting_get_elem(top, (unsigned)i);
+        if (!strcmp(config_setting_name(s), "point")) root = s;
+        else
+            st = elk_fail(err, ELK_EUNKNOWN, "%s:%d: unknown top-level setting '%s' (expected 'point = { ... };')", path,
+                          config_setting_source_line(s), config_setting_name(s));
+    }
+    if (st == ELK_OK && !root) st = elk_fail(err, ELK_EMISSING, "%s:1: missing required group 'point = { ... };'", path);
+    elk_point q = *p;
+    if (st == ELK_OK) st = elk_sweep_apply_base(root, path, "point", &q, err);
+    if (st == ELK_OK) {
+        /* the knobs together must make a machine (SRAM above the reserve,
+         * a mesh that fits the cores, ...) */
+        elk_chip c;
+        elk_model m;
+        elk_error e;
+        if (elk_point_resolve(&q, &c, &m, &e) != ELK_OK)
+            st = elk_fail(err, e.code, "%s:%d: the point does not resolve: %s", path, config_setting_source_line(root), e.msg);
+    }
+    config_destroy(&cfg);
+    if (st == ELK_OK) *p = q;
+    return st;
 }

@@ -6,6 +6,7 @@
 #define ELK_POINT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "elk_chip.h"
 #include "elk_graph.h"
@@ -70,6 +71,19 @@ void elk_point_format(const elk_point *p, const elk_chip *c, const elk_model *m,
 
 /* Load the presets and apply the knobs. */
 elk_status elk_point_resolve(const elk_point *p, elk_chip *c, elk_model *m, elk_error *err);
+
+/* Point files: one design point as libconfig,
+ *   point = { chip = "ipu-mk2"; model = "tiny"; hbm-tbps = 8.0; ... };
+ * with the knobs' flag names (the same group a sweep's base takes).
+ * elk_point_write writes every knob, resolved through c and m (presets by
+ * name when they live under DATADIR/presets, else by absolute path; cores
+ * and topology only when overridden, since setting them re-shapes a mesh).
+ * elk_point_save writes it atomically (core/elk_file). elk_point_load
+ * applies a file's knobs onto p (unset knobs keep p's values) and checks
+ * that the point resolves; every error names file:line. */
+void elk_point_write(FILE *fp, const elk_point *p, const elk_chip *c, const elk_model *m);
+elk_status elk_point_save(const char *path, const elk_point *p, const elk_chip *c, const elk_model *m, elk_error *err);
+elk_status elk_point_load(const char *path, elk_point *p, elk_error *err);
 
 /* Where presets/, plots/ and sweeps/ live: $ELK_DATADIR, else the source
  * tree the binary was built from, else ".". */

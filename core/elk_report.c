@@ -10,6 +10,11 @@ static double ms(const elk_problem *pr, double cycles) { return cycles / (pr->ch
 
 static double noc_tbps(const elk_chip *c) { return elk_chip_noc_bytes_per_cycle(c) * c->clock_ghz / 1e3; }
 
+double elk_report_tokens_per_step(const elk_graph *g)
+{
+    return g->workload == ELK_WL_DECODE ? (double)g->batch : (double)g->batch * g->seq;
+}
+
 void elk_report_csv_header(FILE *fp)
 {
     fprintf(fp, "model,chip,topology,cores,hbm_tbps,noc_tbps,sram_kib,workload,batch,seq,policy,latency_ms,"
@@ -45,21 +50,22 @@ void elk_report_table(FILE *fp, const elk_problem *pr, const elk_result *r)
     fprintf(fp, "%s, batch %d, seq %d: %d operators, %.2f GB from HBM per step\n\n",
             elk_workload_names[pr->graph.workload], pr->graph.batch, pr->graph.seq, pr->graph.nops,
             (pr->graph.weight_bytes + pr->graph.kv_bytes) / 1e9);
-    fprintf(fp, "%-9s %10s %8s | %8s %8s %8s %8s %8s | %6s %6s %8s\n", "policy", "ms/token", "% Ideal", "execute",
-            "overlap", "preload", "NoC", "distrib", "HBM%", "NoC%", "TFLOPS");
+    fprintf(fp, "%-9s %10s %9s %8s | %8s %8s %8s %8s %8s | %6s %6s %8s\n", "policy", "ms/step", "tokens/s", "% Ideal",
+            "execute", "overlap", "preload", "NoC", "distrib", "HBM%", "NoC%", "TFLOPS");
+    double tokens = elk_report_tokens_per_step(&pr->graph);
     for (int p = 0; p < ELK_POL_COUNT; p++) {
         if (!r->have[p]) continue;
         const elk_schedule *s = &r->pol[p];
         char pct[16];
         if (r->have[ELK_POL_IDEAL]) snprintf(pct, sizeof pct, "%7.2f%%", r->pct_ideal[p]);
         else snprintf(pct, sizeof pct, "%8s", "-");
-        fprintf(fp, "%-9s %10.4f %8s | %8.4f %8.4f %8.4f %8.4f %8.4f | %5.1f%% %5.1f%% %8.2f\n", elk_policy_labels[p],
-                s->latency_ms, pct, ms(pr, s->brk[ELK_BRK_EXEC]), ms(pr, s->brk[ELK_BRK_OVERLAP]),
+        fprintf(fp, "%-9s %10.4f %9.0f %8s | %8.4f %8.4f %8.4f %8.4f %8.4f | %5.1f%% %5.1f%% %8.2f\n", elk_policy_labels[p],
+                s->latency_ms, tokens / (s->latency_ms / 1e3), pct, ms(pr, s->brk[ELK_BRK_EXEC]), ms(pr, s->brk[ELK_BRK_OVERLAP]),
                 ms(pr, s->brk[ELK_BRK_PRELOAD]), ms(pr, s->brk[ELK_BRK_NOC]), ms(pr, s->brk[ELK_BRK_DIST]),
                 100 * s->hbm_util, 100 * s->noc_util, s->tflops);
     }
-    fprintf(fp, "\nbreakdown columns in ms/token; HBM%% = time HBM streams at full rate; NoC%% = bytes the ports "
-                "carry / (port capacity x latency)\n");
+    fprintf(fp, "\nbreakdown columns in ms per step (execute, overlapped, preload stall, interconnect stall, data distribution); tokens/s = %.0f tokens a step (%s) / step time; HBM%% = time HBM streams at full rate; NoC%% = bytes the ports "
+                "carry / (port capacity x latency)\n", tokens, pr->graph.workload == ELK_WL_DECODE ? "batch" : "batch x seq");
     if (r->have[ELK_POL_STATIC])
         fprintf(fp, "Static: execution region %.0f KiB, preloads %s\n", r->pol[ELK_POL_STATIC].static_exec_kib,
                 r->pol[ELK_POL_STATIC].static_variant ? "replicated" : "fully distributed");

@@ -10,6 +10,10 @@
 #include "elk_sched.h"
 
 /* CSV columns describing the design point, then the policy's metrics. */
+/* Tokens one step produces: batch for decode (one per sequence), batch x
+ * seq for prefill and a training forward pass. tokens/s = this / step time. */
+double elk_report_tokens_per_step(const elk_graph *g);
+
 void elk_report_csv_header(FILE *fp);
 void elk_report_csv_rows(FILE *fp, const elk_problem *pr, const elk_result *r);
 void elk_report_table(FILE *fp, const elk_problem *pr, const elk_result *r);

@@ -444,6 +444,70 @@ static void account(sim_t *s, double dt, double h)
     b[ELK_BRK_NOC] += (1 - phi) * dt;
 }
 
+/* Copy each link's load into r->net (see elk_sim_net); out of memory
+ * leaves the summary empty, never the replay failed. */
+static void net_summary(sim_t *s, const double *sum, double L)
+{
+    elk_sim_net *n = &s->r->net;
+    const elk_noc *nc = &s->nc;
+    const elk_link *lk = elk_net_links(nc->net);
+    if (!(L > 0)) return;
+#define UTIL(l) ((l) >= 0 ? sum[l] / (lk[l].cap * lk[l].count * L) : -1.0)
+    n->grid = nc->grid;
+    n->ncell = nc->ncell;
+    n->nctrl = nc->nctrl;
+    n->port_in = malloc(sizeof(double) * (size_t)(nc->ncell > 0 ? nc->ncell : 1));
+    n->ctrl = malloc(sizeof(double) * (size_t)(nc->nctrl > 0 ? nc->nctrl : 1));
+    int ok = n->port_in && n->ctrl;
+    if (ok && nc->nchips > 1) {
+        n->nchips = nc->nchips;
+        n->chip_out = malloc(sizeof(double) * (size_t)nc->nchips);
+        n->chip_in = malloc(sizeof(double) * (size_t)nc->nchips);
+        ok = n->chip_out && n->chip_in;
+    }
+    if (ok && nc->grid) {
+        n->R = nc->R, n->C = nc->C, n->nbr = nc->nbr, n->nbc = nc->nbc;
+        size_t nb = (size_t)nc->nbr * (size_t)nc->nbc;
+        n->mesh = malloc(sizeof(double) * nb * ELK_DIR_COUNT);
+        n->mesh_int = malloc(sizeof(double) * nb);
+        n->br0 = malloc(sizeof(int) * (size_t)(nc->nbr + 1));
+        n->bc0 = malloc(sizeof(int) * (size_t)(nc->nbc + 1));
+        ok = n->mesh && n->mesh_int && n->br0 && n->bc0;
+    }
+    if (!ok) {
+        elk_sim_net_free(n);
+        return;
+    }
+    for (int i = 0; i < nc->ncell; i++) n->port_in[i] = UTIL(nc->port_in[0][i]);
+    for (int k = 0; k < nc->nctrl; k++) n->ctrl[k] = UTIL(nc->hbm[k]);
+    for (int k = 0; k < n->nchips; k++) {
+        n->chip_out[k] = UTIL(nc->chip_out[k]);
+        n->chip_in[k] = UTIL(nc->chip_in[k]);
+    }
+    if (nc->grid) {
+        memcpy(n->br0, nc->br0, sizeof(int) * (size_t)(nc->nbr + 1));
+        memcpy(n->bc0, nc->bc0, sizeof(int) * (size_t)(nc->nbc + 1));
+        for (int b = 0; b < nc->nbr * nc->nbc; b++) {
+            for (int d = 0; d < ELK_DIR_COUNT; d++) n->mesh[b * ELK_DIR_COUNT + d] = UTIL(nc->lk[0][d][b]);
+            n->mesh_int[b] = UTIL(nc->lint[0][b]);
+        }
+    }
+#undef UTIL
+}
+
+void elk_sim_net_free(elk_sim_net *n)
+{
+    free(n->br0);
+    free(n->bc0);
+    free(n->mesh);
+    free(n->mesh_int);
+    free(n->port_in);
+    free(n->ctrl);
+    free(n->chip_out);
+    free(n->chip_in);
+    memset(n, 0, sizeof *n);
+}
+
 static void finish_metrics(sim_t *s)
 {
     elk_sim_result *r = s->r;
@@ -504,6 +568,7 @@ static void finish_metrics(sim_t *s)
         r->link_max = mesh_max / L;
         r->link_mean = mesh_members > 0 ? mesh / (mesh_members * elk_chip_mesh_link_bytes_per_cycle(c) * L) : 0;
     }
+    net_summary(s, sum, L);
     double flops = 0;
     for (int i = 0; i < s->N; i++) flops += s->j->ops[i].flops;
     r->tflops = L > 0 ? flops / (L / (c->clock_ghz * 1e9)) / 1e12 : 0;
@@ -556,6 +621,10 @@ elk_status elk_sim_run_job(const elk_chip *chip, const elk_sim_job *j, const elk
     s.rho = 1;
 
     while (s.cur < N) {
+        if (opts->cancel && *opts->cancel) {
+            st = elk_fail(err, ELK_ECANCEL, "cancelled");
+            goto done;
+        }
         if (progress(&s)) {
             st = elk_fail(err, ELK_ENOMEM, "out of memory simulating");
             goto done;
@@ -705,5 +774,6 @@ void elk_sim_result_free(elk_sim_result *r)
     free(r->ops);
     free(r->phases);
     free(r->samples);
+    elk_sim_net_free(&r->net);
     memset(r, 0, sizeof *r);
 }

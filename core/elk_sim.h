@@ -73,6 +73,7 @@ typedef struct {
     int port_pause;           /* -1: as chip.remote_access_pauses; 0/1 override */
     int hbm_broadcast;        /* -1: as chip.hbm_broadcast; 0/1 override */
     int record;               /* keep the phase log (for traces) */
+    volatile int *cancel;     /* set non-zero to abandon the replay (returns ELK_ECANCEL) */
 } elk_sim_opts;
 void elk_sim_opts_default(elk_sim_opts *o);
 
@@ -114,7 +115,28 @@ typedef struct {
     double hbm;         /* HBM read rate, fraction of full */
 } elk_sim_sample;
 
-/* The outcome. Owns ops, phases, samples. */
+/* Where the step's traffic went (the workbench's network view): each
+ * link's bytes over the step divided by what it could carry in that time
+ * (capacity x members x latency), 0..1, on the shared NoC (plane 0). A
+ * class of links (a block's parallel mesh links, a chip's ports) is its
+ * members' mean. Owns its arrays; NULL where the machine has no such link.
+ * Invariant: mesh has nbr*nbc*4 entries, br0/bc0 nbr+1 / nbc+1. */
+typedef struct {
+    int grid;                 /* 1: mesh, torus or ring */
+    int R, C;                 /* grids: routers */
+    int nbr, nbc;             /* grids: the blocks of routers links join (detailed: one router each) */
+    int *br0, *bc0;           /* grids: first router row / column of each block */
+    double *mesh;             /* grids: [(i*nbc + j)*4 + dir] the link leaving block (i,j) E W S N; -1: none */
+    double *mesh_int;         /* grids, fast mode: the links inside each block; -1: none */
+    int ncell;
+    double *port_in;          /* per cell (all-to-all: a core or a chip; grid: a block): ingress ports */
+    int nctrl;
+    double *ctrl;             /* per HBM controller: its read bandwidth */
+    int nchips;
+    double *chip_out, *chip_in; /* per chip when there are several: chip-to-chip bandwidth */
+} elk_sim_net;
+
+/* The outcome. Owns ops, phases, samples, net. */
 typedef struct elk_sim_result {
     int nops;
     elk_sim_op *ops;
@@ -139,6 +161,7 @@ typedef struct elk_sim_result {
     elk_sim_phase *phases;
     int nsamples;
     elk_sim_sample *samples;
+    elk_sim_net net;
 } elk_sim_result;
 
 elk_status elk_sim_run_job(const elk_chip *c, const elk_sim_job *j, const elk_sim_opts *o, elk_sim_result *r,
@@ -147,5 +170,6 @@ elk_status elk_sim_run_job(const elk_chip *c, const elk_sim_job *j, const elk_si
 elk_status elk_sim_run(const elk_problem *pr, const elk_schedule *s, const elk_sim_opts *o, elk_sim_result *r,
                        elk_error *err);
 void elk_sim_result_free(elk_sim_result *r);
+void elk_sim_net_free(elk_sim_net *n);
 
 #endif

@@ -214,6 +214,13 @@ static elk_status parse_base(ctx_t *c, const config_setting_t *g, const char *pr
     return ELK_OK;
 }
 
+elk_status elk_sweep_apply_base(const config_setting_t *g, const char *file, const char *prefix, elk_point *p,
+                                elk_error *err)
+{
+    ctx_t c = {file, err};
+    return parse_base(&c, g, prefix, p);
+}
+
 static void axis_free(elk_sweep_axis *a)
 {
     if (a->word)

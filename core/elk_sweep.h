@@ -130,6 +130,13 @@ typedef struct {
  * value is range-checked and every point must resolve (its presets load and
  * its chip is valid). */
 elk_status elk_sweep_load(const char *path, elk_sweep *s, elk_error *err);
+/* Apply a group of knob settings ({ hbm-tbps = 8.0; model = "tiny"; ... },
+ * the flag names) onto p: a sweep's base, and a point file's point group
+ * (elk_point_load). Every error names file:line and the field under
+ * prefix; presets must exist and load. g is a libconfig group. */
+struct config_setting_t;
+elk_status elk_sweep_apply_base(const struct config_setting_t *g, const char *file, const char *prefix, elk_point *p,
+                                elk_error *err);
 void elk_sweep_free(elk_sweep *s);
 /* Set knob k to value at every point (elk reproduce --profile): in the base
  * and every part, refused if an axis varies k; the id is recomputed, so the

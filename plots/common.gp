@@ -50,16 +50,19 @@ isser(i) = seriescol eq "" ? 1 : strcol(seriescol) eq serval(i)
 sidx(v) = v eq "basic" ? 1 : v eq "static" ? 2 : v eq "elk-dyn" ? 3 : v eq "elk-full" ? 4 : v eq "ideal" ? 5 : 5 + idx(series_values, v)
 sername(v) = v eq "basic" ? "Basic" : v eq "static" ? "Static" : v eq "elk-dyn" ? "Elk-Dyn" : v eq "elk-full" ? "Elk-Full" : v eq "ideal" ? "Ideal" : v
 sershort(v) = v eq "basic" ? "B" : v eq "static" ? "S" : v eq "elk-dyn" ? "D" : v eq "elk-full" ? "F" : v eq "ideal" ? "I" : v
-set linetype 1 lc rgb "#7f7f7f" lw 2 pt 7 ps 0.9 dt 1
-set linetype 2 lc rgb "#1f77b4" lw 2 pt 5 ps 0.9 dt 1
-set linetype 3 lc rgb "#ff7f0e" lw 2 pt 9 ps 1.0 dt 1
-set linetype 4 lc rgb "#d62728" lw 2 pt 11 ps 1.0 dt 1
-set linetype 5 lc rgb "#000000" lw 2 pt 6 ps 0.9 dt 1
-set linetype 6 lc rgb "#2ca02c" lw 2 pt 13 ps 0.9 dt 1
-set linetype 7 lc rgb "#9467bd" lw 2 pt 4 ps 0.9 dt 1
-set linetype 8 lc rgb "#8c564b" lw 2 pt 8 ps 0.9 dt 1
-set linetype 9 lc rgb "#e377c2" lw 2 pt 10 ps 0.9 dt 1
-set linetype 10 lc rgb "#17becf" lw 2 pt 12 ps 0.9 dt 1
+# Okabe-Ito (colour-blind safe); policies 1-5 are the TUI's colours
+# (views/tui_color.c tui_policy_hex): Basic vermillion, Static orange,
+# Elk-Dyn sky blue, Elk-Full bluish green, Ideal reddish purple (dashed, the bound)
+set linetype 1 lc rgb "#D55E00" lw 2 pt 7 ps 0.9 dt 1
+set linetype 2 lc rgb "#E69F00" lw 2 pt 5 ps 0.9 dt 1
+set linetype 3 lc rgb "#56B4E9" lw 2 pt 9 ps 1.0 dt 1
+set linetype 4 lc rgb "#009E73" lw 2 pt 11 ps 1.0 dt 1
+set linetype 5 lc rgb "#CC79A7" lw 2 pt 6 ps 0.9 dt 2
+set linetype 6 lc rgb "#0072B2" lw 2 pt 13 ps 0.9 dt 1
+set linetype 7 lc rgb "#F0E442" lw 2 pt 4 ps 0.9 dt 1
+set linetype 8 lc rgb "#000000" lw 2 pt 8 ps 0.9 dt 1
+set linetype 9 lc rgb "#999999" lw 2 pt 10 ps 0.9 dt 1
+set linetype 10 lc rgb "#D55E00" lw 2 pt 12 ps 0.9 dt 3
 set linetype cycle 10
 
 # clusters of bars: cluster i at x = i, its ns bars side by side
@@ -70,8 +73,9 @@ cluidx(cols) = cols eq "" ? 1 : idx(cluster_values, ckey(cols))
 
 # latency breakdown components, bottom to top
 comp_cols = "overlap_ms exec_ms preload_ms noc_stall_ms dist_ms"
-comp_names = "'Overlapped' 'Execute only' 'Preload only' 'Interconnect stall' 'Data distribution'"
-comp_color(j) = j == 1 ? "#2ca02c" : j == 2 ? "#1f77b4" : j == 3 ? "#ff7f0e" : j == 4 ? "#d62728" : "#9467bd"
+# the TUI's names and colours for the parts (views/view_breakdown.c, tui_brk_hex)
+comp_names = "'Overlapped' 'Execute' 'Preload stall' 'Interconnect stall' 'Data distribution'"
+comp_color(j) = j == 1 ? "#56B4E9" : j == 2 ? "#0072B2" : j == 3 ? "#E69F00" : j == 4 ? "#D55E00" : "#CC79A7"
 nz(v) = v == v ? v : 0
 num(c) = nz(column(c))
 csum(j) = j < 1 ? 0 : csum(j - 1) + num(word(comp_cols, j))

@@ -9,7 +9,9 @@
 #  - elk merge bounds the identity line's point count, names the line of a
 #    NUL byte and rejects --shard /2;
 #  - elk reproduce survives stale CSVs in its folder;
-#  - loose arguments are usage errors on stderr with exit 2.
+#  - loose arguments are usage errors on stderr with exit 2;
+#  - point files (issue 11): elk run --point equals the same flags, later
+#    flags override, elk validate names file:line of bad knobs.
 #
 # usage: files_cli.sh ELK_BINARY SOURCE_DIR
 . "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh" files "$@"
@@ -220,5 +222,32 @@ if [ -w /dev/full ]; then
 else
     echo "note: no writable /dev/full; write-error checks skipped"
 fi
+
+# ---- issue 11: point files (elk run --point, elk validate)
+cat >"$tmp/pt.cfg" <<'EOF2'
+point = {
+  chip = "ipu-mk2";
+  model = "tiny";
+  hbm-tbps = 8.0;
+  batch = 8;
+};
+EOF2
+expect 0 "$ELK" validate "$tmp/pt.cfg" && contains "$tmp/out" "ok (point)"
+"$ELK" run --point "$tmp/pt.cfg" --format csv >"$tmp/a.csv"
+"$ELK" run --chip ipu-mk2 --model tiny --hbm-tbps 8 --batch 8 --format csv >"$tmp/b.csv"
+same "$tmp/a.csv" "$tmp/b.csv"
+# flags after --point override the file's knobs
+"$ELK" run --point "$tmp/pt.cfg" --batch 16 --format csv >"$tmp/a.csv"
+"$ELK" run --chip ipu-mk2 --model tiny --hbm-tbps 8 --batch 16 --format csv >"$tmp/b.csv"
+same "$tmp/a.csv" "$tmp/b.csv"
+printf 'point = {\n  model = "tiny";\n  batch = 0;\n};\n' >"$tmp/bad1.cfg"
+expect 1 "$ELK" validate "$tmp/bad1.cfg" && contains "$tmp/err" "bad1.cfg:3: field 'point.batch'"
+printf 'point = {\n  model = "tiny";\n  hbm_tbps = 8.0;\n};\n' >"$tmp/bad2.cfg"
+expect 1 "$ELK" validate "$tmp/bad2.cfg" && contains "$tmp/err" "bad2.cfg:3: unknown knob 'hbm_tbps'"
+printf 'point = {\n  chip = "no-such-chip";\n};\n' >"$tmp/bad3.cfg"
+expect 1 "$ELK" run --point "$tmp/bad3.cfg" && contains "$tmp/err" "bad3.cfg:2: field 'point.chip'"
+printf 'point = {\n  chip = "tt-mesh";\n  sram-kib = 32.0;\n};\n' >"$tmp/bad4.cfg"
+expect 1 "$ELK" validate "$tmp/bad4.cfg" && contains "$tmp/err" "the point does not resolve: --sram-kib 32 must exceed"
+expect 1 "$ELK" run --point "$tmp/missing.cfg"
 
 cli_done

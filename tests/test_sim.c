@@ -524,9 +524,62 @@ START_TEST(real_schedules)
             ck_assert_msg(r.latency <= s.latency + wait + 1e-6 * s.latency, "Ideal replay %.1f > %.1f + %.1f",
                           r.latency, s.latency, wait);
         }
+        /* the network summary (the TUI's network view): every link's load
+         * within its capacity; the controllers' mean is hbm_util (each has
+         * 1/nctrl of the bandwidth); a grid has its links in the summary */
+        const elk_sim_net *n = &r.net;
+        ck_assert_int_eq(n->nctrl, r.nctrl);
+        ck_assert(n->ctrl && n->port_in);
+        double cm = 0;
+        for (int k = 0; k < n->nctrl; k++) {
+            ck_assert(n->ctrl[k] >= 0 && n->ctrl[k] <= 1 + 1e-9);
+            cm += n->ctrl[k] / n->nctrl;
+        }
+        ck_assert_msg(fabs(cm - r.hbm_util) <= 1e-9 * fmax(1, r.hbm_util), "controllers %g vs hbm_util %g", cm, r.hbm_util);
+        for (int i = 0; i < n->ncell; i++) ck_assert(n->port_in[i] >= 0 && n->port_in[i] <= 1 + 1e-9);
+        ck_assert_int_eq(n->grid, r.grid);
+        if (n->grid) {
+            ck_assert(n->mesh && n->br0 && n->bc0 && n->nbr >= 1 && n->nbc >= 1);
+            ck_assert_int_eq(n->br0[n->nbr], n->R);
+            ck_assert_int_eq(n->bc0[n->nbc], n->C);
+            int links = 0;
+            for (int b = 0; b < n->nbr * n->nbc * 4; b++) {
+                ck_assert(n->mesh[b] <= 1 + 1e-9);
+                links += n->mesh[b] >= 0;
+            }
+            ck_assert(links > 0);
+        }
         elk_sim_result_free(&r);
         elk_schedule_free(&s);
     }
+    elk_problem_free(&pr);
+    elk_plan_cache_free(pc);
+}
+END_TEST
+
+/* A set cancel flag abandons the replay with ELK_ECANCEL and leaves
+ * nothing allocated. */
+START_TEST(sim_cancel)
+{
+    elk_plan_cache *pc = elk_plan_cache_alloc();
+    elk_problem pr;
+    tiny_problem("ipu-mk2", 64, pc, &pr);
+    elk_sched_opts so;
+    elk_sched_opts_default(&so);
+    elk_schedule s;
+    elk_error err;
+    ck_assert(elk_schedule_run(&pr, ELK_POL_FULL, &so, &s, &err) == ELK_OK);
+    volatile int stop = 1;
+    elk_sim_opts o;
+    elk_sim_opts_default(&o);
+    o.cancel = &stop;
+    elk_sim_result r;
+    ck_assert_int_eq(elk_sim_run(&pr, &s, &o, &r, &err), ELK_ECANCEL);
+    ck_assert(r.ops == NULL && r.net.ctrl == NULL);
+    stop = 0;
+    ck_assert(elk_sim_run(&pr, &s, &o, &r, &err) == ELK_OK);
+    elk_sim_result_free(&r);
+    elk_schedule_free(&s);
     elk_problem_free(&pr);
     elk_plan_cache_free(pc);
 }
@@ -631,6 +684,7 @@ static Suite *sim_suite(void)
     tcase_add_test(tc, broadcast_vs_controllers);
     tcase_add_loop_test(tc, real_schedules, 0, (int)(sizeof real_cases / sizeof real_cases[0]));
     tcase_add_test(tc, trace_json);
+    tcase_add_test(tc, sim_cancel);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -72,7 +72,7 @@ expect() { # expect TEXT WHAT
 settled() { wait_for "done in" 60 && wait_gone "computing" 60; }
 
 # Breakdown row of a policy: its ms/token as printed ("%.4g").
-row_ms() { cap | awk -v p="$1" '$1 == p && $2 ~ /[█#]/ { print $(NF-4); exit }'; }
+row_ms() { cap | awk -v p="$1" '$1 == p && $2 ~ /[█#]/ { print $3; exit }'; }
 # The same number from `elk run --format csv` at a point.
 run_ms() { # run_ms POLICY-NAME ARGS...
     local pol=$1
@@ -116,7 +116,7 @@ start_shell C.UTF-8
 send "$ELK tui $POINT --log $WORK/tui.log 2>$WORK/err.txt" Enter
 expect "Elk Workbench" "workbench opens"
 settled || fail "first result never arrived"
-expect "Breakdown  per-token latency" "Breakdown title"
+expect "Breakdown  latency of one" "Breakdown title"
 expect "% Ideal" "Breakdown header"
 for p in Basic Static Elk-Dyn Elk-Full Ideal; do
     cap | grep -q "^ $p " || fail "Breakdown row $p missing"
@@ -206,6 +206,19 @@ done
 [ "$(row_ms Elk-Full)" = "$want" ] && ok "Elk-Full at 8 TB/s = elk run ($want)" || fail "Elk-Full at 8 TB/s != elk run ($want)"
 send Enter C-u abc Enter
 expect "expected a number" "a bad typed value is reported"
+# issue 11: typing replaces the old value (it used to append: 8 -> 88 TB/s)
+send Enter
+expect "HBM bandwidth (TB/s):" "Enter opens the prompt again"
+send 1 6 Enter
+wait_for "16 TB/s" 10
+cap | grep -qE "HBM bandwidth +16 TB/s" && ok "typing 16 over 8 gives 16 TB/s (replaces)" ||
+    fail "typed 16 over 8 did not replace the old value"
+send Enter
+expect "HBM bandwidth (TB/s):" "Enter opens the prompt a third time"
+send 8 Enter
+wait_for "8 TB/s" 10
+cap | grep -qE "HBM bandwidth +8 TB/s" && ok "typing 8 over 16 gives 8 TB/s" || fail "typed 8 over 16 did not replace"
+settled
 
 # the views
 send 2
@@ -225,6 +238,35 @@ send 3
 expect "Roofline  operators" "view 3: Roofline title"
 expect "TFLOPS" "Roofline: policies' TFLOPS"
 expect "compute" "Roofline: compute roof"
+# issue 11: no operator above the HBM roof (or the compute roof): the
+# exported points are the plotted ones; some execute faster than their HBM
+# traffic, which is what used to put them above the roof (at 0.25 TB/s
+# the tiny model has such operators)
+send Enter
+expect "HBM bandwidth (TB/s):" "Roofline: HBM prompt"
+send 0.25 Enter
+wait_for "0.25 TB/s" 10
+settled
+send e
+if wait_for "wrote elk-roofline-" 10 && f=$(ls "$WORK"/elk-roofline-*.csv | head -n1) && [ -n "$f" ]; then
+    res=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        $c["hbm_bytes"] > 0 && $c["flops"] > 0 {
+            n++; a = $c["achieved_tflops"]; roof = $c["hbm_tbps"] * $c["intensity_flop_per_byte"]
+            if (a > roof * 1.000001 || a > $c["peak_tflops"] * 1.000001) above++
+            if ($c["exec_us"] < $c["hbm_us"]) fast++
+        } END { printf "%d %d %d\n", n, above, fast }' "$f")
+    set -- $res
+    [ "${1:-0}" -gt 0 ] && [ "${2:-1}" -eq 0 ] && ok "Roofline: none of $1 operator points above a roof" ||
+        fail "Roofline: ${2:-?} of ${1:-?} operator points above a roof"
+    [ "${3:-0}" -gt 0 ] && ok "Roofline: $3 operators execute faster than their HBM traffic (now on the HBM roof)" ||
+        fail "Roofline: no operator executes faster than its HBM traffic; the check above proves nothing"
+    set --
+else
+    fail "Roofline: e wrote no CSV"
+fi
+send Enter 8 Enter
+wait_for "HBM bandwidth        8 TB/s" 10
+settled
 
 send 4
 expect "Timeline  Elk-Full" "view 4: Timeline title"
@@ -232,17 +274,163 @@ expect "HBM preload" "Timeline: legend"
 cap | grep -q "L1.qkv" && ok "Timeline: operator rows" || fail "Timeline: no operator rows"
 send t
 expect "whole step" "Timeline: t switches to the whole step"
+cap | grep -q "^ NoC  " && ok "Timeline: the whole step has a NoC lane" || fail "Timeline: no NoC lane"
 send +
 expect "zoom x2" "Timeline: + zooms"
 
 send 5
 expect "Sweep  HBM bandwidth over 10 points" "view 5: Sweep title"
 wait_for "10/10 points" 60 && ok "Sweep: all 10 points filled in" || fail "Sweep did not finish"
+# issue 11: the side panel shows the current point (8 TB/s), not the last
+expect "at hbm-tbps = 8 (current):" "Sweep: side panel at the current point"
+want=$(run_ms elk-full --hbm-tbps 8)
+side=$(cap | grep -o "F Elk-Full *[0-9.e+-]*" | awk '{ print $3 }')
+[ -n "$side" ] && [ "$side" = "$want" ] && ok "Sweep: side panel Elk-Full $side = elk run at 8 TB/s" ||
+    fail "Sweep: side panel Elk-Full '$side' != elk run at 8 TB/s '$want'"
+# issue 11: r replaces the values (it used to append to the old list)
+send r
+expect "hbm-tbps values" "Sweep: r opens the values prompt"
+send "8 128 8" Enter
+expect "Sweep  HBM bandwidth over 16 points" "Sweep: typed 8 128 8 replaces the range (16 points)"
+wait_for "16/16 points" 60 && ok "Sweep: 16 typed points filled in" || fail "Sweep: typed range did not finish"
 send k
 expect "Sweep  NoC bandwidth over" "Sweep: k picks the next knob"
 
+# view 6: the event simulator's replay of the focused policy
+send 6
+expect "Network  event simulation of Elk-Full:" "view 6: Network title"
+expect "HBM controllers (4), busy" "Network: HBM controllers"
+expect "hottest links" "Network: hottest links named"
+send e
+if wait_for "wrote elk-network-" 10 && f=$(ls "$WORK"/elk-network-*.csv | head -n1) && [ -n "$f" ]; then
+    got=$(awk -F, '$2 == "hbm" { s += $8; n++ } END { if (n) printf "%.1f\n", 100 * s / n }' "$f")
+    want=$("$ELK" run $POINT --hbm-tbps 8 --sim --policy elk-full | awk '$1 == "Elk-Full" { sub(/%/, "", $12); print $12; exit }')
+    [ -n "$got" ] && [ "$got" = "$want" ] && ok "Network: controllers' mean $got% = elk run --sim HBM%" ||
+        fail "Network: controllers' mean '$got' != elk run --sim HBM% '$want'"
+else
+    fail "Network: e wrote no CSV"
+fi
 send 1
-expect "Breakdown  per-token latency" "back to Breakdown"
+expect "Breakdown  latency of one" "back to Breakdown"
+
+# ---- issue 11: compare (b), undo/redo (u U), save/load (w o), fixed axes (f), clamping
+settled
+send b
+expect "pinned this point" "b pins the current point"
+send Left
+wait_for "HBM bandwidth        7 TB/s" 10
+settled
+expect "vs pinned" "status line compares with the pinned point"
+expect "HBM bandwidth 8 -> 7 TB/s" "status line names the knob that differs"
+expect "vs pinned" "Breakdown: a vs-pinned column"
+now=$(run_ms elk-full --hbm-tbps 7)
+then=$(run_ms elk-full --hbm-tbps 8)
+want=$(awk -v a="$now" -v b="$then" 'BEGIN { p = 100 * (a - b) / b
+    if (p < 0.05 && p > -0.05) print "0%"; else if (p < 10 && p > -10) printf "%+.1f%%\n", p; else printf "%+.0f%%\n", p }')
+cap | grep "^ Elk-Full " | grep -qF -- "$want" && ok "Breakdown: Elk-Full delta vs pinned is $want (elk run 8 -> 7 TB/s)" ||
+    fail "Breakdown: Elk-Full delta vs pinned is not '$want'"
+cap | grep -A1 "^ Basic " | sed -n 2p | grep -q "▒" && ok "Breakdown: the pinned point's ghost bar" || fail "Breakdown: no ghost bar"
+send 3
+expect "pinned: b s d f i" "Roofline: pinned policies drawn"
+send 4
+expect "; pinned " "Timeline: pinned step time"
+send t
+expect "layer 1 of 2" "Timeline: back to layer mode"
+expect "pinned execution" "Timeline: the pinned point's execution behind the live bars"
+send 5
+expect "@ pinned:" "Sweep: pinned point marked"
+expect "f: swept around the pin 7/7" "Sweep: the pinned point's own sweep (second curve, NoC: 7 values) finished"
+send 1
+send b
+expect "unpinned" "b again unpins"
+send u
+expect "undo: HBM bandwidth 7 -> 8 TB/s" "u undoes the step"
+cap | grep -qE "HBM bandwidth +8 TB/s" && ok "undo: the knob is back at 8 TB/s" || fail "undo did not restore 8 TB/s"
+send U
+expect "redo: HBM bandwidth 8 -> 7 TB/s" "U redoes it"
+send u
+expect "undo: HBM bandwidth 7 -> 8 TB/s" "u again"
+settled
+# w saves the point; elk run --point reads it back exactly
+send w
+expect "Save the point to:" "w asks for a file"
+send pt.cfg Enter
+expect "saved the point to pt.cfg" "w saved the point"
+if out=$("$ELK" validate "$WORK/pt.cfg") && echo "$out" | grep -q "ok (point)"; then ok "elk validate: the saved point is ok"; else
+    fail "elk validate rejects the saved point: $out"; fi
+if diff <("$ELK" run --point "$WORK/pt.cfg" --format csv) <("$ELK" run $POINT --hbm-tbps 8 --format csv) >"$WORK/diff.txt"; then
+    ok "elk run --point pt.cfg = elk run at the same knobs"
+else
+    fail "elk run --point differs: $(head -5 "$WORK/diff.txt")"
+fi
+send Left
+wait_for "HBM bandwidth        7 TB/s" 10
+send o
+expect "Load a point from:" "o asks for a file"
+send pt.cfg Enter
+expect "loaded the point from pt.cfg" "o loaded the point"
+cap | grep -qE "HBM bandwidth +8 TB/s" && ok "o: HBM back to the saved 8 TB/s" || fail "o: the saved HBM was not loaded"
+printf 'point = {\n  model = "tiny";\n  hbm-tbps = 5000.0;\n};\n' >"$WORK/bad.cfg"
+send o bad.cfg Enter
+expect "bad.cfg:3: field 'point.hbm-tbps'" "o: a bad point file names file:line and field"
+# stepping past a limit clamps and says so
+send Enter 600 Enter
+wait_for "HBM bandwidth      600 TB/s" 10 || fail "typed 600 TB/s"
+send Right
+expect "clamped to its maximum, 1000 TB/s" "Right past the maximum clamps (status line)"
+send Right
+expect "already at its maximum, 1000 TB/s" "Right at the maximum says so"
+send Enter 0.25 Enter
+wait_for "HBM bandwidth     0.25 TB/s" 10
+settled
+# f: fixed axes. Freeze the scale at the slow point, then speed up: the
+# longest bar no longer fills the width
+bar_len() { cap | awk -v p="$1" '$1 == p && $2 ~ /[█#]/ { print length($2); exit }'; }
+len0=$(bar_len Basic)
+send f
+expect "axes fixed" "f fixes the axes"
+send Enter 8 Enter
+wait_for "HBM bandwidth        8 TB/s" 10
+settled
+for ((i = 0; i < 100; i++)); do [ "$(bar_len Basic)" != "$len0" ] && break; sleep 0.05; done
+len1=$(bar_len Basic)
+[ -n "$len1" ] && [ "$len1" -lt "$len0" ] && ok "fixed axes: the faster point's bar is shorter ($len0 -> $len1)" ||
+    fail "fixed axes: bar did not shrink ($len0 -> $len1)"
+send f
+expect "axes free" "f frees the axes"
+for ((i = 0; i < 100; i++)); do [ "$(bar_len Basic)" = "$len0" ] && break; sleep 0.05; done
+[ "$(bar_len Basic)" = "$len0" ] && ok "free axes: the longest bar fills the width again" || fail "free axes: bar $(bar_len Basic) != $len0"
+
+# mouse (X10 reports, as screen's kmous): a click on a tab, on a knob; the wheel
+click() { # click X Y (0-based cells): press and release of button 1
+    tm send-keys -t "$T" -H 1b 5b 4d 20 "$(printf '%x' $((33 + $1)))" "$(printf '%x' $((33 + $2)))"
+    tm send-keys -t "$T" -H 1b 5b 4d 23 "$(printf '%x' $((33 + $1)))" "$(printf '%x' $((33 + $2)))"
+}
+click 45 0
+expect "Roofline  operators" "mouse: a click on the Roofline tab shows it"
+click 20 0
+expect "Breakdown  latency of one" "mouse: a click on the Breakdown tab"
+click 70 3
+wait_for "▶Batch" 10 && ok "mouse: a click on the Batch knob selects it" || fail "mouse: click did not select Batch"
+tm send-keys -t "$T" -H 1b 5b 4d 60 21 21
+wait_for "Batch                    64" 10 && ok "mouse: the wheel steps the knob (batch 32 -> 64)" || fail "mouse: wheel did not step"
+tm send-keys -t "$T" -H 1b 5b 4d 61 21 21
+wait_for "Batch                    32" 10 && ok "mouse: the wheel steps it back" || fail "mouse: wheel down did not step"
+settled
+click 3 10
+expect "focused Basic" "mouse: a click on a policy's label focuses it"
+send p p p
+# /: find a knob or an operator by name
+send /
+expect "Find a knob or operator:" "/ asks what to find"
+send qkv Enter
+expect "(Pareto; [ ] and < > step from here)" "/ qkv shows the operator in Pareto"
+cap | grep -q "^ op [0-9]* L0.qkv" && ok "/ qkv: Pareto shows L0.qkv" || fail "/ qkv: Pareto does not show L0.qkv"
+send / seq Enter
+expect "knob Sequence" "/ seq selects the Sequence knob"
+send / zzz Enter
+expect "no knob or operator matches" "/ with no match says so"
+send 1
 
 # help
 send '?'
@@ -254,7 +442,7 @@ wait_gone "Elk Workbench keys" 10 && ok "a key closes help" || fail "help did no
 tm resize-window -t "$T" -x 60 -y 20
 expect "Terminal too small" "60x20 shows the too-small message"
 tm resize-window -t "$T" -x 120 -y 40
-wait_gone "Terminal too small" 10 && wait_for "Breakdown  per-token latency" 10 && ok "back to 120x40 redraws" ||
+wait_gone "Terminal too small" 10 && wait_for "Breakdown  latency of one" 10 && ok "back to 120x40 redraws" ||
     fail "no redraw after growing back"
 tm resize-window -t "$T" -x 80 -y 24
 wait_for "Elk-Full:" 10 && ok "80x24 (the minimum) draws the view" || fail "80x24 does not draw"
@@ -280,24 +468,38 @@ expect "Pareto  one operator's plans" "LANG=C: Pareto draws"
 send g
 expect "gnuplot is not installed" "no gnuplot in PATH: a message"
 send 1
-expect "Breakdown  per-token latency" "LANG=C: still running after the gnuplot message"
+expect "Breakdown  latency of one" "LANG=C: still running after the gnuplot message"
 pid=$(sed -n 's/.*(pid \([0-9]*\)).*/\1/p' "$WORK/tui2.log" | tail -n1)
 [ -n "$pid" ] && kill -TERM "$pid"
 sane_terminal "SIGTERM" 143
 
 # ---------------------------------------------------------------- run 3: Ctrl-C; `elk` opens it
-send "clear; $ELK tui $POINT --log $WORK/tui3.log 2>$WORK/err.txt" Enter
+send "clear; $ELK tui --point $WORK/pt.cfg --log $WORK/tui3.log 2>$WORK/err.txt" Enter
 settled
+cap | grep -qE "HBM bandwidth +8 TB/s" && cap | grep -qE "Model +tiny" && ok "elk tui --point opens the saved point" ||
+    fail "elk tui --point did not open the saved point"
 send C-c
 sane_terminal "Ctrl-C" 130
 
+# issue 11: `elk --model tiny ...` on a terminal opens the workbench
+send "clear; $ELK $POINT --log $WORK/tui4.log 2>$WORK/err.txt" Enter
+expect "Elk Workbench" "elk --model tiny (no command) opens the workbench on a terminal"
+settled
+send q
+sane_terminal "elk --model tiny, q" 0
+if out=$(timeout 60 "$ELK" $POINT </dev/null) && echo "$out" | grep -q "ms/step"; then
+    ok "elk --model tiny without a terminal prints elk run's table"
+else
+    fail "elk --model tiny without a terminal: no table"
+fi
+
 # not a terminal: `elk` prints `elk run`'s table and never waits for keys
-if out=$(timeout 60 "$ELK" tui $POINT --view 2 </dev/null) && echo "$out" | grep -q "ms/token"; then
+if out=$(timeout 60 "$ELK" tui $POINT --view 2 </dev/null) && echo "$out" | grep -q "ms/step"; then
     ok "elk tui without a terminal prints elk run's table"
 else
     fail "elk tui without a terminal: no table"
 fi
-if out=$(timeout 120 "$ELK" </dev/null) && echo "$out" | grep -q "ms/token"; then
+if out=$(timeout 120 "$ELK" </dev/null) && echo "$out" | grep -q "ms/step"; then
     ok "elk (no arguments) without a terminal prints elk run's table"
 else
     fail "elk without a terminal: no table"

@@ -86,6 +86,13 @@ typedef struct tui_ctx {
     int busy;                      /* a computation is in flight */
     int stale;                     /* snap answers an older request */
     struct tui_sweeper *sweeper;
+    struct tui_netsim *netsim;     /* the network view's simulator thread */
+    struct tui_sweeper *pin_sweeper; /* the Sweep view's second curve: the same sweep around the pin */
+    const tui_snap *pin;           /* the pinned point (b), NULL when none; drawn beside
+                                      or behind the live one */
+    int fixed_axes;                /* f: views keep the scales they had when it was set */
+    int policy_row[ELK_POL_COUNT]; /* screen row of each policy's label in the view drawn
+                                      (-1: none), for mouse clicks; views fill it */
     /* services of the loop */
     void (*message)(struct tui_ctx *cx, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
     void (*prompt)(struct tui_ctx *cx, const char *label, const char *initial, tui_prompt_done done, void *obj);

@@ -19,20 +19,23 @@
 #include "elk_file.h"
 #include "tui.h"
 #include "tui_color.h"
+#include "tui_compare.h"
 #include "tui_draw.h"
 #include "tui_export.h"
 #include "tui_help.h"
 #include "tui_keybar.h"
 #include "tui_knobs.h"
 #include "tui_statusline.h"
+#include "tui_netsim.h"
 #include "tui_worker.h"
 #include "view_breakdown.h"
+#include "view_network.h"
 #include "view_pareto.h"
 #include "view_roofline.h"
 #include "view_sweep.h"
 #include "view_timeline.h"
 
-#define NVIEWS 5
+#define NVIEWS 6
 #define MIN_COLS 80
 #define MIN_LINES 24
 
@@ -108,13 +111,25 @@ typedef struct {
     elk_plan_cache *pc;
     tui_worker *worker;
     tui_sweeper *sweeper;
+    tui_netsim *netsim;
+    tui_sweeper *pin_sweeper;
     int wake[2];
     tui_snap *snap;
+    tui_snap *pin;      /* the pinned result (b); may be the same object as snap */
+    int fixed_axes;
+    /* undo / redo of knob changes: the points before each change */
+#define TUI_UNDO_MAX 64
+    elk_point undo[TUI_UNDO_MAX], redo[TUI_UNDO_MAX];
+    int nundo, nredo;
     elk_point requested;
     unsigned long req_id;
     tui_ctx cx;
     int quit;
     int dirty;
+    /* where the last draw put things, for mouse clicks */
+    int tab_x0[NVIEWS], tab_x1[NVIEWS];
+    tui_rect knob_rect;
+    int policy_row[ELK_POL_COUNT];
     char log_path[1024];
     /* benchmark */
     int bench_i, bench_waiting;
@@ -145,6 +160,8 @@ static void request(tui_app *a, int force)
     if (!force && a->req_id && !memcmp(&a->requested, &a->design.point, sizeof a->requested)) return;
     a->requested = a->design.point;
     a->req_id++;
+    /* the network view simulates again once this result is in */
+    if (a->netsim) tui_netsim_cancel(a->netsim);
     tui_worker_request(a->worker, &a->requested, a->req_id);
     a->dirty = 1;
 }
@@ -161,6 +178,10 @@ static void build_ctx(tui_app *a)
     cx->busy = tui_worker_busy(a->worker);
     cx->stale = a->snap && a->snap->id != a->req_id;
     cx->sweeper = a->sweeper;
+    cx->netsim = a->netsim;
+    cx->pin_sweeper = a->pin_sweeper;
+    cx->pin = a->pin;
+    cx->fixed_axes = a->fixed_axes;
     cx->message = ctx_message;
     cx->prompt = ctx_prompt;
     cx->app = a;
@@ -169,11 +190,14 @@ static void build_ctx(tui_app *a)
 static void draw_tabs(tui_app *a, int y)
 {
     tui_fill(y, 0, COLS, tui_attr(TC_TAB), " ");
-    int x = tui_puts(y, 1, COLS - 1, tui_attr(TC_TITLE), "Elk Workbench") + 3;
+    /* six tabs fit 80 columns only with the short title */
+    int x = tui_puts(y, 1, COLS - 1, tui_attr(TC_TITLE), COLS >= 100 ? "Elk Workbench" : "Elk") + (COLS >= 100 ? 3 : 2);
     for (int i = 0; i < NVIEWS; i++) {
         char t[48];
         snprintf(t, sizeof t, " %d %s ", i + 1, a->views[i]->title);
+        a->tab_x0[i] = x;
         x += tui_puts(y, x, COLS - x, i == a->cur ? tui_attr(TC_TAB_ACTIVE) : tui_attr(TC_TAB), t) + 1;
+        a->tab_x1[i] = x - 1;
     }
     const char *ver = tui_ascii() ? "?=help" : "?=help";
     if (x + 8 < COLS) tui_puts(y, COLS - 7, 7, tui_attr(TC_DIM), ver);
@@ -197,12 +221,15 @@ static void draw_all(tui_app *a)
     draw_tabs(a, y++);
     int kr = tui_knobs_rows(COLS);
     tui_rect kb = {y, 0, kr, COLS};
+    a->knob_rect = kb;
     tui_knobs_draw(&a->knobs, &kb, &a->cx);
     y += kr;
     tui_fill(y++, 0, COLS, tui_attr(TC_DIM), tui_g.hline);
     tui_rect vr = {y, 0, LINES - 2 - y, COLS};
     elk_view *v = a->views[a->cur];
+    for (int p = 0; p < ELK_POL_COUNT; p++) a->cx.policy_row[p] = -1;
     v->draw(v, &vr, &a->cx);
+    memcpy(a->policy_row, a->cx.policy_row, sizeof a->policy_row);
     tui_rect sr = {LINES - 2, 0, 1, COLS};
     tui_status_draw(&a->status, &sr, &a->cx);
     tui_rect kbar = {LINES - 1, 0, 1, COLS};
@@ -227,13 +254,165 @@ static void do_export(tui_app *a, int plot)
     else ctx_message(&a->cx, 1, "%s", msg);
 }
 
+/* ---- compare, undo, save and load ---- */
+
+static void snap_drop(tui_app *a, tui_snap *s)
+{
+    if (s && s != a->pin && s != a->snap) tui_snap_free(s);
+}
+
+static void toggle_pin(tui_app *a)
+{
+    if (a->pin) {
+        tui_snap *old = a->pin;
+        a->pin = NULL;
+        snap_drop(a, old);
+        ctx_message(&a->cx, 0, "unpinned (b pins the current point)");
+        return;
+    }
+    if (!tui_snap_ok(a->snap) || a->snap->id != a->req_id) {
+        ctx_message(&a->cx, 1, "nothing to pin yet: wait for the current point's result");
+        return;
+    }
+    a->pin = a->snap;
+    ctx_message(&a->cx, 0, "pinned this point: turn knobs to compare (b unpins)");
+}
+
+static void push_point(elk_point *stack, int *n, const elk_point *p)
+{
+    if (*n == TUI_UNDO_MAX) {
+        memmove(stack, stack + 1, sizeof *stack * (TUI_UNDO_MAX - 1));
+        (*n)--;
+    }
+    stack[(*n)++] = *p;
+}
+
+/* Move the design to the top of `from`, pushing the current point on `to`. */
+static void undo_redo(tui_app *a, int redo)
+{
+    elk_point *from = redo ? a->redo : a->undo, *to = redo ? a->undo : a->redo;
+    int *nf = redo ? &a->nredo : &a->nundo, *nt = redo ? &a->nundo : &a->nredo;
+    const char *what = redo ? "redo" : "undo";
+    if (*nf == 0) {
+        ctx_message(&a->cx, 0, "nothing to %s", what);
+        return;
+    }
+    tui_design old = a->design;
+    elk_error err;
+    if (tui_design_set(&a->design, &from[*nf - 1], &err) != ELK_OK) {
+        ctx_message(&a->cx, 1, "%s: %s", what, err.msg);
+        return;
+    }
+    (*nf)--;
+    push_point(to, nt, &old.point);
+    char d[400];
+    tui_point_diff(&old.point, &old.chip, &old.model, &a->design.point, &a->design.chip, &a->design.model, d, sizeof d);
+    ctx_message(&a->cx, 0, "%s: %s (%d more)", what, d[0] ? d : "no change", *nf);
+}
+
+static void save_done(void *obj, tui_ctx *cx, const char *text)
+{
+    tui_app *a = obj;
+    if (!text || !*text) return;
+    elk_error err;
+    if (elk_point_save(text, &a->design.point, &a->design.chip, &a->design.model, &err) != ELK_OK)
+        cx->message(cx, 1, "%s", err.msg);
+    else cx->message(cx, 0, "saved the point to %s (elk run --point %s)", text, text);
+}
+
+static void load_done(void *obj, tui_ctx *cx, const char *text)
+{
+    tui_app *a = obj;
+    if (!text || !*text) return;
+    elk_point p;
+    elk_point_defaults(&p);
+    elk_error err;
+    if (elk_point_load(text, &p, &err) != ELK_OK || tui_design_set(&a->design, &p, &err) != ELK_OK)
+        cx->message(cx, 1, "%s", err.msg);
+    else cx->message(cx, 0, "loaded the point from %s (u undoes)", text);
+}
+
 static void set_view(tui_app *a, int i)
 {
     a->cur = i;
     a->dirty = 1;
 }
 
+/* '/': a knob by label or flag name, else an operator by name (shown in
+ * the Pareto view). */
+static void find_done(void *obj, tui_ctx *cx, const char *text)
+{
+    tui_app *a = obj;
+    if (!text || !*text) return;
+    int k = tui_knobs_find(text);
+    if (k >= 0) {
+        a->knobs.sel = k;
+        cx->message(cx, 0, "knob %s (Left/Right step it, Enter types it)", tui_knobs_label(k));
+        return;
+    }
+    if (tui_snap_ok(a->snap)) {
+        const elk_graph *g = &a->snap->pr.graph;
+        for (int pass = 0; pass < 2; pass++)
+            for (int i = 0; i < g->nops; i++) {
+                /* an exact name first (L1.qkv), then the first that contains it (qkv) */
+                if (pass == 0 ? strcmp(g->ops[i].name, text) != 0 : strstr(g->ops[i].name, text) == NULL) continue;
+                view_pareto_select(a->views[1], i);
+                set_view(a, 1);
+                cx->message(cx, 0, "operator %d %s (Pareto; [ ] and < > step from here)", i, g->ops[i].name);
+                return;
+            }
+    }
+    cx->message(cx, 1, "no knob or operator matches \"%s\"", text);
+}
+
+/* Mouse (htop's habits): a click on a tab shows that view, on a knob
+ * selects it, on a policy's label focuses it; the wheel steps the selected
+ * knob. */
+static void mouse(tui_app *a)
+{
+    MEVENT ev;
+    if (getmouse(&ev) != OK) return;
+    int wheel = ev.bstate & BUTTON4_PRESSED ? 1 : ev.bstate & BUTTON5_PRESSED ? -1 : 0;
+    if (wheel) {
+        (void)tui_knobs_key(&a->knobs, wheel > 0 ? KEY_RIGHT : KEY_LEFT, &a->cx); /* the loop then asks the worker */
+        return;
+    }
+    if (!(ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED))) return;
+    if (ev.y == 0) {
+        for (int i = 0; i < NVIEWS; i++)
+            if (ev.x >= a->tab_x0[i] && ev.x < a->tab_x1[i]) set_view(a, i);
+        return;
+    }
+    int k = tui_knobs_at(&a->knob_rect, ev.y, ev.x);
+    if (k >= 0) {
+        a->knobs.sel = k;
+        a->dirty = 1;
+        return;
+    }
+    for (int p = 0; p < ELK_POL_COUNT; p++)
+        if (a->policy_row[p] == ev.y && ev.x < 12) {
+            a->design.focus = p;
+            ctx_message(&a->cx, 0, "focused %s", elk_policy_labels[p]);
+        }
+}
+
+static void handle_key1(tui_app *a, int ch);
+
+/* Every key goes through here: a key that changed the design point (a
+ * step, a typed value, c, a loaded file) leaves the old point on the undo
+ * stack. */
 static void handle_key(tui_app *a, int ch)
+{
+    elk_point before = a->design.point;
+    int undo_key = !a->status.prompting && !a->help_on && (ch == 'u' || ch == 'U');
+    handle_key1(a, ch);
+    if (!undo_key && memcmp(&before, &a->design.point, sizeof before)) {
+        push_point(a->undo, &a->nundo, &before);
+        a->nredo = 0;
+    }
+}
+
+static void handle_key1(tui_app *a, int ch)
 {
     build_ctx(a);
     a->dirty = 1;
@@ -259,6 +438,10 @@ static void handle_key(tui_app *a, int ch)
         if (ch == 'q' || ch == 'Q') a->quit = 1;
         return;
     }
+    if (ch == KEY_MOUSE) {
+        mouse(a);
+        return;
+    }
     elk_view *v = a->views[a->cur];
     unsigned bits = v->key ? v->key(v, ch, &a->cx) : 0;
     if (!(bits & ELK_VIEW_HANDLED)) bits = tui_knobs_key(&a->knobs, ch, &a->cx);
@@ -277,7 +460,8 @@ static void handle_key(tui_app *a, int ch)
     case '2':
     case '3':
     case '4':
-    case '5': set_view(a, ch - '1'); break;
+    case '5':
+    case '6': set_view(a, ch - '1'); break;
     case KEY_F(1):
     case '?':
     case 'h': a->help_on = 1; break;
@@ -286,6 +470,17 @@ static void handle_key(tui_app *a, int ch)
     case 'p': a->design.focus = (a->design.focus + 1) % ELK_POL_COUNT; break;
     case 'P': a->design.focus = (a->design.focus + ELK_POL_COUNT - 1) % ELK_POL_COUNT; break;
     case 'r': request(a, 1); break;
+    case 'b': toggle_pin(a); break;
+    case 'u': undo_redo(a, 0); break;
+    case 'U': undo_redo(a, 1); break;
+    case 'f':
+        a->fixed_axes = !a->fixed_axes;
+        ctx_message(&a->cx, 0, a->fixed_axes ? "axes fixed: scales stay as they are now (f frees them)"
+                                             : "axes free: scales follow each point again");
+        break;
+    case 'w': ctx_prompt(&a->cx, "Save the point to", "elk-point.cfg", save_done, a); break;
+    case 'o': ctx_prompt(&a->cx, "Load a point from", "elk-point.cfg", load_done, a); break;
+    case '/': ctx_prompt(&a->cx, "Find a knob or operator", "", find_done, a); break;
     case 12: /* ^L */ clearok(curscr, TRUE); break;
     case 27: break;
     default: a->dirty = 0; break;
@@ -381,7 +576,10 @@ static void app_free(tui_app *a)
 {
     if (a->help) tui_help_close(a->help);
     tui_sweeper_stop(a->sweeper);
+    tui_sweeper_stop(a->pin_sweeper);
     tui_worker_stop(a->worker);
+    tui_netsim_stop(a->netsim);
+    if (a->pin != a->snap) tui_snap_free(a->pin);
     tui_snap_free(a->snap);
     for (int i = 0; i < NVIEWS; i++)
         if (a->views[i]) {
@@ -439,6 +637,7 @@ int elk_tui_run(const elk_point *p, const tui_opts *o)
     a->views[2] = view_roofline_new();
     a->views[3] = view_timeline_new();
     a->views[4] = view_sweep_new();
+    a->views[5] = view_network_new();
     a->pc = elk_plan_cache_alloc();
     if (pipe(a->wake) == 0) {
         for (int i = 0; i < 2; i++) {
@@ -455,7 +654,8 @@ int elk_tui_run(const elk_point *p, const tui_opts *o)
             return 1;
         }
     if (!a->pc || !(a->worker = tui_worker_start(a->pc, a->wake[1])) ||
-        !(a->sweeper = tui_sweeper_start(a->pc, a->wake[1]))) {
+        !(a->sweeper = tui_sweeper_start(a->pc, a->wake[1])) || !(a->netsim = tui_netsim_start(a->pc, a->wake[1])) ||
+        !(a->pin_sweeper = tui_sweeper_start(a->pc, a->wake[1]))) {
         app_free(a);
         fprintf(stderr, "elk: cannot start the worker threads\n");
         return 1;
@@ -493,6 +693,9 @@ int elk_tui_run(const elk_point *p, const tui_opts *o)
     nodelay(stdscr, TRUE);
     set_escdelay(25);
     curs_set(0);
+    /* presses, not clicks: no click-resolution delay */
+    mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+    mouseinterval(0);
     tui_color_init(o->mono);
 
     double t_start = tui_now_ms(), first_ms = NAN;
@@ -500,8 +703,9 @@ int elk_tui_run(const elk_point *p, const tui_opts *o)
     while (!a->quit) {
         tui_snap *s = tui_worker_take(a->worker);
         if (s) {
-            tui_snap_free(a->snap);
+            tui_snap *old = a->snap;
             a->snap = s;
+            snap_drop(a, old);
             a->dirty = 1;
             if (isnan(first_ms)) first_ms = tui_now_ms() - t_start;
             if (s->status != ELK_OK && s->status != ELK_ECANCEL) {
@@ -509,7 +713,9 @@ int elk_tui_run(const elk_point *p, const tui_opts *o)
                 ctx_message(&a->cx, 1, "%s", s->err.msg);
             }
         }
-        int busy = tui_worker_busy(a->worker) || (a->cur == 4 && tui_sweeper_busy(a->sweeper));
+        int busy = tui_worker_busy(a->worker) ||
+                   (a->cur == 4 && (tui_sweeper_busy(a->sweeper) || tui_sweeper_busy(a->pin_sweeper))) ||
+                   (a->cur == 5 && tui_netsim_busy(a->netsim));
         if (a->dirty || busy) {
             draw_all(a);
             a->dirty = 0;

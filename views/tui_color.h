@@ -42,6 +42,12 @@ typedef enum {
     TC_COUNT
 } tui_role;
 
+/* The palette's hex colours (Okabe-Ito) for gnuplot scripts: by policy
+ * and by breakdown part (elk_brk order). plots/common.gp uses the same. */
+#include "elk_sched.h"
+extern const char *const tui_policy_hex[ELK_POL_COUNT];
+extern const char *const tui_brk_hex[ELK_BRK_COUNT];
+
 /* Set up colour pairs (after initscr). mono forces attributes only. */
 void tui_color_init(int mono);
 /* The attributes to draw a role with. */

@@ -193,6 +193,17 @@ void tui_fmt_si(double v, char *buf, size_t n)
     else snprintf(buf, n, "%.2g%s", v, suf[i]);
 }
 
+void tui_fmt_si_bytes(double b, char *buf, size_t n)
+{
+    static const char *suf[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+    int i = 0;
+    while (fabs(b) >= 999.5 && i < 5) {
+        b /= 1000;
+        i++;
+    }
+    snprintf(buf, n, "%.3g %s", b, suf[i]);
+}
+
 void tui_fmt_bytes(double b, char *buf, size_t n)
 {
     static const char *suf[] = {"B", "KiB", "MiB", "GiB", "TiB"};

@@ -45,7 +45,10 @@ int tui_need_result(const tui_rect *r, const tui_ctx *cx);
 
 /* 1.5K, 20M, 3.2G (powers of 1000); fixed width not guaranteed. */
 void tui_fmt_si(double v, char *buf, size_t n);
-/* Bytes with binary units: 624 KiB, 1.2 MiB. */
+/* Traffic and data sizes with SI units, as the CLI prints them (1 GB = 1e9
+ * bytes): 70.6 MB, 79.4 GB. */
+void tui_fmt_si_bytes(double b, char *buf, size_t n);
+/* Per-core SRAM with binary units, as the sram-kib knob: 624 KiB, 1.2 MiB. */
 void tui_fmt_bytes(double b, char *buf, size_t n);
 /* A duration in ms as "12.3 ms" / "45.6 us" / "1.23 s". */
 void tui_fmt_ms(double ms, char *buf, size_t n);

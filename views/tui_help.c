@@ -25,11 +25,17 @@ struct tui_help {
 };
 
 static const char *const global_keys[][2] = {
-    {"1 2 3 4 5", "views: Breakdown, Pareto, Roofline, Timeline, Sweep"},
+    {"1 2 3 4 5 6", "views: Breakdown, Pareto, Roofline, Timeline, Sweep, Network"},
     {"Up Down Tab", "select a knob"},
-    {"Left Right", "step it: HBM 1 TB/s, NoC 25%, cores by chip, batch/seq x2"},
+    {"Left Right", "step it: HBM 1 TB/s, NoC 25%, cores by chip, batch/seq x2; a limit clamps"},
     {"Shift+Left/Right", "big step (x2, /2)"},
-    {"Enter", "type the knob's value (Esc cancels)"},
+    {"Enter", "type the knob's value: typing replaces it (Right keeps it to edit, Esc cancels)"},
+    {"b", "pin this point; every view compares the live one with it (b unpins)"},
+    {"u U", "undo / redo a change of the design point"},
+    {"w o", "save / load the design point (a point file: elk run --point FILE)"},
+    {"f", "fix the axes (scales stop following each point; f frees them)"},
+    {"/", "find a knob, or an operator by name (shown in Pareto)"},
+    {"mouse", "click a tab, a knob or a policy; the wheel steps the knob"},
     {"p P", "focus the next / previous policy"},
     {"c", "flip the cost profile: paper (the artifact's rules) / physical"},
     {"e", "export the view's data as CSV (current directory)"},

@@ -38,9 +38,9 @@ void tui_keybar_draw(const tui_rect *r, const elk_view *v)
 {
     int x = r->x, maxx = r->x + r->w;
     tui_fill(r->y, r->x, r->w, A_NORMAL, " ");
-    static const char global_ascii[] = "1-5=Views  Up/Dn=Knob  <-/->=Step  Enter=Type  e=CSV  g=Plot  ?=Help  q=Quit";
+    static const char global_ascii[] = "1-6=Views  Up/Dn=Knob  <-/->=Step  Enter=Type  e=CSV  g=Plot  ?=Help  q=Quit";
     static const char global_utf8[] =
-        "1-5=Views  \u2191\u2193=Knob  \u2190\u2192=Step  \u23ce=Type  e=CSV  g=Plot  ?=Help  q=Quit";
+        "1-6=Views  \u2191\u2193=Knob  \u2190\u2192=Step  \u23ce=Type  e=CSV  g=Plot  ?=Help  q=Quit";
     const char *specs[2] = {tui_ascii() ? global_ascii : global_utf8, v ? v->keys : NULL};
     char key[32], label[64];
     for (int s = 0; s < 2; s++) {

@@ -1,5 +1,6 @@
 #include "tui_knobs.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <limits.h>
 #include <math.h>
@@ -9,10 +10,15 @@
 #include "tui_draw.h"
 
 static const int core_knob[TK_COUNT] = {
-    [TK_HBM] = ELK_KNOB_HBM_TBPS,   [TK_NOC] = ELK_KNOB_NOC_TBPS,   [TK_CORES] = ELK_KNOB_CORES,
-    [TK_TOPOLOGY] = ELK_KNOB_TOPOLOGY, [TK_SRAM] = ELK_KNOB_SRAM_KIB, [TK_CHIP] = ELK_KNOB_CHIP,
-    [TK_MODEL] = ELK_KNOB_MODEL,    [TK_BATCH] = ELK_KNOB_BATCH,    [TK_SEQ] = ELK_KNOB_SEQ,
-    [TK_PROFILE] = ELK_KNOB_PROFILE, [TK_POLICY] = -1,
+    [TK_HBM] = ELK_KNOB_HBM_TBPS,          [TK_HBM_CTRL] = ELK_KNOB_HBM_CONTROLLERS,
+    [TK_HBM_MODEL] = ELK_KNOB_HBM_BROADCAST, [TK_NOC] = ELK_KNOB_NOC_TBPS,
+    [TK_LINK] = ELK_KNOB_LINK_GBPS,        [TK_CORES] = ELK_KNOB_CORES,
+    [TK_TOPOLOGY] = ELK_KNOB_TOPOLOGY,     [TK_SRAM] = ELK_KNOB_SRAM_KIB,
+    [TK_COMPUTE] = ELK_KNOB_COMPUTE_SCALE, [TK_CHIP] = ELK_KNOB_CHIP,
+    [TK_MODEL] = ELK_KNOB_MODEL,           [TK_WORKLOAD] = ELK_KNOB_WORKLOAD,
+    [TK_BATCH] = ELK_KNOB_BATCH,           [TK_SEQ] = ELK_KNOB_SEQ,
+    [TK_LAYERS] = ELK_KNOB_LAYERS,         [TK_PROFILE] = ELK_KNOB_PROFILE,
+    [TK_POLICY] = -1,
 };
 
 int tui_knobs_core(int which) { return core_knob[which]; }
@@ -94,7 +100,39 @@ void tui_knobs_value(const tui_knobs *k, int which, char *buf, size_t n)
     }
     const char *unit = elk_knobs[ck].unit;
     if (which == TK_SEQ) unit = "";
-    snprintf(buf, n, "%.100s%s%s", v, *unit ? " " : "", unit);
+    snprintf(buf, n, "%.100s%s%s", v, *unit && strcmp(unit, "x") ? " " : "", unit); /* 1.5x, 8 TB/s */
+}
+
+int tui_knobs_at(const tui_rect *r, int y, int x)
+{
+    int ncols = r->w / CELL_W;
+    if (ncols < 1) ncols = 1;
+    int rows = (TK_COUNT + ncols - 1) / ncols, cw = r->w / ncols;
+    if (y < r->y || y >= r->y + r->h || y - r->y >= rows || x < r->x) return -1;
+    int i = (x - r->x) / cw * rows + (y - r->y);
+    return i < TK_COUNT ? i : -1;
+}
+
+/* s contains t, ignoring ASCII case */
+static int contains_nocase(const char *s, const char *t)
+{
+    size_t n = strlen(t);
+    for (; *s; s++) {
+        size_t i = 0;
+        while (i < n && s[i] && tolower((unsigned char)s[i]) == tolower((unsigned char)t[i])) i++;
+        if (i == n) return 1;
+    }
+    return 0;
+}
+
+int tui_knobs_find(const char *text)
+{
+    if (!*text) return -1;
+    for (int i = 0; i < TK_COUNT; i++) {
+        if (contains_nocase(tui_knobs_label(i), text)) return i;
+        if (core_knob[i] >= 0 && contains_nocase(elk_knobs[core_knob[i]].name, text)) return i;
+    }
+    return -1;
 }
 
 void tui_knobs_draw(tui_knobs *k, const tui_rect *r, tui_ctx *cx)
@@ -163,19 +201,35 @@ static int commit(tui_knobs *k, const elk_point *p, elk_error *err)
     return 1;
 }
 
+/* Clamp a stepped value into the knob's range [lo, hi]; note which end. */
+static double clamp(tui_knobs *k, double v, double lo, double hi)
+{
+    if (v < lo) {
+        k->clamped = -1;
+        return lo;
+    }
+    if (v > hi) {
+        k->clamped = 1;
+        return hi;
+    }
+    return v;
+}
+
 int tui_knobs_step(tui_knobs *k, int which, int dir, int big, elk_error *err)
 {
     tui_design *d = k->d;
     elk_point p = d->point;
     const elk_chip *c = &d->chip;
     elk_status st = ELK_OK;
+    k->clamped = 0;
+    int ck = which == TK_POLICY ? -1 : core_knob[which];
+    double lo = ck >= 0 ? elk_knobs[ck].min : 0, hi = ck >= 0 ? elk_knobs[ck].max : 0;
     switch (which) {
     case TK_POLICY:
         d->focus = (d->focus + dir + ELK_POL_COUNT) % ELK_POL_COUNT;
         return 2; /* a display change, no recompute */
     case TK_HBM: {
-        double v = step_hbm(c->hbm_tbps, dir, big);
-        if (v < elk_knobs[ELK_KNOB_HBM_TBPS].min) return 0;
+        double v = clamp(k, step_hbm(c->hbm_tbps, dir, big), lo, hi);
         st = elk_point_set_num(&p, ELK_KNOB_HBM_TBPS, v, err);
         break;
     }
@@ -184,23 +238,52 @@ int tui_knobs_step(tui_knobs *k, int which, int dir, int big, elk_error *err)
         double s = c->noc_scale;
         double v = big ? (dir > 0 ? s * 2 : s / 2) : (dir > 0 ? floor(s * 4 + 1e-6) + 1 : ceil(s * 4 - 1e-6) - 1) / 4;
         if (v < 0.25 - 1e-9 && !big) v = s / 2;
-        if (v < elk_knobs[ELK_KNOB_NOC_SCALE].min) return 0;
+        v = clamp(k, v, elk_knobs[ELK_KNOB_NOC_SCALE].min, elk_knobs[ELK_KNOB_NOC_SCALE].max);
         st = elk_point_set_num(&p, ELK_KNOB_NOC_SCALE, v, err);
         break;
     }
+    case TK_LINK: {
+        /* half a GB/s per step (the IPU's port is 5.5), x2 for big */
+        double s = c->link_gbps;
+        double v = big ? (dir > 0 ? s * 2 : s / 2) : (dir > 0 ? floor(s * 2 + 1e-6) + 1 : ceil(s * 2 - 1e-6) - 1) / 2;
+        if (!big && v <= 0) v = s / 2;
+        st = elk_point_set_num(&p, ELK_KNOB_LINK_GBPS, clamp(k, v, lo, hi), err);
+        break;
+    }
+    case TK_COMPUTE: {
+        double s = c->compute_scale;
+        double v = big ? (dir > 0 ? s * 2 : s / 2) : (dir > 0 ? floor(s * 4 + 1e-6) + 1 : ceil(s * 4 - 1e-6) - 1) / 4;
+        if (!big && v <= 0) v = s / 2;
+        st = elk_point_set_num(&p, ELK_KNOB_COMPUTE_SCALE, clamp(k, v, lo, hi), err);
+        break;
+    }
+    case TK_HBM_CTRL: {
+        int cur = c->hbm_controllers;
+        double v = big ? (dir > 0 ? cur * 2.0 : floor(cur / 2.0)) : cur + dir;
+        st = elk_point_set_num(&p, ELK_KNOB_HBM_CONTROLLERS, clamp(k, v, lo, hi), err);
+        break;
+    }
+    case TK_HBM_MODEL:
+        st = elk_point_set_num(&p, ELK_KNOB_HBM_BROADCAST, !c->hbm_broadcast, err);
+        break;
     case TK_CORES: {
         int cur = c->cores, cpc = c->cores_per_chip > 0 ? c->cores_per_chip : cur;
-        int v;
-        if (dir > 0) v = cur < cpc ? (cur * 2 < cpc ? cur * 2 : cpc) : (cur / cpc + 1) * cpc;
-        else v = cur > cpc ? ((cur - 1) / cpc) * cpc : cur / 2;
-        if (big) v = dir > 0 ? cur * 2 : cur / 2;
-        if (v < 1) return 0;
-        st = elk_point_set_num(&p, ELK_KNOB_CORES, v, err);
+        double v;
+        if (dir > 0) v = cur < cpc ? (cur * 2 < cpc ? cur * 2 : cpc) : (cur / cpc + 1.0) * cpc;
+        else v = cur > cpc ? ((cur - 1) / cpc) * (double)cpc : floor(cur / 2.0);
+        if (big) v = dir > 0 ? cur * 2.0 : floor(cur / 2.0);
+        st = elk_point_set_num(&p, ELK_KNOB_CORES, clamp(k, v, lo, hi), err);
         break;
     }
     case TK_TOPOLOGY: {
         int t = ((int)c->topology + dir + ELK_TOPO_COUNT) % ELK_TOPO_COUNT;
         st = elk_point_set(&p, ELK_KNOB_TOPOLOGY, elk_topology_names[t], err);
+        break;
+    }
+    case TK_WORKLOAD: {
+        int n = 0;
+        while (elk_workload_names[n]) n++;
+        st = elk_point_set(&p, ELK_KNOB_WORKLOAD, elk_workload_names[((int)p.workload + dir + n) % n], err);
         break;
     }
     case TK_PROFILE:
@@ -210,8 +293,9 @@ int tui_knobs_step(tui_knobs *k, int which, int dir, int big, elk_error *err)
     case TK_SRAM: {
         double s = c->sram_kib, step = big ? 256 : 64;
         double v = dir > 0 ? floor(s / step + 1e-9) * step + step : ceil(s / step - 1e-9) * step - step;
-        if (v <= c->reserved_kib || v < elk_knobs[ELK_KNOB_SRAM_KIB].min) return 0;
-        st = elk_point_set_num(&p, ELK_KNOB_SRAM_KIB, v, err);
+        /* the floor: one step above the transfer reserve */
+        double floor_kib = fmax(lo, (floor(c->reserved_kib / 64) + 1) * 64);
+        st = elk_point_set_num(&p, ELK_KNOB_SRAM_KIB, clamp(k, v, floor_kib, hi), err);
         break;
     }
     case TK_CHIP:
@@ -233,9 +317,14 @@ int tui_knobs_step(tui_knobs *k, int which, int dir, int big, elk_error *err)
     case TK_SEQ: {
         int cur = which == TK_BATCH ? p.batch : p.seq;
         int f = big ? 4 : 2;
-        double v = dir > 0 ? (double)cur * f : (double)(cur / f);
-        if (v < 1) return 0;
-        st = elk_point_set_num(&p, (elk_knob)core_knob[which], v, err);
+        double v = dir > 0 ? (double)cur * f : floor((double)cur / f);
+        st = elk_point_set_num(&p, (elk_knob)core_knob[which], clamp(k, v, lo, hi), err);
+        break;
+    }
+    case TK_LAYERS: {
+        int cur = p.layers ? p.layers : d->model.layers;
+        double v = big ? (dir > 0 ? cur * 2.0 : floor(cur / 2.0)) : cur + dir;
+        st = elk_point_set_num(&p, ELK_KNOB_LAYERS, clamp(k, v, 1, hi), err);
         break;
     }
     default: return 0;
@@ -328,8 +417,14 @@ unsigned tui_knobs_key(tui_knobs *k, int ch, tui_ctx *cx)
         cx->message(cx, 1, "%s", err.msg);
         return ELK_VIEW_HANDLED | ELK_VIEW_REDRAW;
     }
+    if (k->clamped) {
+        char v[160];
+        tui_knobs_value(k, k->sel, v, sizeof v);
+        if (r == 0) cx->message(cx, 0, "%s: already at its %s, %s", tui_knobs_label(k->sel), k->clamped < 0 ? "minimum" : "maximum", v);
+        else cx->message(cx, 0, "%s: clamped to its %s, %s", tui_knobs_label(k->sel), k->clamped < 0 ? "minimum" : "maximum", v);
+    }
     if (r == 0) {
-        cx->message(cx, 0, "%s: at its limit", tui_knobs_label(k->sel));
+        if (!k->clamped) cx->message(cx, 0, "%s: at its limit", tui_knobs_label(k->sel));
         return ELK_VIEW_HANDLED | ELK_VIEW_REDRAW;
     }
     return ELK_VIEW_HANDLED | ELK_VIEW_REDRAW | (r == 1 ? ELK_VIEW_RECOMPUTE : 0);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tui_compare.h"
 #include "tui_draw.h"
 
 #define MESSAGE_MS 8000.0
@@ -39,7 +40,7 @@ void tui_status_draw(tui_statusline *s, const tui_rect *r, const tui_ctx *cx)
         const char *t = s->text;
         int len = tui_cols(t);
         if (len > tw) t += len - tw; /* show the tail (ASCII input) */
-        int m = tui_puts(r->y, r->x + 1 + n, tw, a, t);
+        int m = tui_puts(r->y, r->x + 1 + n, tw, s->fresh ? a | A_REVERSE : a, t);
         tui_puts(r->y, r->x + 1 + n + m, 1, a | A_REVERSE, " ");
         if (r->x + 1 + n + m + 2 + hw < r->x + r->w) tui_puts(r->y, r->x + r->w - hw - 1, hw, a | A_DIM, hint);
         return;
@@ -59,6 +60,20 @@ void tui_status_draw(tui_statusline *s, const tui_rect *r, const tui_ctx *cx)
     if (tui_status_has_message(s)) {
         tui_puts(r->y, x, room, s->error ? (tui_color_mono() ? a | A_BOLD : tui_attr(TC_ERROR) | A_REVERSE) : a | A_BOLD,
                  s->msg);
+    } else if (cx->pin) {
+        /* what differs from the pinned point, and what it does to the
+         * focused policy */
+        char d[400], buf[600], dl[64] = "";
+        const tui_snap *pn = cx->pin;
+        int nd = tui_point_diff(&pn->point, &pn->pr.chip, &pn->pr.model, cx->point, cx->chip, cx->model, d, sizeof d);
+        int f = cx->focus;
+        if (tui_snap_ok(cx->snap) && !cx->stale && cx->snap->res.have[f] && pn->res.have[f]) {
+            char t[48];
+            tui_fmt_delta(cx->snap->res.pol[f].latency_ms, pn->res.pol[f].latency_ms, t, sizeof t);
+            snprintf(dl, sizeof dl, " (%s %s)", elk_policy_labels[f], t);
+        }
+        snprintf(buf, sizeof buf, "vs pinned%s: %s", dl, nd ? d : "same point");
+        tui_puts(r->y, x, room, a | A_BOLD, buf);
     } else {
         char buf[512];
         point_summary(cx, buf, sizeof buf);
@@ -71,14 +86,25 @@ void tui_status_prompt(tui_statusline *s, const char *label, const char *initial
     s->prompting = 1;
     snprintf(s->label, sizeof s->label, "%s", label);
     snprintf(s->text, sizeof s->text, "%s", initial ? initial : "");
+    s->fresh = s->text[0] != '\0';
     s->done = done;
     s->obj = obj;
 }
 
 int tui_status_prompt_key(tui_statusline *s, int ch, tui_ctx *cx)
 {
+    /* the old value is selected: typing replaces it, Backspace or ^U
+     * clears it, Right or End keeps it for editing */
+    int fresh = s->fresh;
+    s->fresh = 0;
+    if (fresh && ((ch >= 32 && ch < 127) || ch == KEY_BACKSPACE || ch == 127 || ch == 8)) s->text[0] = '\0';
+    if (fresh && (ch == KEY_BACKSPACE || ch == 127 || ch == 8)) return 0;
     size_t len = strlen(s->text);
     switch (ch) {
+    case KEY_RIGHT:
+    case KEY_END:
+    case KEY_LEFT:
+    case KEY_HOME: return 0;
     case 27: /* Esc */
     case 7:  /* ^G */
         s->prompting = 0;

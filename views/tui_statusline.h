@@ -18,6 +18,8 @@ typedef struct {
     int prompting;
     char label[128];
     char text[256];
+    int fresh;            /* text is the old value, shown selected: the first
+                             character typed replaces it, as in a form field */
     tui_prompt_done done;
     void *obj;
 } tui_statusline;

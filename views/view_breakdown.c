@@ -5,19 +5,46 @@
 #include <string.h>
 
 #include "elk_report.h"
+#include "tui_compare.h"
 #include "tui_draw.h"
 #include "tui_export.h"
 
 static const char *const seg_label[ELK_BRK_COUNT] = {"execute", "overlapped", "preload stall", "interconnect stall",
                                                      "data distribution"};
 
+/* What the view keeps between draws: the bar scale frozen by f. */
+typedef struct {
+    int frozen;
+    double maxlat;
+} brk_state;
+
+/* The bar of one schedule, scaled so maxlat fills barw cells. */
+static void draw_bar(int y, int x, int barw, const elk_schedule *sc, double maxlat, int ghost)
+{
+    double cum = 0, lat = sc->latency > 0 ? sc->latency : 1;
+    int start = 0;
+    for (int k = 0; k < ELK_BRK_COUNT; k++) {
+        cum += sc->brk[k];
+        int end = (int)lround(cum / lat * sc->latency_ms / maxlat * barw);
+        if (end > barw) end = barw;
+        if (end > start)
+            tui_fill(y, x + start, end - start, ghost ? tui_attr(TC_DIM) : tui_attr(TC_BRK_EXEC + k),
+                     ghost ? tui_g.bar_light : tui_g.brk[k]);
+        if (end > start) start = end;
+    }
+}
+
 static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
 {
-    (void)v;
-    tui_rect r = tui_title(r0, "Breakdown", "per-token latency by policy (one decode step)");
+    brk_state *bs = v->state;
+    char sub[96];
+    snprintf(sub, sizeof sub, "latency of one %s step by policy%s", elk_workload_names[cx->point->workload],
+             cx->pin ? "; pinned point as light bars" : "");
+    tui_rect r = tui_title(r0, "Breakdown", sub);
     if (tui_need_result(&r, cx)) return;
     const tui_snap *s = cx->snap;
     const elk_result *res = &s->res;
+    const tui_snap *pin = cx->pin;
     int y = r.y, x = r.x + 1, w = r.w - 2;
 
     /* legend */
@@ -33,8 +60,17 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
     y += 2;
 
     double maxlat = 0;
-    for (int p = 0; p < ELK_POL_COUNT; p++)
+    for (int p = 0; p < ELK_POL_COUNT; p++) {
         if (res->have[p] && res->pol[p].latency_ms > maxlat) maxlat = res->pol[p].latency_ms;
+        if (pin && pin->res.have[p] && pin->res.pol[p].latency_ms > maxlat) maxlat = pin->res.pol[p].latency_ms;
+    }
+    /* f: keep the scale, so a faster point visibly shortens the bars (a bar
+     * longer than the frozen scale is cut at the edge) */
+    if (!cx->fixed_axes) bs->frozen = 0;
+    else if (!bs->frozen) {
+        bs->frozen = 1;
+        bs->maxlat = maxlat;
+    } else maxlat = bs->maxlat;
 
     int avail = r.y + r.h - y;
     int table_rows = ELK_POL_COUNT + 1;
@@ -43,45 +79,61 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
     int wide = w >= 100;
 
     const int labw = 10;
-    const int numw = wide ? 48 : 38;
+    const int dw = pin ? 19 : 0; /* " -1.8 ms, -27%" */
+    const int numw = (wide ? 57 : 38) + dw;
     int barw = w - labw - numw - 1;
     if (barw < 10) barw = 10;
     int nx = x + labw + barw + 1;
+    double tokens = elk_report_tokens_per_step(&s->pr.graph);
 
     /* column header */
-    if (wide) tui_printf(y - 1, nx, x + w - nx, tui_attr(TC_DIM), "%9s %8s %6s %6s %8s", "ms/token", "% Ideal", "HBM", "NoC", "TFLOPS");
-    else tui_printf(y - 1, nx, x + w - nx, tui_attr(TC_DIM), "%9s %8s %5s %5s", "ms/token", "% Ideal", "HBM", "NoC");
+    int hx = nx;
+    if (wide)
+        hx += tui_printf(y - 1, nx, x + w - nx, tui_attr(TC_DIM), "%9s %8s %8s %6s %6s %8s", "ms/step", "tok/s", "% Ideal",
+                         "HBM", "NoC", "TFLOPS");
+    else hx += tui_printf(y - 1, nx, x + w - nx, tui_attr(TC_DIM), "%9s %8s %5s %5s", "ms/step", "% Ideal", "HBM", "NoC");
+    if (pin) tui_printf(y - 1, hx, x + w - hx, tui_attr(TC_DIM), " %18s", "vs pinned");
 
     for (int p = 0; p < ELK_POL_COUNT; p++, y += bar_gap) {
         if (y >= r.y + r.h) break;
         int focus = p == cx->focus;
         attr_t pa = tui_attr(TC_POL_BASIC + p) | (focus ? A_REVERSE : 0);
         tui_printf(y, x, labw, pa, "%-9s", elk_policy_labels[p]);
+        cx->policy_row[p] = y;
+        int have_pin = pin && pin->res.have[p];
+        /* the pinned bar: on the row below when there is one, else its end
+         * marked on the live bar */
+        if (have_pin && bar_gap == 2 && y + 1 < r.y + r.h) draw_bar(y + 1, x + labw, barw, &pin->res.pol[p], maxlat, 1);
         if (!res->have[p]) {
             tui_puts(y, x + labw, barw, tui_attr(TC_DIM), "(not computed)");
             continue;
         }
         const elk_schedule *sc = &res->pol[p];
-        double cum = 0, lat = sc->latency > 0 ? sc->latency : 1;
-        int start = 0;
-        for (int k = 0; k < ELK_BRK_COUNT; k++) {
-            cum += sc->brk[k];
-            int end = (int)lround(cum / lat * sc->latency_ms / maxlat * barw);
-            if (end > barw) end = barw;
-            if (end > start) tui_fill(y, x + labw + start, end - start, tui_attr(TC_BRK_EXEC + k), tui_g.brk[k]);
-            if (end > start) start = end;
+        draw_bar(y, x + labw, barw, sc, maxlat, 0);
+        if (have_pin && bar_gap == 1) {
+            int e = (int)lround(pin->res.pol[p].latency_ms / maxlat * barw);
+            if (e >= 1 && e <= barw) tui_puts(y, x + labw + e - 1, 1, tui_attr(TC_HILITE), tui_g.vline);
         }
         char pct[16];
         if (res->have[ELK_POL_IDEAL]) snprintf(pct, sizeof pct, "%7.2f%%", res->pct_ideal[p]);
         else snprintf(pct, sizeof pct, "%8s", "-");
+        char tps[24];
+        snprintf(tps, sizeof tps, "%.0f", tokens / (sc->latency_ms / 1e3)); /* as elk run prints it */
+        int cx0 = nx;
         if (wide)
-            tui_printf(y, nx, x + w - nx, focus ? A_BOLD : A_NORMAL, "%9.4g %8s %5.1f%% %5.1f%% %8.2f", sc->latency_ms,
-                       pct, 100 * sc->hbm_util, 100 * sc->noc_util, sc->tflops);
+            cx0 += tui_printf(y, nx, x + w - nx, focus ? A_BOLD : A_NORMAL, "%9.4g %8s %8s %5.1f%% %5.1f%% %8.2f",
+                              sc->latency_ms, tps, pct, 100 * sc->hbm_util, 100 * sc->noc_util, sc->tflops);
         else
-            tui_printf(y, nx, x + w - nx, focus ? A_BOLD : A_NORMAL, "%9.4g %8s %4.0f%% %4.0f%%", sc->latency_ms, pct,
-                       100 * sc->hbm_util, 100 * sc->noc_util);
+            cx0 += tui_printf(y, nx, x + w - nx, focus ? A_BOLD : A_NORMAL, "%9.4g %8s %4.0f%% %4.0f%%", sc->latency_ms,
+                              pct, 100 * sc->hbm_util, 100 * sc->noc_util);
+        if (have_pin) {
+            char d[48];
+            tui_fmt_delta(sc->latency_ms, pin->res.pol[p].latency_ms, d, sizeof d);
+            tui_printf(y, cx0, x + w - cx0, sc->latency_ms <= pin->res.pol[p].latency_ms ? A_BOLD : tui_attr(TC_ERROR),
+                       " %18s", d);
+        }
     }
-    if (bar_gap == 2) y--;
+    if (bar_gap == 2 && !pin) y--;
 
     /* the story in one line */
     if (y < r.y + r.h && res->have[ELK_POL_FULL] && res->have[ELK_POL_BASIC] && res->have[ELK_POL_STATIC]) {
@@ -94,7 +146,7 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
     if (!show_table || y + table_rows > r.y + r.h) return;
 
     /* the breakdown in ms, and how each policy used SRAM */
-    tui_printf(y++, x, w, tui_attr(TC_DIM), "%-9s %10s %10s %10s %10s %10s  %13s", "ms/token", "execute", "overlap",
+    tui_printf(y++, x, w, tui_attr(TC_DIM), "%-9s %10s %10s %10s %10s %10s  %13s", "ms/step", "execute", "overlap",
                "preload", "NoC stall", "distrib", w >= 90 ? "peak SRAM/core" : "");
     for (int p = 0; p < ELK_POL_COUNT; p++, y++) {
         if (!res->have[p]) continue;
@@ -124,7 +176,8 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
     }
     if (y < r.y + r.h) {
         char hb[32];
-        tui_fmt_bytes(s->pr.graph.weight_bytes + s->pr.graph.kv_bytes, hb, sizeof hb);
+        /* SI, as `elk run` prints it */
+        snprintf(hb, sizeof hb, "%.2f GB", (s->pr.graph.weight_bytes + s->pr.graph.kv_bytes) / 1e9);
         tui_printf(y++, x, w, tui_attr(TC_DIM), "%d operators, %s read from HBM per step, %.3g GFLOP per step",
                    s->pr.graph.nops, hb, s->pr.graph.flops / 1e9);
     }
@@ -167,10 +220,17 @@ static int figure(elk_view *v, const tui_ctx *cx, const char *output, char *msg,
     return rc;
 }
 
+static void destroy(elk_view *v) { free(v->state); }
+
 elk_view *view_breakdown_new(void)
 {
     elk_view *v = calloc(1, sizeof *v);
     if (!v) return NULL;
+    v->state = calloc(1, sizeof(brk_state));
+    if (!v->state) {
+        free(v);
+        return NULL;
+    }
     v->name = "breakdown";
     v->title = "Breakdown";
     v->keys = "";
@@ -178,5 +238,6 @@ elk_view *view_breakdown_new(void)
     v->draw = draw;
     v->csv = csv;
     v->figure = figure;
+    v->destroy = destroy;
     return v;
 }

@@ -11,7 +11,25 @@
 
 typedef struct {
     int op; /* selected operator index, -1 = choose a default */
+    int frozen, frozen_op;      /* f: axes kept for this operator */
+    double fx0, fx1, fy0, fy1;
 } pareto_state;
+
+/* The pinned point's execute-state plan of the focused policy for op i, if
+ * the pinned graph has the same operator there: its (space, time). */
+static int pinned_choice(const tui_ctx *cx, int i, double *hot, double *t)
+{
+    const tui_snap *pn = cx->pin;
+    int p = cx->focus;
+    if (!pn || !pn->res.have[p] || i >= pn->pr.graph.nops || i >= pn->res.pol[p].nops) return 0;
+    if (strcmp(pn->pr.graph.ops[i].name, cx->snap->pr.graph.ops[i].name)) return 0;
+    const elk_menu *m = &pn->pr.menus[pn->pr.graph.ops[i].shape_id];
+    const elk_sched_op *so = &pn->res.pol[p].ops[i];
+    if (so->entry < 0 || so->entry >= m->n) return 0;
+    *hot = m->e[so->entry].hot;
+    *t = m->e[so->entry].exe / (pn->pr.chip.clock_ghz * 1e3);
+    return 1;
+}
 
 static double us(const tui_snap *s, double cyc) { return cyc / (s->pr.chip.clock_ghz * 1e3); }
 
@@ -55,7 +73,8 @@ static int shape_reps(const elk_graph *g, int *reps, int max)
 static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
 {
     pareto_state *st = v->state;
-    tui_rect r = tui_title(r0, "Pareto", "one operator's plans: execution space vs time");
+    tui_rect r = tui_title(r0, "Pareto", cx->pin ? "one operator's plans: execution space vs time; @ the pinned point's choice"
+                                                  : "one operator's plans: execution space vs time");
     if (tui_need_result(&r, cx)) return;
     const tui_snap *s = cx->snap;
     sync_sel(st, s);
@@ -74,7 +93,7 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
             ninst++;
         }
     char hb[32];
-    tui_fmt_bytes(op->hbm_bytes, hb, sizeof hb);
+    tui_fmt_si_bytes(op->hbm_bytes, hb, sizeof hb);
     int hx = r.x + 1 + tui_printf(r.y, r.x + 1, r.w - 2, A_BOLD, "op %d %s  ", st->op, op->name);
     tui_printf(r.y, hx, r.x + r.w - 1 - hx, tui_attr(TC_DIM),
                "%s, shape %d/%d, instance %d/%d, %s from HBM, %d front plans, %d kept", elk_op_kind_names[op->kind],
@@ -113,8 +132,20 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
         tui_center(&r, tui_attr(TC_DIM), "this operator has no plans");
         return;
     }
+    double ph, pt;
+    int have_pin = pinned_choice(cx, st->op, &ph, &pt);
+    if (have_pin) GROW(ph, pt);
     tui_nice_range(&x0, &x1, 1);
     tui_nice_range(&y0, &y1, 1);
+    /* f: the axes stay while the operator stays */
+    if (!cx->fixed_axes || st->frozen_op != st->op) st->frozen = 0;
+    if (cx->fixed_axes && !st->frozen) {
+        st->frozen = 1;
+        st->frozen_op = st->op;
+        st->fx0 = x0, st->fx1 = x1, st->fy0 = y0, st->fy1 = y1;
+    } else if (cx->fixed_axes) {
+        x0 = st->fx0, x1 = st->fx1, y0 = st->fy0, y1 = st->fy1;
+    }
     tui_rect pr = {r.y + 1, r.x, plot_h, r.w};
     tui_plot pl;
     if (tui_plot_begin(&pl, &pr, x0, x1, 1, y0, y1, 1, cx->ascii)) {
@@ -126,6 +157,8 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
         for (int i = 0; i + 1 < m->n; i++)
             cv_line(&pl.cv, m->e[i].hot, us(s, m->e[i].exe), m->e[i + 1].hot, us(s, m->e[i + 1].exe), TC_FRONT);
         for (int i = 0; i < m->n; i++) cv_mark(&pl.cv, m->e[i].hot, us(s, m->e[i].exe), '+', TC_FRONT);
+        /* the pinned point's choice, behind the live ones */
+        if (have_pin) cv_mark(&pl.cv, ph, pt, '@', TC_HILITE);
         /* choices: focused policy drawn last so it wins a shared cell */
         for (int k = 0; k <= ELK_POL_COUNT; k++) {
             int p = k < ELK_POL_COUNT ? k : cx->focus;
@@ -160,6 +193,12 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
         tui_printf(y, x + n, r.w - 2 - n, A_NORMAL, " %10s %7.2f us %10s %7.2f us %5d %7.2f us", h, exe_us, cb,
                    us(s, so->dist), so->preload_number, us(s, so->stall));
     }
+}
+
+void view_pareto_select(elk_view *v, int op)
+{
+    pareto_state *st = v->state;
+    st->op = op;
 }
 
 static unsigned key(elk_view *v, int ch, tui_ctx *cx)
@@ -286,11 +325,11 @@ static int gnuplot(elk_view *v, FILE *fp, const tui_ctx *cx, char *msg, size_t n
     fprintf(fp, "set title \"%s: %s (op %d) on %s\" noenhanced\nset logscale xy\nset grid\n"
                 "set xlabel 'space per core (bytes)'\nset ylabel 'execution time (us)'\nset key outside right top\n",
             s->pr.model.name, op->name, st->op, s->pr.chip.name);
-    fprintf(fp, "plot $plans using 1:2 with points pt 7 ps 0.4 lc rgb '#aaaaaa' title 'kept plans', "
-                "$front using 1:2 with linespoints pt 6 lw 2 lc rgb '#1f77b4' title 'Pareto front', "
-                "$chosen using 1:2 with points pt 5 ps 1.5 lc rgb '#d62728' title 'execute state chosen', "
+    fprintf(fp, "plot $plans using 1:2 with points pt 7 ps 0.4 lc rgb '#999999' title 'kept plans', "
+                "$front using 1:2 with linespoints pt 6 lw 2 lc rgb '#56B4E9' title 'Pareto front', "
+                "$chosen using 1:2 with points pt 5 ps 1.5 lc rgb '#D55E00' title 'execute state chosen', "
                 "$chosen using 1:2:4 with labels offset 1,1 notitle, "
-                "$chosen using 3:2 with points pt 4 ps 1.5 lc rgb '#2ca02c' title 'preload state chosen'\n");
+                "$chosen using 3:2 with points pt 4 ps 1.5 lc rgb '#009E73' title 'preload state chosen'\n");
     return 0;
 }
 

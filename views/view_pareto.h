@@ -9,5 +9,7 @@
 #include "tui.h"
 
 elk_view *view_pareto_new(void);
+/* Show operator op (the `/` search of the loop). */
+void view_pareto_select(elk_view *v, int op);
 
 #endif

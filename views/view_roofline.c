@@ -10,10 +10,27 @@
 static double hbm_bps(const elk_chip *c) { return c->hbm_tbps * 1e12; }
 static double noc_bps(const elk_chip *c) { return elk_chip_noc_bytes_per_cycle(c) * c->clock_ghz * 1e9; }
 
-static double op_seconds(const tui_snap *s, const elk_sched_op *so)
+static double exec_seconds(const tui_snap *s, const elk_sched_op *so)
 {
     return (so->exe_end - so->exe_start) / (s->pr.chip.clock_ghz * 1e9);
 }
+
+/* The time an operator is plotted at: the longer of its execution and its
+ * HBM traffic at the full HBM bandwidth. Execution alone would put operators
+ * whose weights were preloaded while others ran above the HBM roof (80 of
+ * 322 Elk-Full operators on Llama2-13B); with this time FLOPs / time is at
+ * most bandwidth x intensity, so the roof is a bound, and an operator on the
+ * slope is one its HBM traffic limits. */
+static double op_seconds(const tui_snap *s, const elk_op *op, const elk_sched_op *so)
+{
+    return fmax(exec_seconds(s, so), op->hbm_bytes / hbm_bps(&s->pr.chip));
+}
+
+/* f: the axes kept from when it was pressed. */
+typedef struct {
+    int frozen;
+    double x0, x1, y0, y1;
+} roof_state;
 
 static double step_intensity(const elk_graph *g)
 {
@@ -23,8 +40,9 @@ static double step_intensity(const elk_graph *g)
 
 static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
 {
-    (void)v;
-    tui_rect r = tui_title(r0, "Roofline", "operators of the focused policy; policies' step throughput (letters)");
+    roof_state *rs = v->state;
+    tui_rect r = tui_title(r0, "Roofline", cx->pin ? "operators of the focused policy; policies' step throughput (letters; pinned: b s d f i)"
+                                                   : "operators of the focused policy; policies' step throughput (letters)");
     if (tui_need_result(&r, cx)) return;
     const tui_snap *s = cx->snap;
     const elk_chip *c = &s->pr.chip;
@@ -39,7 +57,7 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
     int skipped = 0;
     for (int i = 0; i < g->nops && i < sc->nops; i++) {
         const elk_op *op = &g->ops[i];
-        double t = op_seconds(s, &sc->ops[i]);
+        double t = op_seconds(s, op, &sc->ops[i]);
         if (!(op->hbm_bytes > 0) || !(t > 0) || !(op->flops > 0)) {
             skipped++;
             continue;
@@ -68,8 +86,23 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
     x1 *= 2;
     y0 /= 2;
     y1 *= 2;
+    const tui_snap *pn = cx->pin;
+    double psoi = pn ? step_intensity(&pn->pr.graph) : NAN;
+    if (pn) {
+        if (psoi > 0 && psoi / 2 < x0) x0 = psoi / 2;
+        if (psoi > 0 && psoi * 2 > x1) x1 = psoi * 2;
+        for (int p = 0; p < ELK_POL_COUNT; p++)
+            if (pn->res.have[p] && pn->res.pol[p].tflops * 1e12 / 2 < y0) y0 = pn->res.pol[p].tflops * 1e12 / 2;
+    }
     tui_nice_range(&x0, &x1, 1);
     tui_nice_range(&y0, &y1, 1);
+    if (!cx->fixed_axes) rs->frozen = 0;
+    else if (!rs->frozen) {
+        rs->frozen = 1;
+        rs->x0 = x0, rs->x1 = x1, rs->y0 = y0, rs->y1 = y1;
+    } else {
+        x0 = rs->x0, x1 = rs->x1, y0 = rs->y0, y1 = rs->y1;
+    }
 
     int side = r.w >= 100 ? 38 : 0;
     int below = side ? 0 : ELK_POL_COUNT + 1;
@@ -103,10 +136,14 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
         if (cv_cell(cv, mid / nb, mid, &ccx, &ccy)) cv_text(cv, ccx - 4, ccy, "NoC", TC_ROOF_NOC);
         for (int i = 0; i < g->nops && i < sc->nops; i++) {
             const elk_op *op = &g->ops[i];
-            double t = op_seconds(s, &sc->ops[i]);
+            double t = op_seconds(s, op, &sc->ops[i]);
             if (!(op->hbm_bytes > 0) || !(t > 0) || !(op->flops > 0)) continue;
             cv_mark(cv, op->flops / op->hbm_bytes, op->flops / t, op->kind == ELK_OP_MATMUL ? '*' : 'o', TC_HILITE);
         }
+        /* the pinned point's policies behind the live ones, small letters */
+        for (int p = 0; pn && p < ELK_POL_COUNT; p++)
+            if (pn->res.have[p])
+                cv_mark(cv, psoi, pn->res.pol[p].tflops * 1e12, (char)(tui_policy_mark[p] - 'A' + 'a'), TC_DIM);
         for (int k = 0; k <= ELK_POL_COUNT; k++) {
             int p = k < ELK_POL_COUNT ? k : cx->focus;
             if ((k < ELK_POL_COUNT && p == cx->focus) || !s->res.have[p]) continue;
@@ -128,6 +165,7 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
         tui_printf(ly++, lx, lw, tui_attr(TC_ROOF_NOC), "NoC     %s TB/s (ridge %.0f)", d, ridge_n);
         tui_printf(ly++, lx, lw, tui_attr(TC_DIM), "vector  %.3g TFLOPS", vpeak / 1e12);
         tui_printf(ly++, lx, lw, tui_attr(TC_HILITE), "* matmul  o other op (%s)", elk_policy_labels[pol]);
+        tui_printf(ly++, lx, lw, tui_attr(TC_DIM), "op y: FLOPs / max(exec, HBM time)");
         if (skipped) tui_printf(ly++, lx, lw, tui_attr(TC_DIM), "%d ops read no HBM (not shown)", skipped);
         ly++;
         tui_printf(ly++, lx, lw, A_BOLD, "step at %.3g FLOP/B:", soi);
@@ -150,7 +188,10 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
         double tf = s->res.pol[p].tflops, ti = s->res.have[ELK_POL_IDEAL] ? s->res.pol[ELK_POL_IDEAL].tflops : NAN;
         int n = tui_printf(ly, lx, lw, tui_attr(TC_POL_BASIC + p) | (p == cx->focus ? A_REVERSE : 0), "%c %-8s",
                            tui_policy_mark[p], elk_policy_labels[p]);
-        tui_printf(ly++, lx + n, lw - n, A_NORMAL, " %7.2f TFLOPS %5.1f%%", tf, 100 * tf / ti);
+        n += tui_printf(ly, lx + n, lw - n, A_NORMAL, " %7.2f TFLOPS %5.1f%%", tf, 100 * tf / ti);
+        if (pn && pn->res.have[p] && pn->res.pol[p].tflops > 0)
+            tui_printf(ly, lx + n, lw - n, tui_attr(TC_DIM), " %+.0f%%", 100 * (tf / pn->res.pol[p].tflops - 1));
+        ly++;
     }
     if (side && ly < r.y + r.h) tui_printf(ly, lx, lw, tui_attr(TC_DIM), "(%% = of Ideal's TFLOPS)");
 }
@@ -165,17 +206,18 @@ static int csv(elk_view *v, FILE *fp, const tui_ctx *cx, char *msg, size_t n)
     }
     const elk_graph *g = &s->pr.graph;
     const elk_chip *c = &s->pr.chip;
-    fprintf(fp, "policy,op,name,kind,flops,hbm_bytes,intensity_flop_per_byte,exec_us,achieved_tflops,"
+    fprintf(fp, "policy,op,name,kind,flops,hbm_bytes,intensity_flop_per_byte,exec_us,hbm_us,achieved_tflops,"
                 "peak_tflops,hbm_tbps,noc_tbps\n");
     for (int p = 0; p < ELK_POL_COUNT; p++) {
         if (!s->res.have[p]) continue;
         const elk_schedule *sc = &s->res.pol[p];
         for (int i = 0; i < g->nops && i < sc->nops; i++) {
             const elk_op *op = &g->ops[i];
-            double t = op_seconds(s, &sc->ops[i]);
-            fprintf(fp, "%s,%d,%s,%s,%.0f,%.0f,%.6g,%.4f,%.6g,%.6g,%.6g,%.6g\n", elk_policy_names[p], i, op->name,
+            double t = op_seconds(s, op, &sc->ops[i]);
+            fprintf(fp, "%s,%d,%s,%s,%.0f,%.0f,%.6g,%.4f,%.4f,%.6g,%.6g,%.6g,%.6g\n", elk_policy_names[p], i, op->name,
                     elk_op_kind_names[op->kind], op->flops, op->hbm_bytes,
-                    op->hbm_bytes > 0 ? op->flops / op->hbm_bytes : NAN, t * 1e6, t > 0 ? op->flops / t / 1e12 : NAN,
+                    op->hbm_bytes > 0 ? op->flops / op->hbm_bytes : NAN, exec_seconds(s, &sc->ops[i]) * 1e6,
+                    op->hbm_bytes / hbm_bps(c) * 1e6, t > 0 ? op->flops / t / 1e12 : NAN,
                     elk_chip_peak_matmul_flops(c) / 1e12, c->hbm_tbps, noc_bps(c) / 1e12);
         }
     }
@@ -197,7 +239,7 @@ static int gnuplot(elk_view *v, FILE *fp, const tui_ctx *cx, char *msg, size_t n
     fprintf(fp, "$ops << EOD\n");
     for (int i = 0; i < g->nops && i < sc->nops; i++) {
         const elk_op *op = &g->ops[i];
-        double t = op_seconds(s, &sc->ops[i]);
+        double t = op_seconds(s, op, &sc->ops[i]);
         if (op->hbm_bytes > 0 && t > 0 && op->flops > 0)
             fprintf(fp, "%.6g %.6g %d\n", op->flops / op->hbm_bytes, op->flops / t, op->kind == ELK_OP_MATMUL);
     }
@@ -209,23 +251,29 @@ static int gnuplot(elk_view *v, FILE *fp, const tui_ctx *cx, char *msg, size_t n
     fprintf(fp, "peak = %.6g\nvpeak = %.6g\nhbm = %.6g\nnoc = %.6g\n", elk_chip_peak_matmul_flops(c),
             elk_chip_peak_vector_flops(c), hbm_bps(c), noc_bps(c));
     fprintf(fp, "set title \"Roofline: %s on %s (operators: %s)\" noenhanced\nset logscale xy\nset grid\n"
-                "set xlabel 'operational intensity (FLOP per HBM byte)'\nset ylabel 'FLOP/s'\n"
+                "set xlabel 'operational intensity (FLOP per HBM byte)'\nset ylabel 'FLOP/s (FLOPs / max(execution, HBM time))'\n"
                 "set key outside right top\nset samples 400\nset xrange [*:*]\n",
             s->pr.model.name, c->name, elk_policy_labels[pol]);
-    fprintf(fp, "plot (x*hbm < peak ? x*hbm : peak) with lines lw 2 lc rgb '#ff7f0e' title 'HBM roof', "
-                "(x*noc < peak ? x*noc : peak) with lines lw 2 lc rgb '#17becf' title 'NoC roof', "
+    fprintf(fp, "plot (x*hbm < peak ? x*hbm : peak) with lines lw 2 lc rgb '#E69F00' title 'HBM roof', "
+                "(x*noc < peak ? x*noc : peak) with lines lw 2 lc rgb '#56B4E9' title 'NoC roof', "
                 "(x*hbm < vpeak ? x*hbm : vpeak) with lines dt 2 lc rgb '#999999' title 'vector peak', "
-                "$ops using 1:($3 > 0.5 ? $2 : 1/0) with points pt 3 lc rgb '#1f77b4' title 'matmul ops', "
-                "$ops using 1:($3 > 0.5 ? 1/0 : $2) with points pt 6 lc rgb '#9467bd' title 'other ops', "
-                "$pols using 1:2 with points pt 7 ps 1.5 lc rgb '#d62728' title 'policies (step)', "
+                "$ops using 1:($3 > 0.5 ? $2 : 1/0) with points pt 3 lc rgb '#0072B2' title 'matmul ops', "
+                "$ops using 1:($3 > 0.5 ? 1/0 : $2) with points pt 6 lc rgb '#CC79A7' title 'other ops', "
+                "$pols using 1:2 with points pt 7 ps 1.5 lc rgb '#D55E00' title 'policies (step)', "
                 "$pols using 1:2:3 with labels left offset 1,0 notitle\n");
     return 0;
 }
+
+static void destroy(elk_view *v) { free(v->state); }
 
 elk_view *view_roofline_new(void)
 {
     elk_view *v = calloc(1, sizeof *v);
     if (!v) return NULL;
+    if (!(v->state = calloc(1, sizeof(roof_state)))) {
+        free(v);
+        return NULL;
+    }
     v->name = "roofline";
     v->title = "Roofline";
     v->keys = "";
@@ -233,5 +281,6 @@ elk_view *view_roofline_new(void)
     v->draw = draw;
     v->csv = csv;
     v->gnuplot = gnuplot;
+    v->destroy = destroy;
     return v;
 }

@@ -15,7 +15,7 @@ static const int sweep_knobs[] = {ELK_KNOB_HBM_TBPS, ELK_KNOB_NOC_TBPS, ELK_KNOB
 #define NKNOBS ((int)(sizeof sweep_knobs / sizeof sweep_knobs[0]))
 
 enum { M_LATENCY, M_PCT, M_TFLOPS, M_HBM, M_COUNT };
-static const char *const metric_label[M_COUNT] = {"latency (ms/token)", "% of Ideal", "TFLOPS", "HBM utilisation (%)"};
+static const char *const metric_label[M_COUNT] = {"latency (ms/step)", "% of Ideal", "TFLOPS", "HBM utilisation (%)"};
 
 typedef struct {
     int ki;                 /* index into sweep_knobs */
@@ -28,6 +28,12 @@ typedef struct {
     int dirty;              /* restart on next draw */
     tui_sweep_data data;    /* last copy from the sweeper */
     int have_data;
+    /* the second curve: the same values swept around the pinned point */
+    elk_point pin_base;
+    unsigned long pin_started; /* pin sweeper id we started, 0 = none */
+    tui_sweep_data pdata;
+    int frozen;             /* f: the scales kept from when it was pressed */
+    double fx0, fx1, fy0, fy1;
 } sweep_state;
 
 static int knob_log(int knob) { return knob == ELK_KNOB_BATCH || knob == ELK_KNOB_SEQ; }
@@ -75,6 +81,26 @@ static void start(sweep_state *st, tui_ctx *cx)
     tui_sweep_data d;
     if (tui_sweeper_get(cx->sweeper, &d)) st->started = d.id;
     st->dirty = 0;
+    st->pin_started = 0; /* the pinned curve follows the same values */
+}
+
+/* Keep the pinned point's sweep (same knob, same values) running or
+ * stopped; returns 1 when its data (st->pdata) answers the pin. */
+static int pin_sweep(sweep_state *st, tui_ctx *cx)
+{
+    if (!cx->pin_sweeper) return 0;
+    if (!cx->pin) {
+        if (st->pin_started) tui_sweeper_cancel(cx->pin_sweeper);
+        st->pin_started = 0;
+        return 0;
+    }
+    if (!st->pin_started || memcmp(&st->pin_base, &cx->pin->point, sizeof st->pin_base)) {
+        st->pin_base = cx->pin->point;
+        tui_sweeper_run(cx->pin_sweeper, &st->pin_base, sweep_knobs[st->ki], st->xs, st->n);
+        tui_sweep_data d;
+        st->pin_started = tui_sweeper_get(cx->pin_sweeper, &d) ? d.id : 0;
+    }
+    return tui_sweeper_get(cx->pin_sweeper, &st->pdata) && st->pdata.id == st->pin_started;
 }
 
 static double metric(const tui_sweep_pt *p, int pol, int m)
@@ -101,6 +127,8 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
     if (!st->started || st->dirty || memcmp(&st->base, cx->point, sizeof st->base) != 0) start(st, cx);
     st->have_data = tui_sweeper_get(cx->sweeper, &st->data);
     const tui_sweep_data *d = &st->data;
+    int have_pd = pin_sweep(st, cx);
+    const tui_sweep_data *pd = &st->pdata;
     int knob = sweep_knobs[st->ki];
     const elk_knob_info *ki = &elk_knobs[knob];
     char sub[160];
@@ -120,6 +148,12 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
             if (y < y0) y0 = y;
             if (y > y1) y1 = y;
         }
+    }
+    for (int i = 0; have_pd && i < pd->n; i++) {
+        if (pd->pt[i].state != 2 || !pd->pt[i].have[cx->focus]) continue;
+        double y = metric(&pd->pt[i], cx->focus, st->metric);
+        if (isfinite(y) && y > y1) y1 = y;
+        if (isfinite(y) && y < y0) y0 = y;
     }
     int logx = knob_log(knob);
     if (!(x1 > x0)) {
@@ -147,6 +181,34 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
         px0 = x0 - pad;
         px1 = x1 + pad;
     }
+    /* the pinned point: its value of the swept knob and the focused
+     * policy's metric there (a summary of its result) */
+    const tui_snap *pn = cx->pin;
+    double pin_x = NAN, pin_y = NAN;
+    if (pn && pn->res.have[cx->focus]) {
+        char buf[64];
+        elk_point_format(&pn->point, &pn->pr.chip, &pn->pr.model, (elk_knob)knob, buf, sizeof buf);
+        pin_x = atof(buf);
+        tui_sweep_pt pp;
+        memset(&pp, 0, sizeof pp);
+        int f = cx->focus;
+        pp.lat_ms[f] = pn->res.pol[f].latency_ms;
+        pp.pct[f] = pn->res.pct_ideal[f];
+        pp.hbm[f] = pn->res.pol[f].hbm_util;
+        pp.tflops[f] = pn->res.pol[f].tflops;
+        pin_y = metric(&pp, f, st->metric);
+        if (pin_y > y1) {
+            y1 = pin_y * 1.05;
+            tui_nice_range(&y0, &y1, 0);
+        }
+    }
+    if (!cx->fixed_axes) st->frozen = 0;
+    else if (!st->frozen) {
+        st->frozen = 1;
+        st->fx0 = px0, st->fx1 = px1, st->fy0 = y0, st->fy1 = y1;
+    } else {
+        px0 = st->fx0, px1 = st->fx1, y0 = st->fy0, y1 = st->fy1;
+    }
     int side = r.w >= 96 ? 30 : 0;
     tui_rect pr = {r.y, r.x, r.h - (side ? 0 : 2), r.w - side};
     tui_plot pl;
@@ -156,6 +218,25 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
         tui_plot_axes(&pl, xl, metric_label[st->metric], tui_fmt_si, tui_fmt_si);
         double cur = current_value(cx, knob);
         if (cur >= px0 && cur <= px1) cv_line(&pl.cv, cur, y0, cur, y1, TC_DIM);
+        /* the pinned point behind the curves: the focused policy swept
+         * around it (a dim curve, small letters), and @ where the pinned
+         * point itself sits */
+        if (have_pd) {
+            int f = cx->focus, prev = -1;
+            for (int i = 0; i < pd->n; i++) {
+                const tui_sweep_pt *pt = &pd->pt[i];
+                if (pt->state != 2 || !pt->have[f]) continue;
+                double y = metric(pt, f, st->metric);
+                if (prev >= 0) cv_line(&pl.cv, pd->pt[prev].x, metric(&pd->pt[prev], f, st->metric), pt->x, y, TC_DIM);
+                prev = i;
+            }
+            for (int i = 0; i < pd->n; i++)
+                if (pd->pt[i].state == 2 && pd->pt[i].have[f])
+                    cv_mark(&pl.cv, pd->pt[i].x, metric(&pd->pt[i], f, st->metric), (char)(tui_policy_mark[f] - 'A' + 'a'),
+                            TC_DIM);
+        }
+        if (isfinite(pin_y) && pin_y >= y0 && pin_y <= y1 && pin_x >= px0 && pin_x <= px1)
+            cv_mark(&pl.cv, pin_x, pin_y, '@', TC_HILITE);
         for (int k = 0; k <= ELK_POL_COUNT; k++) {
             int p = k < ELK_POL_COUNT ? k : cx->focus;
             if (k < ELK_POL_COUNT && p == cx->focus) continue;
@@ -189,15 +270,31 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
     int lw = side ? side - 2 : r.w - 2;
     if (side) {
         tui_printf(ly++, lx, lw, A_BOLD, "%s", metric_label[st->metric]);
-        int last = -1;
+        /* the values where the vertical line is: the sweep point at the
+         * current value, else the live result of the current point */
+        double cur = current_value(cx, knob);
+        int at = -1;
         for (int i = 0; i < d->n; i++)
-            if (d->pt[i].state == 2) last = i;
-        if (last >= 0) tui_printf(ly++, lx, lw, tui_attr(TC_DIM), "at %s = %g:", ki->name, d->pt[last].x);
+            if (d->pt[i].state == 2 && fabs(d->pt[i].x - cur) <= 1e-9 * fmax(1, fabs(cur))) at = i;
+        tui_sweep_pt live;
+        const tui_sweep_pt *show = at >= 0 ? &d->pt[at] : NULL;
+        if (!show && tui_snap_ok(cx->snap) && !cx->stale) {
+            memset(&live, 0, sizeof live);
+            for (int p = 0; p < ELK_POL_COUNT; p++) {
+                live.have[p] = cx->snap->res.have[p];
+                live.lat_ms[p] = cx->snap->res.pol[p].latency_ms;
+                live.pct[p] = cx->snap->res.pct_ideal[p];
+                live.hbm[p] = cx->snap->res.pol[p].hbm_util;
+                live.tflops[p] = cx->snap->res.pol[p].tflops;
+            }
+            show = &live;
+        }
+        if (show) tui_printf(ly++, lx, lw, tui_attr(TC_DIM), "at %s = %g (current):", ki->name, cur);
         for (int p = 0; p < ELK_POL_COUNT; p++) {
             int n = tui_printf(ly, lx, lw, tui_attr(TC_POL_BASIC + p) | (p == cx->focus ? A_REVERSE : 0), "%c %-8s",
                                tui_policy_mark[p], elk_policy_labels[p]);
-            if (last >= 0 && d->pt[last].have[p])
-                tui_printf(ly, lx + n, lw - n, A_NORMAL, " %10.4g", metric(&d->pt[last], p, st->metric));
+            if (show && show->have[p])
+                tui_printf(ly, lx + n, lw - n, A_NORMAL, " %10.4g", metric(show, p, st->metric));
             ly++;
         }
         ly++;
@@ -217,6 +314,11 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
                 }
         }
         tui_puts(ly + 1, lx, lw, tui_attr(TC_DIM), "vertical line: current point");
+        if (isfinite(pin_y)) {
+            tui_printf(ly + 2, lx, lw, tui_attr(TC_HILITE), "@ pinned: %s %.4g", elk_policy_labels[cx->focus], pin_y);
+            tui_printf(ly + 3, lx, lw, tui_attr(TC_DIM), "%c: swept around the pin %d/%d",
+                       tui_policy_mark[cx->focus] - 'A' + 'a', have_pd ? pd->done : 0, have_pd ? pd->n : st->n);
+        }
     } else {
         int x = lx;
         for (int p = 0; p < ELK_POL_COUNT; p++)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tui_compare.h"
 #include "tui_draw.h"
 
 typedef struct {
@@ -12,6 +13,8 @@ typedef struct {
     double zoom;      /* >= 1 */
     double pan;       /* 0..1: where the visible window sits */
     int scroll;       /* first op row shown (layer mode) */
+    int frozen, frozen_key; /* f: the window kept for this mode and layer */
+    double ff0, ff1;
 } tl_state;
 
 static int has_preload(const elk_sched_op *o) { return o->pre_end > o->pre_start; }
@@ -101,8 +104,21 @@ static void time_axis(int y, int x, int w, double v0, double v1, const tui_snap 
     }
 }
 
+/* The pinned point's schedule of the same policy when its graph has the
+ * same operators (same count and names), else NULL: then its bars can be
+ * drawn behind the live ones, operator by operator. */
+static const elk_schedule *pinned_same_graph(const tui_snap *pn, const tui_snap *s, int pol)
+{
+    if (!pn || !pn->res.have[pol] || pn->pr.graph.nops != s->pr.graph.nops) return NULL;
+    const elk_schedule *ps = &pn->res.pol[pol];
+    if (ps->nops != s->res.pol[pol].nops) return NULL;
+    for (int i = 0; i < s->pr.graph.nops; i++)
+        if (strcmp(pn->pr.graph.ops[i].name, s->pr.graph.ops[i].name)) return NULL;
+    return ps;
+}
+
 static void draw_layer(tl_state *st, const tui_rect *r, const tui_snap *s, const elk_schedule *sc, double v0,
-                       double v1)
+                       double v1, const tui_snap *pn, const elk_schedule *ps)
 {
     const elk_graph *g = &s->pr.graph;
     int a, b;
@@ -118,6 +134,12 @@ static void draw_layer(tl_state *st, const tui_rect *r, const tui_snap *s, const
     for (int i = a + st->scroll; i < b && y < r->y + rows; i++, y++) {
         const elk_sched_op *o = &sc->ops[i];
         tui_printf(y, r->x + 1, namew - 1, A_NORMAL, "%-*s", namew - 1, g->ops[i].name);
+        /* the pinned point's execution behind (its cycles on its own clock) */
+        if (ps) {
+            double k = s->pr.chip.clock_ghz / pn->pr.chip.clock_ghz;
+            bar(y, x, w, v0, dt, ps->ops[i].exe_start * k, ps->ops[i].exe_end * k, tui_attr(TC_DIM),
+                tui_ascii() ? "-" : "\u2500");
+        }
         if (has_preload(o)) bar(y, x, w, v0, dt, o->pre_start, o->pre_end, tui_attr(TC_PRELOAD), tui_g.bar_light);
         bar(y, x, w, v0, dt, o->exe_start, o->exe_end, tui_attr(TC_EXEC), tui_g.bar);
     }
@@ -128,7 +150,11 @@ static void draw_layer(tl_state *st, const tui_rect *r, const tui_snap *s, const
     tui_fill(r->y + rows + 2, lx, 2, tui_attr(TC_EXEC), tui_g.bar);
     lx += 2 + tui_puts(r->y + rows + 2, lx + 2, 20, A_NORMAL, " execution  ");
     tui_fill(r->y + rows + 2, lx, 2, tui_attr(TC_PRELOAD), tui_g.bar_light);
-    tui_puts(r->y + rows + 2, lx + 2, r->w - lx, A_NORMAL, " HBM preload (time from step start)");
+    lx += 2 + tui_puts(r->y + rows + 2, lx + 2, r->w - lx, A_NORMAL, " HBM preload (time from step start)");
+    if (ps) {
+        tui_fill(r->y + rows + 2, lx + 2, 2, tui_attr(TC_DIM), tui_ascii() ? "-" : "\u2500");
+        tui_puts(r->y + rows + 2, lx + 4, r->w - lx - 4, A_NORMAL, " pinned execution");
+    }
 }
 
 static const char *shade(double f)
@@ -146,12 +172,17 @@ static void draw_step(const tl_state *st, const tui_rect *r, const tui_snap *s, 
     int x = r->x + 1 + namew, w = r->w - 2 - namew;
     if (w < 10 || r->h < 8) return;
     double dt = (v1 - v0) / w;
-    double *ex = calloc((size_t)w, sizeof *ex), *pre = calloc((size_t)w, sizeof *pre);
-    if (!ex || !pre) {
+    double *ex = calloc((size_t)w, sizeof *ex), *pre = calloc((size_t)w, sizeof *pre), *noc = calloc((size_t)w, sizeof *noc);
+    if (!ex || !pre || !noc) {
         free(ex);
         free(pre);
+        free(noc);
         return;
     }
+    /* the NoC lane: bytes the ports carry (an op's execution traffic over
+     * its execution, its preload's deliveries over the preload) against
+     * the ports' capacity, as the planner has them */
+    double cap = elk_chip_noc_bytes_per_cycle(&s->pr.chip) * dt;
     for (int i = 0; i < sc->nops; i++) {
         const elk_sched_op *o = &sc->ops[i];
         for (int k = 0; k < 2; k++) {
@@ -164,14 +195,16 @@ static void draw_step(const tl_state *st, const tui_rect *r, const tui_snap *s, 
                 double lo = v0 + c * dt, hi = lo + dt;
                 double ov = fmin(b, hi) - fmax(a, lo);
                 if (ov > 0) (k ? pre : ex)[c] += ov / dt;
+                double bytes = k ? o->deliv : o->exe_noc_bytes;
+                if (ov > 0 && cap > 0) noc[c] += bytes * (ov / (b - a)) / cap;
             }
         }
     }
-    int lane_h = (r->h - 5) / 3;
+    int lane_h = (r->h - 5) / 4;
     if (lane_h < 1) lane_h = 1;
     if (lane_h > 3) lane_h = 3;
-    static const char *lane_name[3] = {"execute", "HBM preload", "cores idle"};
-    static const tui_role lane_role[3] = {TC_EXEC, TC_PRELOAD, TC_BRK_PRELOAD};
+    static const char *lane_name[4] = {"execute", "HBM preload", "NoC", "cores idle"};
+    static const tui_role lane_role[4] = {TC_EXEC, TC_PRELOAD, TC_ROOF_NOC, TC_BRK_PRELOAD};
     int y = r->y;
     /* layer boundaries */
     tui_puts(y, r->x + 1, namew - 1, tui_attr(TC_DIM), "layers");
@@ -189,11 +222,11 @@ static void draw_step(const tl_state *st, const tui_rect *r, const tui_snap *s, 
         last = col;
     }
     y++;
-    for (int lane = 0; lane < 3; lane++) {
+    for (int lane = 0; lane < 4; lane++) {
         for (int k = 0; k < lane_h; k++, y++) {
             if (k == lane_h / 2) tui_puts(y, r->x + 1, namew - 1, A_NORMAL, lane_name[lane]);
             for (int c = 0; c < w; c++) {
-                double f = lane == 0 ? ex[c] : lane == 1 ? pre[c] : 1 - ex[c];
+                double f = lane == 0 ? ex[c] : lane == 1 ? pre[c] : lane == 2 ? noc[c] : 1 - ex[c];
                 if (f > 1) f = 1;
                 if (f < 0) f = 0;
                 tui_puts(y, x + c, 1, tui_attr(lane_role[lane]), shade(f));
@@ -206,6 +239,7 @@ static void draw_step(const tl_state *st, const tui_rect *r, const tui_snap *s, 
                          : "shading: \u2588 >87%  \u2593 >62%  \u2592 >37%  \u2591 busy   (time from step start)");
     free(ex);
     free(pre);
+    free(noc);
 }
 
 static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
@@ -231,16 +265,32 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
     const elk_schedule *sc = &s->res.pol[pol];
     double f0, f1, v0, v1;
     full_window(st, &s->pr.graph, sc, &f0, &f1);
+    int fkey = st->step_mode ? -1000 : st->layer;
+    if (!cx->fixed_axes || st->frozen_key != fkey) st->frozen = 0;
+    if (cx->fixed_axes && !st->frozen) {
+        st->frozen = 1;
+        st->frozen_key = fkey;
+        st->ff0 = f0, st->ff1 = f1;
+    } else if (cx->fixed_axes) {
+        f0 = st->ff0, f1 = st->ff1;
+    }
     visible(st, f0, f1, &v0, &v1);
     tui_rect body = {r.y + 1, r.x, r.h - 1, r.w};
     char a[32], b[32], c[32];
     tui_fmt_ms(sc->latency_ms, a, sizeof a);
     tui_fmt_ms(tui_cyc_ms(s, sc->brk[ELK_BRK_PRELOAD]), b, sizeof b);
     tui_fmt_ms(tui_cyc_ms(s, sc->brk[ELK_BRK_OVERLAP]), c, sizeof c);
-    tui_printf(r.y, r.x + 1, r.w - 2, tui_attr(TC_DIM), "step %s: %s overlapped, %s waiting on HBM; window %.4g..%.4g ms",
-               a, c, b, tui_cyc_ms(s, v0), tui_cyc_ms(s, v1));
+    int n = tui_printf(r.y, r.x + 1, r.w - 2, tui_attr(TC_DIM), "step %s: %s overlapped, %s waiting on HBM; window %.4g..%.4g ms",
+                       a, c, b, tui_cyc_ms(s, v0), tui_cyc_ms(s, v1));
+    const tui_snap *pn = cx->pin;
+    if (pn && pn->res.have[pol]) {
+        char d[48], pa[32];
+        tui_fmt_ms(pn->res.pol[pol].latency_ms, pa, sizeof pa);
+        tui_fmt_delta(sc->latency_ms, pn->res.pol[pol].latency_ms, d, sizeof d);
+        tui_printf(r.y, r.x + 1 + n, r.w - 2 - n, tui_attr(TC_HILITE), "; pinned %s (%s)", pa, d);
+    }
     if (st->step_mode) draw_step(st, &body, s, sc, v0, v1);
-    else draw_layer(st, &body, s, sc, v0, v1);
+    else draw_layer(st, &body, s, sc, v0, v1, cx->pin, pinned_same_graph(cx->pin, s, pol));
 }
 
 static unsigned key(elk_view *v, int ch, tui_ctx *cx)
@@ -338,8 +388,8 @@ static int gnuplot(elk_view *v, FILE *fp, const tui_ctx *cx, char *msg, size_t n
             elk_policy_labels[pol], s->pr.model.name, s->pr.chip.name, st->step_mode ? "whole step" : "one layer");
     if (!st->step_mode) fprintf(fp, "set ytics nomirror noenhanced\n");
     else fprintf(fp, "set ylabel 'operator'\n");
-    fprintf(fp, "plot $ops using 5:1:($6-$5):(0)%s with vectors nohead lw %d lc rgb '#ffbf00' title 'HBM preload', "
-                "$ops using 3:($1+0.25):($4-$3):(0) with vectors nohead lw %d lc rgb '#2ca02c' title 'execution'\n",
+    fprintf(fp, "plot $ops using 5:1:($6-$5):(0)%s with vectors nohead lw %d lc rgb '#E69F00' title 'HBM preload', "
+                "$ops using 3:($1+0.25):($4-$3):(0) with vectors nohead lw %d lc rgb '#0072B2' title 'execution'\n",
             st->step_mode ? "" : ":ytic(2)", st->step_mode ? 1 : 6, st->step_mode ? 1 : 6);
     return 0;
 }
