@@ -102,6 +102,29 @@ elk_status elk_knee_find(elk_knee_fn f, void *ctx, double lo, double hi, double 
     return ELK_OK;
 }
 
+double elk_knee_of_samples(const elk_knee_pt *pts, int n, double p, double *plateau)
+{
+    int top = -1, cnt = 0;
+    for (int i = 0; i < n; i++)
+        if (isfinite(pts[i].x) && isfinite(pts[i].y)) {
+            cnt++;
+            if (top < 0 || pts[i].x > pts[top].x) top = i;
+        }
+    if (plateau) *plateau = top >= 0 ? pts[top].y : NAN;
+    if (cnt < 2) return NAN;
+    double thr = (1 + p) * pts[top].y;
+    /* the largest x of a sample above the threshold; the knee is the next
+     * sample up */
+    double above = -INFINITY;
+    for (int i = 0; i < n; i++)
+        if (isfinite(pts[i].x) && isfinite(pts[i].y) && pts[i].y > thr && pts[i].x > above) above = pts[i].x;
+    if (above == -INFINITY) return NAN; /* within p from the smallest x on */
+    double knee = INFINITY;
+    for (int i = 0; i < n; i++)
+        if (isfinite(pts[i].x) && isfinite(pts[i].y) && pts[i].x > above && pts[i].x < knee) knee = pts[i].x;
+    return knee;
+}
+
 void elk_demand_of(const elk_problem *pr, elk_demand *d)
 {
     const elk_chip *c = &pr->chip;

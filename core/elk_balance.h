@@ -43,6 +43,13 @@ typedef double (*elk_knee_fn)(double x, void *ctx);
 elk_status elk_knee_find(elk_knee_fn f, void *ctx, double lo, double hi, double p, double rel_tol, elk_knee *k,
                          elk_error *err);
 
+/* The knee of a sampled response (the workbench's Sweep view): the least
+ * sampled x from which every sample with a larger x is within p of the
+ * plateau, the sample with the largest x. pts need not be sorted; NAN
+ * samples are skipped. Returns NAN with fewer than two samples or when the
+ * smallest x is already within p. */
+double elk_knee_of_samples(const elk_knee_pt *pts, int n, double p, double *plateau);
+
 typedef enum { ELK_BOUND_EXEC, ELK_BOUND_HBM, ELK_BOUND_NOC, ELK_BOUND_COUNT } elk_bound;
 extern const char *const elk_bound_names[]; /* "execution", "HBM", "NoC" */
 

@@ -103,6 +103,26 @@ START_TEST(tiny_hbm_balance)
 }
 END_TEST
 
+/* samples of 1 + 1/x at 1, 2, 4, ... 1024 (unsorted): plateau 1 + 1/1024,
+ * threshold x 1.05; 1 + 1/16 = 1.0625 is above it, 1 + 1/32 below: knee 32 */
+START_TEST(knee_of_samples)
+{
+    elk_knee_pt pts[11];
+    for (int i = 0; i < 11; i++) {
+        double x = (double)(1 << ((i * 7) % 11));
+        pts[i] = (elk_knee_pt){x, 1 + 1 / x};
+    }
+    double plateau;
+    ck_assert(elk_knee_of_samples(pts, 11, 0.05, &plateau) == 32);
+    ck_assert(plateau == 1 + 1.0 / 1024);
+    pts[3].y = NAN; /* a missing sample is skipped */
+    ck_assert(elk_knee_of_samples(pts, 11, 0.05, NULL) == 32);
+    elk_knee_pt flat[3] = {{1, 2}, {2, 2}, {3, 2}};
+    ck_assert(isnan(elk_knee_of_samples(flat, 3, 0.05, NULL)));
+    ck_assert(isnan(elk_knee_of_samples(flat, 1, 0.05, NULL)));
+}
+END_TEST
+
 static Suite *balance_suite(void)
 {
     Suite *s = suite_create("balance");
@@ -111,6 +131,7 @@ static Suite *balance_suite(void)
     tcase_add_test(tc, knee_of_hyperbola);
     tcase_add_test(tc, knee_of_step);
     tcase_add_test(tc, no_knee_and_errors);
+    tcase_add_test(tc, knee_of_samples);
     tcase_add_test(tc, tiny_hbm_balance);
     suite_add_tcase(s, tc);
     return s;

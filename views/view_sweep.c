@@ -7,6 +7,7 @@
 
 #include "tui_canvas.h"
 #include "tui_draw.h"
+#include "elk_balance.h"
 #include "tui_export.h"
 #include "tui_worker.h"
 
@@ -209,6 +210,18 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
     } else {
         px0 = st->fx0, px1 = st->fx1, y0 = st->fy0, y1 = st->fy1;
     }
+    /* where more stops paying (issue 14): the focused policy's latency
+     * within 5% of the top of the range, from the finished samples; only
+     * for knobs where more is more (not batch or sequence) */
+    double knee = NAN;
+    if (st->metric == M_LATENCY && !knob_log(knob) && d->done == d->n && d->n >= 2) {
+        elk_knee_pt kp[TUI_SWEEP_MAX];
+        int nk = 0;
+        for (int i = 0; i < d->n; i++)
+            if (d->pt[i].state == 2 && d->pt[i].have[cx->focus])
+                kp[nk++] = (elk_knee_pt){d->pt[i].x, d->pt[i].lat_ms[cx->focus]};
+        knee = elk_knee_of_samples(kp, nk, 0.05, NULL);
+    }
     int side = r.w >= 96 ? 30 : 0;
     tui_rect pr = {r.y, r.x, r.h - (side ? 0 : 2), r.w - side};
     tui_plot pl;
@@ -218,6 +231,7 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
         tui_plot_axes(&pl, xl, metric_label[st->metric], tui_fmt_si, tui_fmt_si);
         double cur = current_value(cx, knob);
         if (cur >= px0 && cur <= px1) cv_line(&pl.cv, cur, y0, cur, y1, TC_DIM);
+        if (isfinite(knee) && knee >= px0 && knee <= px1) cv_line(&pl.cv, knee, y0, knee, y1, TC_HILITE);
         /* the pinned point behind the curves: the focused policy swept
          * around it (a dim curve, small letters), and @ where the pinned
          * point itself sits */
@@ -314,6 +328,8 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
                 }
         }
         tui_puts(ly + 1, lx, lw, tui_attr(TC_DIM), "vertical line: current point");
+        if (isfinite(knee))
+            tui_printf(ly++ + 2, lx, lw, tui_attr(TC_HILITE), "knee (5%%): %.4g %s", knee, ki->unit);
         if (isfinite(pin_y)) {
             tui_printf(ly + 2, lx, lw, tui_attr(TC_HILITE), "@ pinned: %s %.4g", elk_policy_labels[cx->focus], pin_y);
             tui_printf(ly + 3, lx, lw, tui_attr(TC_DIM), "%c: swept around the pin %d/%d",
