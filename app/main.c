@@ -45,7 +45,7 @@ static const command commands[] = {
 
 static void usage(FILE *fp)
 {
-    fprintf(fp, "usage: elk [--help] [--version] <command> [options]\n\n");
+    fprintf(fp, "usage: elk [--help] [--version] [--datadir] <command> [options]\n\n");
     fprintf(fp, "Elk Workbench: design-space exploration for inter-core connected AI chips\n");
     fprintf(fp, "with HBM (the Elk compiler's planner, policies and simulator).\n\ncommands:\n");
     for (const command *c = commands; c->name; c++) fprintf(fp, "  %-10s %s\n", c->name, c->summary);
@@ -103,6 +103,10 @@ static int dispatch(int argc, char **argv)
     }
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
         printf("elk %s\n", ELK_VERSION);
+        return 0;
+    }
+    if (!strcmp(cmd, "--datadir")) { /* where presets, sweeps and plots are read from */
+        printf("%s\n", elk_datadir());
         return 0;
     }
     for (const command *c = commands; c->name; c++)

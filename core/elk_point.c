@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <limits.h>
+#include <pthread.h>
 
 #include "elk_cfg.h"
 #include "elk_file.h"
@@ -39,10 +40,40 @@ const elk_knob_info elk_knobs[ELK_KNOB_COUNT] = {
     [ELK_KNOB_PROFILE] = {"profile", "Cost profile", "", 0, 0, 2},
 };
 
+/* An installed elk finds its data beside it (PREFIX/bin/elk ->
+ * PREFIX/share/elk), so an install can be moved; a build-tree elk finds the
+ * source tree it was built from. */
+static int installed_datadir(char *out, size_t n)
+{
+    char exe[960];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0) return 0;
+    exe[len] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash) return 0;
+    *slash = '\0'; /* PREFIX/bin */
+    slash = strrchr(exe, '/');
+    if (!slash || strcmp(slash, "/bin")) return 0;
+    *slash = '\0'; /* PREFIX */
+    char presets[1100];
+    snprintf(presets, sizeof presets, "%s/share/elk/presets", exe);
+    struct stat st;
+    if (stat(presets, &st) != 0 || !S_ISDIR(st.st_mode)) return 0;
+    snprintf(out, n, "%s/share/elk", exe);
+    return 1;
+}
+
+static char inst_dir[1024];
+static int inst_found;
+static pthread_once_t inst_once = PTHREAD_ONCE_INIT;
+static void find_installed(void) { inst_found = installed_datadir(inst_dir, sizeof inst_dir); }
+
 const char *elk_datadir(void)
 {
     const char *e = getenv("ELK_DATADIR");
     if (e && *e) return e;
+    pthread_once(&inst_once, find_installed); /* one answer for the process, thread-safe */
+    if (inst_found) return inst_dir;
     struct stat st;
     if (stat(ELK_DEFAULT_DATADIR "/presets", &st) == 0) return ELK_DEFAULT_DATADIR;
     return ".";
