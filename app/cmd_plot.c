@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "elk_cli.h"
 #include "elk_csv.h"
@@ -27,7 +28,8 @@ static void usage(FILE *fp)
             "kinds: lines (y against a knob, one line per policy), bars (grouped bars),\n"
             "       breakdown (stacked latency breakdown), util (breakdown, HBM, NoC, TFLOPS),\n"
             "       roofline (TFLOPS against FLOP per HBM byte), pareto (elk plans' fronts)\n\n"
-            "  -o, --output FIG     figure to write (default: the CSV's name with .png)\n"
+            "  -o, --output FIG     figure to write (default: the CSV's name with .png, which\n"
+            "                       must not exist yet: only a name given with -o is replaced)\n"
             "  --script FILE.gp     also write the self-contained gnuplot script\n"
             "                       (with --no-draw: only the script; gnuplot not needed)\n"
             "  --no-draw            do not run gnuplot\n\n"
@@ -62,6 +64,7 @@ int elk_cmd_plot(int argc, char **argv)
     }
     const char *csv = pos[0];
     char outbuf[1024];
+    int defaulted = 0;
     if (!output) {
         if (!strcmp(csv, "-")) {
             elk_cli_error("plot: reading stdin: give the figure with -o FIG.png");
@@ -73,6 +76,13 @@ int elk_cmd_plot(int argc, char **argv)
         size_t l = strlen(outbuf);
         snprintf(outbuf + l, sizeof outbuf - l, ".png");
         output = outbuf;
+        /* a name the user did not give: never replace a figure silently */
+        struct stat sb;
+        if (!nodraw && stat(output, &sb) == 0) {
+            elk_cli_error("plot: %s exists; give -o %s to replace it, or -o another name", output, output);
+            return ELK_EXIT_FAIL;
+        }
+        defaulted = 1;
     }
     char *text;
     elk_csv_table t;
@@ -139,6 +149,7 @@ int elk_cmd_plot(int argc, char **argv)
         elk_cli_error("plot: %s", err.msg);
         status = ELK_EXIT_FAIL;
     }
+    if (!status && !nodraw && defaulted) fprintf(stderr, "elk: plot: wrote %s\n", output);
     elk_csv_free(&t);
     free(text);
     return status;

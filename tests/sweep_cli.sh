@@ -101,6 +101,15 @@ if command -v gnuplot >/dev/null 2>&1; then
         expect 0 "$ELK" plot "$tmp/j1.csv" --kind $k -o "$tmp/k-$k.png" && png_ok "$tmp/k-$k.png"
     done
     expect 0 "$ELK" plot "$tmp/j1.csv" -o "$tmp/fig.svg" && contains "$tmp/fig.svg" "<svg"
+    # without -o: CSV.png, said on stderr, and never replaced silently (issue 11)
+    cp "$tmp/j1.csv" "$tmp/dflt.csv"
+    expect 0 "$ELK" plot "$tmp/dflt.csv" && png_ok "$tmp/dflt.png" && contains "$tmp/err" "wrote $tmp/dflt.png"
+    echo keep >"$tmp/dflt.png"
+    if expect 1 "$ELK" plot "$tmp/dflt.csv"; then
+        contains "$tmp/err" "exists; give -o"
+        [ "$(cat "$tmp/dflt.png")" = keep ] && ok || fail "elk plot without -o replaced an existing figure"
+    fi
+    expect 0 "$ELK" plot "$tmp/dflt.csv" -o "$tmp/dflt.png" && png_ok "$tmp/dflt.png"
     if expect 1 "$ELK" plot "$tmp/j1.csv" --y no_such_col -o "$tmp/x.png"; then
         contains "$tmp/err" "no_such_col"
     fi
