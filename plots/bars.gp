@@ -15,7 +15,10 @@ do for [pk = 1:npanels] {
         set xrange [0.4 : nclu + 0.6]
         set xtics () rotate by -30 left
         do for [k = 1:nclu] { set xtics add (pretty(word(cluster_values, k)) k) }
-        if (ri == 1 && ci == 1) { set key } else { unset key }
+        # the first panel carries the key, in a row over headroom kept free of
+        # bars, so it never sits on the data
+        if (ri == 1 && ci == 1) { set key inside top center horizontal; set offsets 0, 0, graph 0.18, 0 } \
+        else { unset key; set offsets 0, 0, 0, 0 }
         undefine STATS_records
         stats $data using (infacet(rv, cv) ? column(ycol) : NaN) nooutput
         if (!exists("STATS_records") || STATS_records == 0) {

@@ -39,7 +39,15 @@ colval(i) = colcols eq "" ? "" : word(col_values, i)
 infacet(rv, cv) = (rowcols eq "" || ckey(rowcols) eq rv) && (colcols eq "" || ckey(colcols) eq cv)
 # part i of "a|b|c"
 part(v, i) = i <= 1 ? (strstrt(v, "|") ? v[1:strstrt(v, "|") - 1] : v) : part(v[strstrt(v, "|") + 1:], i - 1)
-facetname_(cols, v, i) = word(cols, i) . " = " . part(v, i) . (i < words(cols) ? ", " . facetname_(cols, v, i + 1) : "")
+# a facet value as a reader says it ("HBM 8 TB/s", "mesh", "llama2-70b"), not
+# as a column name ("hbm_tbps = 8")
+facetval(c, v) = c eq "hbm_tbps" ? "HBM " . v . " TB/s" : c eq "noc_tbps" ? "NoC " . v . " TB/s" : \
+    c eq "noc_scale" ? "NoC x" . v : c eq "link_gbps" ? "links " . v . " GB/s" : c eq "sram_kib" ? v . " KiB SRAM" : \
+    c eq "cores" ? v . " cores" : c eq "batch" ? "batch " . v : c eq "seq" ? "sequence " . v : \
+    c eq "layers" ? v . " layers" : c eq "compute_scale" ? "compute x" . v : c eq "hbm_controllers" ? v . " HBM controllers" : \
+    c eq "profile" ? v . " profile" : \
+    (c eq "model" || c eq "topology" || c eq "chip" || c eq "part" || c eq "workload" || c eq "policy") ? v : c . " = " . v
+facetname_(cols, v, i) = facetval(word(cols, i), part(v, i)) . (i < words(cols) ? ", " . facetname_(cols, v, i + 1) : "")
 facetname(cols, v) = cols eq "" ? "" : facetname_(cols, v, 1)
 paneltitle(rv, cv) = facetname(colcols, cv) . ((rv ne "" && cv ne "") ? ",  " : "") . facetname(rowcols, rv)
 

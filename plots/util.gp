@@ -11,10 +11,15 @@ do for [k = 1:nclu] { set xtics add (pretty(word(cluster_values, k)) k) }
 set title "(a) latency breakdown (bars: B S D F I)"
 set ylabel "Latency (ms)"
 set yrange [0:*]
-set key outside right top vertical
+# the key inside, over headroom kept free of bars (outside, it took half the
+# panel and the cluster names collided)
+set key inside left top vertical maxrows 3 width -2
+set offsets 0, 0, graph 0.4, 0
 plot for [j = 5:1:-1] for [si = 1:ns] $data \
     using (isser(si) ? barpos(cluidx(clustercols), si) : NaN):(csum(j)) \
     with boxes lc rgb comp_color(j) title (si == 1 ? word(comp_names, j) : "")
+
+set offsets 0, 0, 0, 0
 
 set title "(b) HBM bandwidth utilisation"
 set ylabel "HBM utilisation (%)"
