@@ -118,8 +118,23 @@ int elk_cmd_plot(int argc, char **argv)
               {title, f.title, sizeof f.title},
               {xlabel, f.xlabel, sizeof f.xlabel},
               {ylabel, f.ylabel, sizeof f.ylabel}};
+    /* another y than the figure's: its title and y label described the old
+     * one, so they go (unless given), and the title says what is drawn */
+    char hint_y[sizeof f.y];
+    snprintf(hint_y, sizeof hint_y, "%s", f.y);
+    int y_changed = y && strcmp(y, hint_y) != 0;
     for (size_t i = 0; i < sizeof ov / sizeof ov[0]; i++)
         if (ov[i].v) snprintf(ov[i].dst, ov[i].n, "%s", ov[i].v);
+    if (y_changed) {
+        if (!ylabel) f.ylabel[0] = '\0';
+        if (!title) {
+            const char *what = y;
+            for (int m = 0; m < elk_sweep_nmetrics; m++)
+                if (!strcmp(elk_sweep_metrics[m].name, y)) what = elk_sweep_metrics[m].doc;
+            const char *of = name ? name : csv;
+            snprintf(f.title, sizeof f.title, "%.90s (%.60s)", what, of);
+        }
+    }
     if (logx) f.logx = 1;
     if (logy) f.logy = 1;
     if (!kind) kind = f.kind >= 0 ? elk_fig_kind_names[f.kind] : "lines";

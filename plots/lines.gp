@@ -14,7 +14,7 @@ do for [pk = 1:npanels] {
         set ylabel ylabel
         # the first panel carries the key, in a row over headroom kept free of
         # lines, so it never sits on the data
-        if (ri == 1 && ci == 1) { set key inside top center horizontal samplen 1.5 width -1; set offsets 0, 0, graph 0.2, 0 } \
+        if (ri == 1 && ci == 1) { set key inside top center horizontal samplen 1.5 width -1; set offsets 0, 0, graph 0.3, 0 } \
         else { unset key; set offsets 0, 0, 0, 0 }
         undefine STATS_records
         stats $data using (infacet(rv, cv) ? column(xcol) : NaN):(column(ycol)) nooutput

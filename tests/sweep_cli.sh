@@ -101,6 +101,9 @@ if command -v gnuplot >/dev/null 2>&1; then
         expect 0 "$ELK" plot "$tmp/j1.csv" --kind $k -o "$tmp/k-$k.png" && png_ok "$tmp/k-$k.png"
     done
     expect 0 "$ELK" plot "$tmp/j1.csv" -o "$tmp/fig.svg" && contains "$tmp/fig.svg" "<svg"
+    # another --y than the figure's: titled for what it draws (issue 11)
+    expect 0 "$ELK" plot "$tmp/j1.csv" --y pct_ideal --no-draw --script "$tmp/pct.gp" -o "$tmp/pct.png" &&
+        contains "$tmp/pct.gp" "plottitle = 'Ideal latency / latency, percent"
     # without -o: CSV.png, said on stderr, and never replaced silently (issue 11)
     cp "$tmp/j1.csv" "$tmp/dflt.csv"
     expect 0 "$ELK" plot "$tmp/dflt.csv" && png_ok "$tmp/dflt.png" && contains "$tmp/err" "wrote $tmp/dflt.png"
