@@ -102,5 +102,6 @@ set key noenhanced
 set xtics noenhanced
 set ylabel noenhanced
 set xlabel noenhanced
-if (logx eq "1") { set logscale x }
-if (logy eq "1") { set logscale y }
+# log axes end at the data, not at the next whole decade
+if (logx eq "1") { set logscale x; set autoscale xfixmin; set autoscale xfixmax }
+if (logy eq "1") { set logscale y; set autoscale yfixmin; set autoscale yfixmax }
