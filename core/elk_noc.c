@@ -184,17 +184,10 @@ static void placement(elk_noc *nc)
     nc->att = att;
 }
 
-static _Thread_local int g_sort_C; /* qsort has no context argument; simulations run on several threads */
-static int cmp_row(const void *a, const void *b)
+static int cmp_int(const void *a, const void *b)
 {
     int x = *(const int *)a, y = *(const int *)b;
-    return x < y ? -1 : x > y; /* row-major index: by row, then column */
-}
-static int cmp_col(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    int kx = (x % g_sort_C) * 65536 + x / g_sort_C, ky = (y % g_sort_C) * 65536 + y / g_sort_C;
-    return kx < ky ? -1 : kx > ky;
+    return x < y ? -1 : x > y;
 }
 
 /* Each controller's routers in order along its edge: by row when they run
@@ -212,8 +205,18 @@ static void sort_attachments(elk_noc *nc)
             if (x > x1) x1 = x;
         }
         nc->att_vert[k] = y1 - y0 >= x1 - x0;
-        g_sort_C = nc->C;
-        qsort(a, (size_t)n, sizeof *a, nc->att_vert[k] ? cmp_row : cmp_col);
+        if (nc->att_vert[k]) {
+            /* a row-major index sorts by row, then column */
+            qsort(a, (size_t)n, sizeof *a, cmp_int);
+            continue;
+        }
+        /* by column, then row: sort the column-major indices instead, so
+         * that the comparator needs no context (qsort passes none, and a
+         * file-scope one is shared state between simulation threads) */
+        int R = nc->R, C = nc->C;
+        for (int i = 0; i < n; i++) a[i] = (a[i] % C) * R + a[i] / C;
+        qsort(a, (size_t)n, sizeof *a, cmp_int);
+        for (int i = 0; i < n; i++) a[i] = (a[i] % R) * C + a[i] / R;
     }
 }
 

@@ -10,6 +10,7 @@
 
 #include "elk_cfg.h"
 #include "elk_csv.h"
+#include "elk_thread.h"
 
 const char *const elk_fig_kind_names[] = {"lines", "bars", "breakdown", "util", "roofline", "pareto", NULL};
 
@@ -1198,7 +1199,7 @@ typedef struct {
     char *done;
     long next, ndone;
     int running;
-    volatile int stop;
+    atomic_int stop;    /* read by the scheduler unlocked (R.sched.cancel) */
     elk_status st;
     elk_error err;
     long infeasible, memo_hits;
@@ -1378,7 +1379,7 @@ elk_status elk_sweep_run(const elk_sweep *s, const elk_sweep_opts *o, FILE *out,
     int started = 0;
     pthread_mutex_lock(&R.mu);
     for (int j = 0; j < jobs; j++) {
-        if (pthread_create(&th[j], NULL, worker, &R) != 0) break;
+        if (elk_thread_start(&th[j], worker, &R) != 0) break;
         started++;
         R.running++;
     }
@@ -1389,7 +1390,7 @@ elk_status elk_sweep_run(const elk_sweep *s, const elk_sweep_opts *o, FILE *out,
             if (!io_bad && write_point(s, R.idx[written], &R.recs[written], out)) io_bad = 1;
             written++;
         }
-        if (o->cancel && *o->cancel) R.stop = 1;
+        if (o->cancel && atomic_load(o->cancel)) R.stop = 1;
         if (io_bad && !R.stop) {
             R.stop = 1;
             if (R.st == ELK_OK) {

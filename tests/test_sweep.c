@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <glob.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include "elk_csv.h"
@@ -432,25 +433,67 @@ START_TEST(run_no_plan)
 }
 END_TEST
 
-/* A cancelled sweep still writes a valid CSV (the header, here) and says so. */
+/* 40 points of the tiny model: one job takes many progress periods to run
+ * them, so a cancel after the first point lands mid-run. */
+static const char *long_sweep =
+    "sweep = {\n"
+    "  name = \"long\";\n"
+    "  base = { chip = \"ipu-mk2\"; model = \"tiny\"; cores = 64; batch = 4; seq = 256; };\n"
+    "  axes = (\n"
+    "    { knob = \"noc-scale\"; values = [1.0, 1.5, 2.0, 2.5, 3.0]; },\n"
+    "    { knob = \"hbm-tbps\"; from = 0.05; to = 0.4; step = 0.05; }\n"
+    "  );\n"
+    "};\n";
+
+typedef struct {
+    atomic_int *stop;
+    long cancelled_at; /* points done when the callback cancelled, or -1 */
+    int calls;
+} cancel_ctx;
+
+/* Cancels the sweep once a point has finished, as Ctrl-C would. */
+static void cancel_after_first(void *ctx, long done, long total, double elapsed_s)
+{
+    (void)total;
+    (void)elapsed_s;
+    cancel_ctx *c = ctx;
+    c->calls++;
+    if (done >= 1 && c->cancelled_at < 0) {
+        c->cancelled_at = done;
+        atomic_store(c->stop, 1);
+    }
+}
+
+/* Cancelled mid-run: the points finished before the cancel (and the one or
+ * two in flight) are written, the rest are not, the CSV is still valid and
+ * the run says ELK_ECANCEL. A sweep that ignored the cancel would run all
+ * 40 points and return ELK_OK. */
 START_TEST(run_cancelled)
 {
     elk_sweep s;
     elk_error err;
-    ck_assert_msg(elk_sweep_load(write_file("t.cfg", tiny_sweep), &s, &err) == ELK_OK, "%s", err.msg);
-    volatile int stop = 1;
+    ck_assert_msg(elk_sweep_load(write_file("long.cfg", long_sweep), &s, &err) == ELK_OK, "%s", err.msg);
+    ck_assert_int_eq(s.npoints, 40);
+    atomic_int stop = 0;
+    cancel_ctx cc = {&stop, -1, 0};
     elk_sweep_opts o;
     elk_sweep_opts_default(&o);
     o.cancel = &stop;
-    o.jobs = 2;
+    o.jobs = 1;
+    o.progress = cancel_after_first;
+    o.ctx = &cc;
     char *buf = NULL;
     size_t len = 0;
     FILE *fp = open_memstream(&buf, &len);
     elk_sweep_stats st;
     elk_status r = elk_sweep_run(&s, &o, fp, &st, &err);
     fclose(fp);
+    ck_assert_msg(cc.cancelled_at >= 1, "the progress callback never saw a finished point");
     ck_assert_int_eq(r, ELK_ECANCEL);
-    ck_assert(st.done < 6);
+    ck_assert_contains(err.msg, "interrupted");
+    /* one job: at most the point in flight at the cancel finishes after it */
+    ck_assert_msg(st.done >= cc.cancelled_at && st.done <= cc.cancelled_at + 1 && st.done < st.points, "done %ld of %ld, cancelled at %ld", st.done,
+                  st.points, cc.cancelled_at);
     elk_csv_table t;
     ck_assert_msg(elk_csv_parse(buf, "cancel", &t, &err) == ELK_OK, "%s", err.msg);
     ck_assert_int_eq(t.nrows, (int)st.done * 5);
