@@ -223,6 +223,11 @@ static void sort_attachments(elk_noc *nc)
 elk_status elk_noc_build(elk_noc *nc, const elk_chip *c, elk_sim_mode mode, int block, int planes, elk_error *err)
 {
     memset(nc, 0, sizeof *nc);
+    if (mode == ELK_SIM_DETAILED && c->cores > ELK_SIM_DETAILED_LIMIT)
+        return elk_fail(err, ELK_ERANGE,
+                        "detailed simulation of %d cores: at most %d (every link and port is a flow, and the "
+                        "cost grows faster than the cores); use the fast mode",
+                        c->cores, ELK_SIM_DETAILED_LIMIT);
     nc->chip = *c;
     nc->planes = planes == 2 ? 2 : 1;
     nc->net = elk_net_new();

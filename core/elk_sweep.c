@@ -735,6 +735,66 @@ void elk_sweep_free(elk_sweep *s)
     s->nparts = 0;
 }
 
+/* The presets a sweep's points name, each loaded once: validating a sweep
+ * resolves every point, and a 10-million-point sweep names a handful of
+ * chip and model files (issue 12: re-reading both per point took 25 min).
+ * A failed load is kept too, so its error repeats without a re-read. Owns
+ * its arrays; ent[i].path is unique within each array. */
+typedef struct {
+    char path[1024];
+    elk_status st;
+    elk_error err;
+    elk_chip chip;   /* chips[] only */
+    elk_model model; /* models[] only */
+} preset_ent;
+typedef struct {
+    preset_ent *chips, *models;
+    int nchips, nmodels;
+} preset_cache;
+
+static void preset_cache_free(preset_cache *pc)
+{
+    free(pc->chips);
+    free(pc->models);
+    memset(pc, 0, sizeof *pc);
+}
+
+/* The entry for path, loaded on first use; NULL when out of memory. */
+static const preset_ent *preset_get(preset_ent **arr, int *n, const char *path, int chip)
+{
+    for (int i = 0; i < *n; i++)
+        if (!strcmp((*arr)[i].path, path)) return &(*arr)[i];
+    preset_ent *g = realloc(*arr, sizeof **arr * (size_t)(*n + 1));
+    if (!g) return NULL;
+    *arr = g;
+    preset_ent *e = &g[(*n)++];
+    memset(e, 0, sizeof *e);
+    snprintf(e->path, sizeof e->path, "%s", path);
+    elk_error_clear(&e->err);
+    e->st = chip ? elk_point_load_chip(path, &e->chip, &e->err) : elk_point_load_model(path, &e->model, &e->err);
+    return e;
+}
+
+/* elk_point_resolve through the cache (the chip only: nothing else needs
+ * the model's knobs applied). */
+static elk_status preset_resolve(preset_cache *pc, const elk_point *p, elk_chip *c, elk_error *err)
+{
+    const preset_ent *ce = preset_get(&pc->chips, &pc->nchips, p->chip_path, 1);
+    if (!ce) return elk_fail(err, ELK_ENOMEM, "out of memory");
+    if (ce->st != ELK_OK) {
+        if (err) *err = ce->err;
+        return ce->st;
+    }
+    const preset_ent *me = preset_get(&pc->models, &pc->nmodels, p->model_path, 0);
+    if (!me) return elk_fail(err, ELK_ENOMEM, "out of memory");
+    if (me->st != ELK_OK) {
+        if (err) *err = me->err;
+        return me->st;
+    }
+    *c = ce->chip;
+    return elk_point_apply(p, c, err);
+}
+
 static elk_status load_root(ctx_t *c, const config_setting_t *root, elk_sweep *s)
 {
     static const char *const known[] = {"name", "description", "base", "axes", "mode", "parts",
@@ -865,25 +925,28 @@ static elk_status load_root(ctx_t *c, const config_setting_t *root, elk_sweep *s
     default_figure(s);
     ELK_TRY(check_fig_cols(c, s, fig));
 
-    /* every point must resolve (its presets load, its chip is valid) */
-    for (long i = 0; i < s->npoints; i++) {
+    /* every point must resolve (its presets load, its chip is valid); each
+     * preset is read once, not once per point */
+    preset_cache pc = {0};
+    elk_status bad = ELK_OK;
+    for (long i = 0; i < s->npoints && bad == ELK_OK; i++) {
         elk_point p;
         elk_chip ch;
-        elk_model m;
         elk_error e;
         int part;
         elk_status st = elk_sweep_point(s, i, &p, &part, &e);
-        if (st == ELK_OK) st = elk_point_resolve(&p, &ch, &m, &e);
+        if (st == ELK_OK) st = preset_resolve(&pc, &p, &ch, &e);
         if (st != ELK_OK) {
             char d[256];
             describe_point(s, i, d, sizeof d);
             int line = s->named_parts ? line_of(config_setting_get_elem(parts, (unsigned)part))
                                       : (axes ? line_of(axes) : line_of(root));
-            return elk_fail(c->err, st, "%s:%d: point %ld%s%s%s: %s", c->file, line, i, d[0] ? " (" : "", d,
-                            d[0] ? ")" : "", e.msg);
+            bad = elk_fail(c->err, st, "%s:%d: point %ld%s%s%s: %s", c->file, line, i, d[0] ? " (" : "", d,
+                           d[0] ? ")" : "", e.msg);
         }
     }
-    return ELK_OK;
+    preset_cache_free(&pc);
+    return bad;
 }
 
 elk_status elk_sweep_load(const char *path, elk_sweep *s, elk_error *err)
