@@ -24,6 +24,7 @@
 #include "tui_help.h"
 #include "tui_keybar.h"
 #include "tui_knobs.h"
+#include "tui_log.h"
 #include "tui_statusline.h"
 #include "tui_worker.h"
 #include "view_breakdown.h"
@@ -119,7 +120,7 @@ static void die_of_stop_signal(void)
 
 static void redirect_stderr(const char *path)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    int fd = tui_log_open(path);
     if (fd < 0) fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
     if (fd < 0) return;
     fflush(stderr);
@@ -506,10 +507,7 @@ int elk_tui_run(const elk_point *p, const tui_opts *o)
     request(a, 1);
 
     if (o->log_path) snprintf(a->log_path, sizeof a->log_path, "%s", o->log_path);
-    else {
-        const char *tmp = getenv("TMPDIR");
-        snprintf(a->log_path, sizeof a->log_path, "%s/elk-tui.log", tmp && *tmp ? tmp : "/tmp");
-    }
+    else tui_log_default(a->log_path, sizeof a->log_path);
     tui_export_set_log(a->log_path);
     setlocale(LC_ALL, "");
     int ascii = o->ascii || !utf8_locale();
