@@ -1,5 +1,6 @@
 #include "elk_noc.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -389,6 +390,12 @@ elk_status elk_noc_build(elk_noc *nc, const elk_chip *c, elk_sim_mode mode, int 
         if (!nc->mconc || !nc->rconc || !nc->att_vert) goto oom;
         sort_attachments(nc);
     }
+#ifndef NDEBUG
+    /* elk_noc's invariant: the cells tile the cores */
+    long tiled = 0;
+    for (int i = 0; i < nc->ncell; i++) tiled += nc->cell_cores[i];
+    assert(tiled == c->cores);
+#endif
     return ELK_OK;
 oom:
     elk_noc_free(nc);
@@ -643,6 +650,7 @@ static int cache_get(const elk_noc *nc, int type, int ctrl, int plane, double v)
 static int cache_put(elk_noc *nc, int type, int ctrl, int plane, double v, int tmpl)
 {
     if (tmpl < 0) return -1;
+    assert(cache_get(nc, type, ctrl, plane, v) < 0); /* a key goes from missing to cached once */
     if (nc->ncache == nc->capcache) {
         int cap = nc->capcache ? nc->capcache * 2 : 64;
         noc_cache_ent *e = realloc(nc->cache, (size_t)cap * sizeof *e);

@@ -1,5 +1,6 @@
 #include "elk_sweep.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -672,6 +673,7 @@ static elk_status apply_block(const elk_sweep_block *b, long i, elk_point *p, el
 {
     for (int a = b->naxes - 1; a >= 0; a--) {
         const elk_sweep_axis *ax = &b->axis[a];
+        assert((ax->num != NULL) != (ax->word != NULL) && ax->n >= 1); /* elk_sweep_axis's invariant */
         long vi;
         if (b->zip) {
             vi = i;
@@ -679,6 +681,7 @@ static elk_status apply_block(const elk_sweep_block *b, long i, elk_point *p, el
             vi = i % ax->n;
             i /= ax->n;
         }
+        assert(vi >= 0 && vi < ax->n); /* i < count = the product (cross) or the common length (zip) */
         if (ax->word) ELK_TRY(elk_point_set(p, ax->knob, ax->word[vi], err));
         else ELK_TRY(elk_point_set_num(p, ax->knob, ax->num[vi], err));
     }
