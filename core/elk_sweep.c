@@ -223,96 +223,63 @@ static void block_free(elk_sweep_block *b)
     b->naxes = 0;
 }
 
-/* One axis group: { knob = "..."; values = [...]; } or from/to/step. */
-static elk_status parse_axis(ctx_t *c, const config_setting_t *g, const char *prefix, elk_sweep_axis *a)
+/* An axis given as from/to/step: its values counted before any is made
+ * (at most 100000), then each rounded to its 12-digit decimal. */
+static elk_status parse_axis_range(ctx_t *c, const char *prefix, elk_sweep_axis *a, const config_setting_t *from,
+                                   const config_setting_t *to, const config_setting_t *step)
 {
-    static const char *const known[] = {"knob", "values", "from", "to", "step", NULL};
-    ELK_TRY(expect_type(c, g, prefix, CONFIG_TYPE_GROUP, CONFIG_TYPE_GROUP,
-                        "a group { knob = \"...\"; values = [...]; }"));
-    memset(a, 0, sizeof *a);
-    a->line = line_of(g);
-    const config_setting_t *knob = NULL, *values = NULL, *from = NULL, *to = NULL, *step = NULL;
-    int n = config_setting_length(g);
-    for (int i = 0; i < n; i++) {
-        const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
-        const char *name = config_setting_name(s);
-        char path[256];
-        snprintf(path, sizeof path, "%s.%s", prefix, name);
-        if (!strcmp(name, "knob")) knob = s;
-        else if (!strcmp(name, "values")) values = s;
-        else if (!strcmp(name, "from")) from = s;
-        else if (!strcmp(name, "to")) to = s;
-        else if (!strcmp(name, "step")) step = s;
-        else return unknown(c, s, path, known);
+    const elk_knob_info *ki = &elk_knobs[a->knob];
+    char path[320]; /* prefix (< 256) and a field name */
+    if (ki->is_int == 2)
+        return elk_fail(c->err, ELK_EFIELD, "%s:%d: field '%s': %s takes words; list them in 'values'", c->file,
+                        a->line, prefix, ki->name);
+    const config_setting_t *r[3] = {from, to, step};
+    const char *rn[3] = {"from", "to", "step"};
+    double rv[3];
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s.%s", prefix, rn[i]);
+        if (!r[i])
+            return elk_fail(c->err, ELK_EMISSING, "%s:%d: missing required field '%s' (a number)", c->file,
+                            a->line, path);
+        if (!is_num(r[i]))
+            return elk_fail(c->err, ELK_EFIELD, "%s:%d: field '%s': expected a number, found %s", c->file,
+                            line_of(r[i]), path, type_name(config_setting_type(r[i])));
+        rv[i] = num_of(r[i]);
     }
-    char path[256];
-    if (!knob)
-        return elk_fail(c->err, ELK_EMISSING, "%s:%d: missing required field '%s.knob' (a string)", c->file, a->line,
-                        prefix);
-    snprintf(path, sizeof path, "%s.knob", prefix);
-    ELK_TRY(expect_type(c, knob, path, CONFIG_TYPE_STRING, CONFIG_TYPE_STRING, "a string"));
-    int k = elk_knob_find(config_setting_get_string(knob));
-    if (k < 0)
-        return elk_fail(c->err, ELK_ERANGE,
-                        "%s:%d: field '%s': \"%s\" is not a knob (knobs: hbm-tbps, noc-tbps, noc-scale, link-gbps, "
-                        "cores, topology, sram-kib, compute-scale, hbm-controllers, hbm-broadcast, hbm-gbps-per-core, "
-                        "batch, seq, layers, model, chip, workload)",
-                        c->file, line_of(knob), path, config_setting_get_string(knob));
-    a->knob = (elk_knob)k;
-    a->line = line_of(knob);
-    const elk_knob_info *ki = &elk_knobs[k];
-    int range = from || to || step;
-    if (values && range)
-        return elk_fail(c->err, ELK_EFIELD, "%s:%d: field '%s': give either 'values' or 'from'/'to'/'step', not both",
-                        c->file, line_of(values), prefix);
-    if (!values && !range)
-        return elk_fail(c->err, ELK_EMISSING,
-                        "%s:%d: missing required field '%s.values' (an array, or 'from', 'to' and 'step')", c->file,
-                        a->line, prefix);
-    if (range) {
-        if (ki->is_int == 2)
-            return elk_fail(c->err, ELK_EFIELD, "%s:%d: field '%s': %s takes words; list them in 'values'", c->file,
-                            a->line, prefix, ki->name);
-        const config_setting_t *r[3] = {from, to, step};
-        const char *rn[3] = {"from", "to", "step"};
-        double rv[3];
-        for (int i = 0; i < 3; i++) {
-            snprintf(path, sizeof path, "%s.%s", prefix, rn[i]);
-            if (!r[i])
-                return elk_fail(c->err, ELK_EMISSING, "%s:%d: missing required field '%s' (a number)", c->file,
-                                a->line, path);
-            if (!is_num(r[i]))
-                return elk_fail(c->err, ELK_EFIELD, "%s:%d: field '%s': expected a number, found %s", c->file,
-                                line_of(r[i]), path, type_name(config_setting_type(r[i])));
-            rv[i] = num_of(r[i]);
-        }
-        snprintf(path, sizeof path, "%s.step", prefix);
-        if (!(rv[2] > 0))
-            return elk_fail(c->err, ELK_ERANGE, "%s:%d: field '%s': step must be positive", c->file, line_of(step),
-                            path);
-        snprintf(path, sizeof path, "%s.to", prefix);
-        if (rv[1] < rv[0])
-            return elk_fail(c->err, ELK_ERANGE, "%s:%d: field '%s': 'to' (%g) is below 'from' (%g)", c->file,
-                            line_of(to), path, rv[1], rv[0]);
-        double cnt = floor((rv[1] - rv[0]) / rv[2] + 1e-9) + 1;
-        if (cnt > 100000)
-            return elk_fail(c->err, ELK_ERANGE, "%s:%d: field '%s': %g values is too many (at most 100000)", c->file,
-                            line_of(step), prefix, cnt);
-        a->n = (int)cnt;
-        a->num = malloc(sizeof *a->num * (size_t)a->n);
-        if (!a->num) return elk_fail(c->err, ELK_ENOMEM, "out of memory");
-        for (int i = 0; i < a->n; i++) {
-            double v = rv[0] + i * rv[2];
-            /* 0.1-style steps: the double nearest the 12-digit decimal, so
-             * values equal the ones typed in a values list */
-            char dec[40];
-            snprintf(dec, sizeof dec, "%.12g", v);
-            v = strtod(dec, NULL);
-            a->num[i] = v;
-            ELK_TRY(check_knob_num(c, line_of(from), prefix, a->knob, v));
-        }
-        return ELK_OK;
+    snprintf(path, sizeof path, "%s.step", prefix);
+    if (!(rv[2] > 0))
+        return elk_fail(c->err, ELK_ERANGE, "%s:%d: field '%s': step must be positive", c->file, line_of(step),
+                        path);
+    snprintf(path, sizeof path, "%s.to", prefix);
+    if (rv[1] < rv[0])
+        return elk_fail(c->err, ELK_ERANGE, "%s:%d: field '%s': 'to' (%g) is below 'from' (%g)", c->file,
+                        line_of(to), path, rv[1], rv[0]);
+    double cnt = floor((rv[1] - rv[0]) / rv[2] + 1e-9) + 1;
+    if (cnt > 100000)
+        return elk_fail(c->err, ELK_ERANGE, "%s:%d: field '%s': %g values is too many (at most 100000)", c->file,
+                        line_of(step), prefix, cnt);
+    a->n = (int)cnt;
+    a->num = malloc(sizeof *a->num * (size_t)a->n);
+    if (!a->num) return elk_fail(c->err, ELK_ENOMEM, "out of memory");
+    for (int i = 0; i < a->n; i++) {
+        double v = rv[0] + i * rv[2];
+        /* 0.1-style steps: the double nearest the 12-digit decimal, so
+         * values equal the ones typed in a values list */
+        char dec[40];
+        snprintf(dec, sizeof dec, "%.12g", v);
+        v = strtod(dec, NULL);
+        a->num[i] = v;
+        ELK_TRY(check_knob_num(c, line_of(from), prefix, a->knob, v));
     }
+    return ELK_OK;
+}
+
+/* An axis given as a values list: numbers range-checked, words checked
+ * by applying them to a scratch point. */
+static elk_status parse_axis_values(ctx_t *c, const char *prefix, elk_sweep_axis *a, const config_setting_t *values)
+{
+    const elk_knob_info *ki = &elk_knobs[a->knob];
+    char path[320]; /* prefix (< 256) and a field name */
     snprintf(path, sizeof path, "%s.values", prefix);
     int t = config_setting_type(values);
     if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST)
@@ -327,7 +294,7 @@ static elk_status parse_axis(ctx_t *c, const config_setting_t *g, const char *pr
     if (!a->word && !a->num) return elk_fail(c->err, ELK_ENOMEM, "out of memory");
     for (int i = 0; i < a->n; i++) {
         const config_setting_t *v = config_setting_get_elem(values, (unsigned)i);
-        char ep[288];
+        char ep[340];
         snprintf(ep, sizeof ep, "%s.[%d]", path, i);
         int line = line_of(v) ? line_of(v) : line_of(values);
         if (ki->is_int == 2) {
@@ -353,6 +320,55 @@ static elk_status parse_axis(ctx_t *c, const config_setting_t *g, const char *pr
         }
     }
     return ELK_OK;
+}
+
+/* One axis group: { knob = "..."; values = [...]; } or from/to/step. */
+static elk_status parse_axis(ctx_t *c, const config_setting_t *g, const char *prefix, elk_sweep_axis *a)
+{
+    static const char *const known[] = {"knob", "values", "from", "to", "step", NULL};
+    ELK_TRY(expect_type(c, g, prefix, CONFIG_TYPE_GROUP, CONFIG_TYPE_GROUP,
+                        "a group { knob = \"...\"; values = [...]; }"));
+    memset(a, 0, sizeof *a);
+    a->line = line_of(g);
+    const config_setting_t *knob = NULL, *values = NULL, *from = NULL, *to = NULL, *step = NULL;
+    int n = config_setting_length(g);
+    for (int i = 0; i < n; i++) {
+        const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
+        const char *name = config_setting_name(s);
+        char path[320]; /* prefix (< 256) and a field name */
+        snprintf(path, sizeof path, "%s.%s", prefix, name);
+        if (!strcmp(name, "knob")) knob = s;
+        else if (!strcmp(name, "values")) values = s;
+        else if (!strcmp(name, "from")) from = s;
+        else if (!strcmp(name, "to")) to = s;
+        else if (!strcmp(name, "step")) step = s;
+        else return unknown(c, s, path, known);
+    }
+    char path[320]; /* prefix (< 256) and a field name */
+    if (!knob)
+        return elk_fail(c->err, ELK_EMISSING, "%s:%d: missing required field '%s.knob' (a string)", c->file, a->line,
+                        prefix);
+    snprintf(path, sizeof path, "%s.knob", prefix);
+    ELK_TRY(expect_type(c, knob, path, CONFIG_TYPE_STRING, CONFIG_TYPE_STRING, "a string"));
+    int k = elk_knob_find(config_setting_get_string(knob));
+    if (k < 0)
+        return elk_fail(c->err, ELK_ERANGE,
+                        "%s:%d: field '%s': \"%s\" is not a knob (knobs: hbm-tbps, noc-tbps, noc-scale, link-gbps, "
+                        "cores, topology, sram-kib, compute-scale, hbm-controllers, hbm-broadcast, hbm-gbps-per-core, "
+                        "batch, seq, layers, model, chip, workload)",
+                        c->file, line_of(knob), path, config_setting_get_string(knob));
+    a->knob = (elk_knob)k;
+    a->line = line_of(knob);
+    int range = from || to || step;
+    if (values && range)
+        return elk_fail(c->err, ELK_EFIELD, "%s:%d: field '%s': give either 'values' or 'from'/'to'/'step', not both",
+                        c->file, line_of(values), prefix);
+    if (!values && !range)
+        return elk_fail(c->err, ELK_EMISSING,
+                        "%s:%d: missing required field '%s.values' (an array, or 'from', 'to' and 'step')", c->file,
+                        a->line, prefix);
+    if (range) return parse_axis_range(c, prefix, a, from, to, step);
+    return parse_axis_values(c, prefix, a, values);
 }
 
 static elk_status parse_axes(ctx_t *c, const config_setting_t *l, const char *prefix, elk_sweep_block *b)
@@ -712,6 +728,138 @@ static elk_status preset_resolve(preset_cache *pc, const elk_point *p, elk_chip 
     return elk_point_apply(p, c, err);
 }
 
+/* sweep.policies: names, each once (default: all five). */
+static elk_status parse_policies(ctx_t *c, const config_setting_t *pols, elk_sweep *s)
+{
+    s->policy_mask = (1u << ELK_POL_COUNT) - 1;
+    if (!pols) return ELK_OK;
+    ELK_TRY(expect_type(c, pols, "sweep.policies", CONFIG_TYPE_ARRAY, CONFIG_TYPE_LIST,
+                        "an array of policy names [\"basic\", ...]"));
+    s->policy_mask = 0;
+    int np = config_setting_length(pols);
+    for (int i = 0; i < np; i++) {
+        const config_setting_t *e = config_setting_get_elem(pols, (unsigned)i);
+        char path[64];
+        snprintf(path, sizeof path, "sweep.policies.[%d]", i);
+        int line = line_of(e) ? line_of(e) : line_of(pols);
+        if (config_setting_type(e) != CONFIG_TYPE_STRING)
+            return elk_fail(c->err, ELK_EFIELD, "%s:%d: field '%s': expected a policy name (string), found %s",
+                            c->file, line, path, type_name(config_setting_type(e)));
+        int p = elk_policy_find(config_setting_get_string(e));
+        if (p < 0)
+            return elk_fail(c->err, ELK_ERANGE,
+                            "%s:%d: field '%s': \"%s\" is not a policy (basic, static, elk-dyn, elk-full, ideal)",
+                            c->file, line, path, config_setting_get_string(e));
+        if (s->policy_mask & (1u << p))
+            return elk_fail(c->err, ELK_EFIELD, "%s:%d: field '%s': policy \"%s\" listed twice", c->file, line,
+                            path, elk_policy_names[p]);
+        s->policy_mask |= 1u << p;
+    }
+    if (!s->policy_mask)
+        return elk_fail(c->err, ELK_EFIELD, "%s:%d: field 'sweep.policies': empty; name at least one policy",
+                        c->file, line_of(pols));
+    return ELK_OK;
+}
+
+/* sweep.outputs: extra columns after the columns build_columns made. */
+static elk_status parse_outputs(ctx_t *c, const config_setting_t *outs, elk_sweep *s)
+{
+    if (!outs) return ELK_OK;
+    ELK_TRY(expect_type(c, outs, "sweep.outputs", CONFIG_TYPE_ARRAY, CONFIG_TYPE_LIST,
+                        "an array of column names [\"noc_tbps\", ...]"));
+    int no = config_setting_length(outs);
+    for (int i = 0; i < no; i++) {
+        const config_setting_t *e = config_setting_get_elem(outs, (unsigned)i);
+        char path[64];
+        snprintf(path, sizeof path, "sweep.outputs.[%d]", i);
+        int line = line_of(e) ? line_of(e) : line_of(outs);
+        if (config_setting_type(e) != CONFIG_TYPE_STRING)
+            return elk_fail(c->err, ELK_EFIELD, "%s:%d: field '%s': expected a column name (string), found %s",
+                            c->file, line, path, type_name(config_setting_type(e)));
+        const char *on = config_setting_get_string(e);
+        int r = add_output(s, on);
+        if (r == -1) {
+            char list[1024] = "";
+            size_t l = 0;
+            for (int m = 0; m < M_COUNT; m++) {
+                if (elk_sweep_metrics[m].always) continue;
+                int w = snprintf(list + l, sizeof list - l, "%s, ", elk_sweep_metrics[m].name);
+                if (w < 0 || (size_t)w >= sizeof list - l) break;
+                l += (size_t)w;
+            }
+            return elk_fail(c->err, ELK_ERANGE,
+                            "%s:%d: field '%s': \"%s\" is not an output (outputs: %sor any knob, e.g. hbm_tbps)",
+                            c->file, line, path, on, list);
+        }
+        if (r == -2)
+            return elk_fail(c->err, ELK_EFIELD, "%s:%d: field '%s': \"%s\" is already a column", c->file, line,
+                            path, on);
+    }
+    return ELK_OK;
+}
+
+/* sweep.parts (or the one unnamed part), then the point count, bounded
+ * before anything is expanded. */
+static elk_status parse_parts(ctx_t *c, const config_setting_t *root, const config_setting_t *parts, elk_sweep *s)
+{
+    if (parts) {
+        ELK_TRY(expect_type(c, parts, "sweep.parts", CONFIG_TYPE_LIST, CONFIG_TYPE_LIST, "a list ( { ... }, ... )"));
+        int np = config_setting_length(parts);
+        if (np < 1 || np > ELK_SWEEP_MAX_PARTS)
+            return elk_fail(c->err, ELK_ERANGE, "%s:%d: field 'sweep.parts': %d parts (allowed 1 .. %d)", c->file,
+                            line_of(parts), np, ELK_SWEEP_MAX_PARTS);
+        for (int i = 0; i < np; i++) {
+            char path[64];
+            snprintf(path, sizeof path, "sweep.parts.[%d]", i);
+            s->nparts = i + 1;
+            ELK_TRY(parse_part(c, config_setting_get_elem(parts, (unsigned)i), path, s, i));
+        }
+        s->named_parts = 1;
+    } else {
+        s->nparts = 1;
+        s->part[0].base = s->base;
+        s->part[0].block.count = 1;
+    }
+    s->npoints = 0;
+    for (int i = 0; i < s->nparts; i++) {
+        s->part[i].first = s->npoints;
+        s->part[i].count = s->top.count * s->part[i].block.count;
+        s->npoints += s->part[i].count;
+    }
+    if (s->npoints > ELK_SWEEP_MAX_POINTS)
+        return elk_fail(c->err, ELK_ERANGE, "%s:%d: the sweep has %ld points (at most %ld)", c->file,
+                        line_of(root), s->npoints, ELK_SWEEP_MAX_POINTS);
+    return ELK_OK;
+}
+
+/* Every point must resolve (its presets load, its chip is valid); each
+ * preset is read once, not once per point. An error names the line of the
+ * point's part (or of the axes) and the point's knobs. */
+static elk_status resolve_points(ctx_t *c, const config_setting_t *root, const config_setting_t *axes,
+                                 const config_setting_t *parts, const elk_sweep *s)
+{
+    preset_cache pc = {0};
+    elk_status bad = ELK_OK;
+    for (long i = 0; i < s->npoints && bad == ELK_OK; i++) {
+        elk_point p;
+        elk_chip ch;
+        elk_error e;
+        int part;
+        elk_status st = elk_sweep_point(s, i, &p, &part, &e);
+        if (st == ELK_OK) st = preset_resolve(&pc, &p, &ch, &e);
+        if (st != ELK_OK) {
+            char d[256];
+            elk_sweep_describe_point(s, i, d, sizeof d);
+            int line = s->named_parts ? line_of(config_setting_get_elem(parts, (unsigned)part))
+                                      : (axes ? line_of(axes) : line_of(root));
+            bad = elk_fail(c->err, st, "%s:%d: point %ld%s%s%s: %s", c->file, line, i, d[0] ? " (" : "", d,
+                           d[0] ? ")" : "", e.msg);
+        }
+    }
+    preset_cache_free(&pc);
+    return bad;
+}
+
 static elk_status load_root(ctx_t *c, const config_setting_t *root, elk_sweep *s)
 {
     static const char *const known[] = {"name", "description", "base", "axes", "mode", "parts",
@@ -745,94 +893,10 @@ static elk_status load_root(ctx_t *c, const config_setting_t *root, elk_sweep *s
     } else {
         s->top.count = 1;
     }
-    if (parts) {
-        ELK_TRY(expect_type(c, parts, "sweep.parts", CONFIG_TYPE_LIST, CONFIG_TYPE_LIST, "a list ( { ... }, ... )"));
-        int np = config_setting_length(parts);
-        if (np < 1 || np > ELK_SWEEP_MAX_PARTS)
-            return elk_fail(c->err, ELK_ERANGE, "%s:%d: field 'sweep.parts': %d parts (allowed 1 .. %d)", c->file,
-                            line_of(parts), np, ELK_SWEEP_MAX_PARTS);
-        for (int i = 0; i < np; i++) {
-            char path[64];
-            snprintf(path, sizeof path, "sweep.parts.[%d]", i);
-            s->nparts = i + 1;
-            ELK_TRY(parse_part(c, config_setting_get_elem(parts, (unsigned)i), path, s, i));
-        }
-        s->named_parts = 1;
-    } else {
-        s->nparts = 1;
-        s->part[0].base = s->base;
-        s->part[0].block.count = 1;
-    }
-    s->npoints = 0;
-    for (int i = 0; i < s->nparts; i++) {
-        s->part[i].first = s->npoints;
-        s->part[i].count = s->top.count * s->part[i].block.count;
-        s->npoints += s->part[i].count;
-    }
-    if (s->npoints > ELK_SWEEP_MAX_POINTS)
-        return elk_fail(c->err, ELK_ERANGE, "%s:%d: the sweep has %ld points (at most %ld)", c->file,
-                        line_of(root), s->npoints, ELK_SWEEP_MAX_POINTS);
-    s->policy_mask = (1u << ELK_POL_COUNT) - 1;
-    if (pols) {
-        ELK_TRY(expect_type(c, pols, "sweep.policies", CONFIG_TYPE_ARRAY, CONFIG_TYPE_LIST,
-                            "an array of policy names [\"basic\", ...]"));
-        s->policy_mask = 0;
-        int np = config_setting_length(pols);
-        for (int i = 0; i < np; i++) {
-            const config_setting_t *e = config_setting_get_elem(pols, (unsigned)i);
-            char path[64];
-            snprintf(path, sizeof path, "sweep.policies.[%d]", i);
-            int line = line_of(e) ? line_of(e) : line_of(pols);
-            if (config_setting_type(e) != CONFIG_TYPE_STRING)
-                return elk_fail(c->err, ELK_EFIELD, "%s:%d: field '%s': expected a policy name (string), found %s",
-                                c->file, line, path, type_name(config_setting_type(e)));
-            int p = elk_policy_find(config_setting_get_string(e));
-            if (p < 0)
-                return elk_fail(c->err, ELK_ERANGE,
-                                "%s:%d: field '%s': \"%s\" is not a policy (basic, static, elk-dyn, elk-full, ideal)",
-                                c->file, line, path, config_setting_get_string(e));
-            if (s->policy_mask & (1u << p))
-                return elk_fail(c->err, ELK_EFIELD, "%s:%d: field '%s': policy \"%s\" listed twice", c->file, line,
-                                path, elk_policy_names[p]);
-            s->policy_mask |= 1u << p;
-        }
-        if (!s->policy_mask)
-            return elk_fail(c->err, ELK_EFIELD, "%s:%d: field 'sweep.policies': empty; name at least one policy",
-                            c->file, line_of(pols));
-    }
+    ELK_TRY(parse_parts(c, root, parts, s));
+    ELK_TRY(parse_policies(c, pols, s));
     build_columns(s);
-    if (outs) {
-        ELK_TRY(expect_type(c, outs, "sweep.outputs", CONFIG_TYPE_ARRAY, CONFIG_TYPE_LIST,
-                            "an array of column names [\"noc_tbps\", ...]"));
-        int no = config_setting_length(outs);
-        for (int i = 0; i < no; i++) {
-            const config_setting_t *e = config_setting_get_elem(outs, (unsigned)i);
-            char path[64];
-            snprintf(path, sizeof path, "sweep.outputs.[%d]", i);
-            int line = line_of(e) ? line_of(e) : line_of(outs);
-            if (config_setting_type(e) != CONFIG_TYPE_STRING)
-                return elk_fail(c->err, ELK_EFIELD, "%s:%d: field '%s': expected a column name (string), found %s",
-                                c->file, line, path, type_name(config_setting_type(e)));
-            const char *on = config_setting_get_string(e);
-            int r = add_output(s, on);
-            if (r == -1) {
-                char list[1024] = "";
-                size_t l = 0;
-                for (int m = 0; m < M_COUNT; m++) {
-                    if (elk_sweep_metrics[m].always) continue;
-                    int w = snprintf(list + l, sizeof list - l, "%s, ", elk_sweep_metrics[m].name);
-                    if (w < 0 || (size_t)w >= sizeof list - l) break;
-                    l += (size_t)w;
-                }
-                return elk_fail(c->err, ELK_ERANGE,
-                                "%s:%d: field '%s': \"%s\" is not an output (outputs: %sor any knob, e.g. hbm_tbps)",
-                                c->file, line, path, on, list);
-            }
-            if (r == -2)
-                return elk_fail(c->err, ELK_EFIELD, "%s:%d: field '%s': \"%s\" is already a column", c->file, line,
-                                path, on);
-        }
-    }
+    ELK_TRY(parse_outputs(c, outs, s));
     s->fig.kind = -1;
     if (fig) {
         ELK_TRY(expect_type(c, fig, "sweep.figure", CONFIG_TYPE_GROUP, CONFIG_TYPE_GROUP,
@@ -842,28 +906,7 @@ static elk_status load_root(ctx_t *c, const config_setting_t *root, elk_sweep *s
     default_figure(s);
     ELK_TRY(check_fig_cols(c, s, fig));
 
-    /* every point must resolve (its presets load, its chip is valid); each
-     * preset is read once, not once per point */
-    preset_cache pc = {0};
-    elk_status bad = ELK_OK;
-    for (long i = 0; i < s->npoints && bad == ELK_OK; i++) {
-        elk_point p;
-        elk_chip ch;
-        elk_error e;
-        int part;
-        elk_status st = elk_sweep_point(s, i, &p, &part, &e);
-        if (st == ELK_OK) st = preset_resolve(&pc, &p, &ch, &e);
-        if (st != ELK_OK) {
-            char d[256];
-            elk_sweep_describe_point(s, i, d, sizeof d);
-            int line = s->named_parts ? line_of(config_setting_get_elem(parts, (unsigned)part))
-                                      : (axes ? line_of(axes) : line_of(root));
-            bad = elk_fail(c->err, st, "%s:%d: point %ld%s%s%s: %s", c->file, line, i, d[0] ? " (" : "", d,
-                           d[0] ? ")" : "", e.msg);
-        }
-    }
-    preset_cache_free(&pc);
-    return bad;
+    return resolve_points(c, root, axes, parts, s);
 }
 
 elk_status elk_sweep_load(const char *path, elk_sweep *s, elk_error *err)

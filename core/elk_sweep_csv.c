@@ -115,18 +115,13 @@ static int mrow_cmp(const void *a, const void *b)
     return x->row - y->row;
 }
 
-elk_status elk_sweep_merge(const char *const *inputs, int n, FILE *out, elk_error *err)
+/* Read every shard and check that they are shards of one sweep (same
+ * name, id, point count, shard count and header; each shard once), and
+ * that each holds at least the rows its share of the points needs, so that
+ * nothing is sized by a count the identity line merely claims. */
+static elk_status merge_read(const char *const *inputs, int n, elk_csv_table *t, elk_sweep_ident *id, elk_error *err)
 {
-    if (n < 1) return elk_fail(err, ELK_EINVAL, "merge: no input files");
-    elk_csv_table *t = calloc((size_t)n, sizeof *t);
-    elk_sweep_ident *id = calloc((size_t)n, sizeof *id);
-    mrow *rows = NULL;
     elk_status st = ELK_OK;
-    long total = 0;
-    if (!t || !id) {
-        st = elk_fail(err, ELK_ENOMEM, "out of memory");
-        goto done;
-    }
     for (int i = 0; i < n && st == ELK_OK; i++) {
         st = elk_csv_read(inputs[i], &t[i], err);
         if (st != ELK_OK) break;
@@ -176,16 +171,15 @@ elk_status elk_sweep_merge(const char *const *inputs, int n, FILE *out, elk_erro
                           "(not a complete shard, or a corrupt identity line)",
                           inputs[i], id[i].points, id[i].shard, id[i].nshards, want, t[i].nrows);
     }
-    if (st != ELK_OK) goto done;
-    for (int i = 0; i < n; i++) total += t[i].nrows;
-    /* Nothing is sized by the identity line's point count: it is the
-     * file's claim, and a 1 KB shard may claim 2^62 points. The rows are
-     * checked, sorted by point and walked once for gaps and doubles. */
-    rows = malloc(sizeof *rows * (size_t)(total ? total : 1));
-    if (!rows) {
-        st = elk_fail(err, ELK_ENOMEM, "out of memory");
-        goto done;
-    }
+    return st;
+}
+
+/* Every row of every shard as (point, file, row), its point index checked
+ * against the sweep and the shard; returns the count in *k. */
+static elk_status merge_rows(const char *const *inputs, int n, const elk_csv_table *t, const elk_sweep_ident *id,
+                             mrow *rows, long *kout, elk_error *err)
+{
+    elk_status st = ELK_OK;
     long k = 0;
     for (int i = 0; i < n && st == ELK_OK; i++)
         for (int r = 0; r < t[i].nrows; r++) {
@@ -204,33 +198,69 @@ elk_status elk_sweep_merge(const char *const *inputs, int n, FILE *out, elk_erro
             }
             rows[k++] = (mrow){pt, i, r};
         }
+    *kout = k;
+    return st;
+}
+
+/* The rows sorted by point: every point of the sweep present (its rows
+ * are its policies', all from one file: in two files it is an error). */
+static elk_status merge_check(const char *const *inputs, int n, const elk_sweep_ident *id, const mrow *rows, long k,
+                              elk_error *err)
+{
+    elk_status st = ELK_OK;
+    long want = 0; /* the next point that must appear */
+    for (long r = 0; r <= k && st == ELK_OK; r++) {
+        long pt = r < k ? rows[r].point : id[0].points;
+        if (r > 0 && r < k && pt == rows[r - 1].point) {
+            if (rows[r].file != rows[r - 1].file)
+                st = elk_fail(err, ELK_EINVAL, "point %ld is in both %s and %s", pt, inputs[rows[r - 1].file],
+                              inputs[rows[r].file]);
+            continue;
+        }
+        if (pt > want) {
+            int sh = (int)(want % id[0].nshards);
+            const char *who = NULL;
+            for (int i = 0; i < n; i++)
+                if (id[i].shard == sh) who = inputs[i];
+            if (who)
+                st = elk_fail(err, ELK_EINVAL, "point %ld is missing from %s (shard %d/%d was interrupted?)",
+                              want, who, sh, id[0].nshards);
+            else
+                st = elk_fail(err, ELK_EINVAL, "point %ld is missing: no file holds shard %d/%d", want, sh,
+                              id[0].nshards);
+        }
+        want = pt + 1;
+    }
+    return st;
+}
+
+elk_status elk_sweep_merge(const char *const *inputs, int n, FILE *out, elk_error *err)
+{
+    if (n < 1) return elk_fail(err, ELK_EINVAL, "merge: no input files");
+    elk_csv_table *t = calloc((size_t)n, sizeof *t);
+    elk_sweep_ident *id = calloc((size_t)n, sizeof *id);
+    mrow *rows = NULL;
+    elk_status st = ELK_OK;
+    long total = 0, k = 0;
+    if (!t || !id) {
+        st = elk_fail(err, ELK_ENOMEM, "out of memory");
+        goto done;
+    }
+    st = merge_read(inputs, n, t, id, err);
+    if (st != ELK_OK) goto done;
+    for (int i = 0; i < n; i++) total += t[i].nrows;
+    /* Nothing is sized by the identity line's point count: it is the
+     * file's claim, and a 1 KB shard may claim 2^62 points. The rows are
+     * checked, sorted by point and walked once for gaps and doubles. */
+    rows = malloc(sizeof *rows * (size_t)(total ? total : 1));
+    if (!rows) {
+        st = elk_fail(err, ELK_ENOMEM, "out of memory");
+        goto done;
+    }
+    st = merge_rows(inputs, n, t, id, rows, &k, err);
     if (st != ELK_OK) goto done;
     qsort(rows, (size_t)k, sizeof *rows, mrow_cmp);
-    {
-        long want = 0; /* the next point that must appear */
-        for (long r = 0; r <= k && st == ELK_OK; r++) {
-            long pt = r < k ? rows[r].point : id[0].points;
-            if (r > 0 && r < k && pt == rows[r - 1].point) {
-                if (rows[r].file != rows[r - 1].file)
-                    st = elk_fail(err, ELK_EINVAL, "point %ld is in both %s and %s", pt, inputs[rows[r - 1].file],
-                                  inputs[rows[r].file]);
-                continue;
-            }
-            if (pt > want) {
-                int sh = (int)(want % id[0].nshards);
-                const char *who = NULL;
-                for (int i = 0; i < n; i++)
-                    if (id[i].shard == sh) who = inputs[i];
-                if (who)
-                    st = elk_fail(err, ELK_EINVAL, "point %ld is missing from %s (shard %d/%d was interrupted?)",
-                                  want, who, sh, id[0].nshards);
-                else
-                    st = elk_fail(err, ELK_EINVAL, "point %ld is missing: no file holds shard %d/%d", want, sh,
-                                  id[0].nshards);
-            }
-            want = pt + 1;
-        }
-    }
+    st = merge_check(inputs, n, id, rows, k, err);
     if (st != ELK_OK) goto done;
     fprintf(out, "# elk-sweep name=%s id=%016llx points=%ld shard=0/1\n", id[0].name, id[0].id, id[0].points);
     for (int c = 1; c < t[0].ncomments; c++) fprintf(out, "%s\n", t[0].comments[c]);
