@@ -728,6 +728,21 @@ static elk_status preset_resolve(preset_cache *pc, const elk_point *p, elk_chip 
     return elk_point_apply(p, c, err);
 }
 
+/* Element i of an array of strings: its text, its line (the array's when
+ * libconfig gives none) and its path, or an error naming what was due. */
+static elk_status string_elem(ctx_t *c, const config_setting_t *arr, int i, const char *prefix, const char *what,
+                              const char **v, int *line, char *path, size_t pn)
+{
+    const config_setting_t *e = config_setting_get_elem(arr, (unsigned)i);
+    snprintf(path, pn, "%s.[%d]", prefix, i);
+    *line = line_of(e) ? line_of(e) : line_of(arr);
+    if (config_setting_type(e) != CONFIG_TYPE_STRING)
+        return elk_fail(c->err, ELK_EFIELD, "%s:%d: field '%s': expected %s (string), found %s", c->file, *line, path,
+                        what, type_name(config_setting_type(e)));
+    *v = config_setting_get_string(e);
+    return ELK_OK;
+}
+
 /* sweep.policies: names, each once (default: all five). */
 static elk_status parse_policies(ctx_t *c, const config_setting_t *pols, elk_sweep *s)
 {
@@ -738,18 +753,15 @@ static elk_status parse_policies(ctx_t *c, const config_setting_t *pols, elk_swe
     s->policy_mask = 0;
     int np = config_setting_length(pols);
     for (int i = 0; i < np; i++) {
-        const config_setting_t *e = config_setting_get_elem(pols, (unsigned)i);
         char path[64];
-        snprintf(path, sizeof path, "sweep.policies.[%d]", i);
-        int line = line_of(e) ? line_of(e) : line_of(pols);
-        if (config_setting_type(e) != CONFIG_TYPE_STRING)
-            return elk_fail(c->err, ELK_EFIELD, "%s:%d: field '%s': expected a policy name (string), found %s",
-                            c->file, line, path, type_name(config_setting_type(e)));
-        int p = elk_policy_find(config_setting_get_string(e));
+        const char *name;
+        int line;
+        ELK_TRY(string_elem(c, pols, i, "sweep.policies", "a policy name", &name, &line, path, sizeof path));
+        int p = elk_policy_find(name);
         if (p < 0)
             return elk_fail(c->err, ELK_ERANGE,
                             "%s:%d: field '%s': \"%s\" is not a policy (basic, static, elk-dyn, elk-full, ideal)",
-                            c->file, line, path, config_setting_get_string(e));
+                            c->file, line, path, name);
         if (s->policy_mask & (1u << p))
             return elk_fail(c->err, ELK_EFIELD, "%s:%d: field '%s': policy \"%s\" listed twice", c->file, line,
                             path, elk_policy_names[p]);
@@ -769,14 +781,10 @@ static elk_status parse_outputs(ctx_t *c, const config_setting_t *outs, elk_swee
                         "an array of column names [\"noc_tbps\", ...]"));
     int no = config_setting_length(outs);
     for (int i = 0; i < no; i++) {
-        const config_setting_t *e = config_setting_get_elem(outs, (unsigned)i);
         char path[64];
-        snprintf(path, sizeof path, "sweep.outputs.[%d]", i);
-        int line = line_of(e) ? line_of(e) : line_of(outs);
-        if (config_setting_type(e) != CONFIG_TYPE_STRING)
-            return elk_fail(c->err, ELK_EFIELD, "%s:%d: field '%s': expected a column name (string), found %s",
-                            c->file, line, path, type_name(config_setting_type(e)));
-        const char *on = config_setting_get_string(e);
+        const char *on;
+        int line;
+        ELK_TRY(string_elem(c, outs, i, "sweep.outputs", "a column name", &on, &line, path, sizeof path));
         int r = add_output(s, on);
         if (r == -1) {
             char list[1024] = "";

@@ -60,35 +60,55 @@ static void direct(const elk_point *p, elk_plan_cache *pc, double lat[ELK_POL_CO
     elk_problem_free(&pr);
 }
 
-/* non-blocking, as the TUI's wake pipe is */
-static void pipe_nb(int fd[2]) { ck_assert_int_eq(pipe2(fd, O_NONBLOCK | O_CLOEXEC), 0); }
+/* What each test starts from: a wake pipe, non-blocking as the TUI's is,
+ * and a session plan cache. */
+typedef struct {
+    int fd[2];
+    elk_plan_cache *pc;
+} rig;
+
+static void rig_open(rig *r)
+{
+    ck_assert_int_eq(pipe2(r->fd, O_NONBLOCK | O_CLOEXEC), 0);
+    r->pc = elk_plan_cache_alloc();
+    ck_assert_ptr_nonnull(r->pc);
+}
+
+static void rig_close(rig *r)
+{
+    elk_plan_cache_free(r->pc);
+    close(r->fd[0]);
+    close(r->fd[1]);
+}
+
+/* s answers request id for point p, with what elk_result_run gives. */
+static void check_answer(tui_snap *s, unsigned long id, const elk_point *p, elk_plan_cache *pc)
+{
+    ck_assert_ptr_nonnull(s);
+    ck_assert_msg(s->status == ELK_OK, "%s", s->err.msg);
+    ck_assert_uint_eq(s->id, id);
+    ck_assert(s->have_pr && s->have_res);
+    double lat[ELK_POL_COUNT];
+    direct(p, pc, lat);
+    for (int k = 0; k < ELK_POL_COUNT; k++) ck_assert_double_eq(s->res.pol[k].latency_ms, lat[k]);
+    tui_snap_free(s);
+}
 
 /* One request: one snapshot, the answer to it, equal to elk_result_run. */
 START_TEST(worker_one_point)
 {
-    int fd[2];
-    pipe_nb(fd);
-    elk_plan_cache *pc = elk_plan_cache_alloc();
-    ck_assert_ptr_nonnull(pc);
-    tui_worker *w = tui_worker_start(pc, fd[1]);
+    rig g;
+    rig_open(&g);
+    tui_worker *w = tui_worker_start(g.pc, g.fd[1]);
     ck_assert_ptr_nonnull(w);
     elk_point p = tiny_point(4);
     tui_worker_request(w, &p, 7);
-    wait_idle(fd[0], worker_busy, w);
+    wait_idle(g.fd[0], worker_busy, w);
     tui_snap *s = tui_worker_take(w);
-    ck_assert_ptr_nonnull(s);
-    ck_assert_msg(s->status == ELK_OK, "%s", s->err.msg);
-    ck_assert_uint_eq(s->id, 7);
-    ck_assert(s->have_pr && s->have_res);
     ck_assert_ptr_null(tui_worker_take(w)); /* taken once */
-    double lat[ELK_POL_COUNT];
-    direct(&p, pc, lat);
-    for (int k = 0; k < ELK_POL_COUNT; k++) ck_assert_double_eq(s->res.pol[k].latency_ms, lat[k]);
-    tui_snap_free(s);
+    check_answer(s, 7, &p, g.pc);
     tui_worker_stop(w);
-    elk_plan_cache_free(pc);
-    close(fd[0]);
-    close(fd[1]);
+    rig_close(&g);
 }
 END_TEST
 
@@ -96,10 +116,9 @@ END_TEST
  * only the last one is ever published, and it is the last point's answer. */
 START_TEST(worker_supersede)
 {
-    int fd[2];
-    pipe_nb(fd);
-    elk_plan_cache *pc = elk_plan_cache_alloc();
-    tui_worker *w = tui_worker_start(pc, fd[1]);
+    rig g;
+    rig_open(&g);
+    tui_worker *w = tui_worker_start(g.pc, g.fd[1]);
     ck_assert_ptr_nonnull(w);
     elk_point last = tiny_point(1);
     for (int i = 1; i <= 12; i++) {
@@ -115,19 +134,10 @@ START_TEST(worker_supersede)
             tui_snap_free(early);
         }
     }
-    wait_idle(fd[0], worker_busy, w);
-    tui_snap *s = tui_worker_take(w);
-    ck_assert_ptr_nonnull(s);
-    ck_assert_uint_eq(s->id, 12);
-    ck_assert_msg(s->status == ELK_OK, "%s", s->err.msg);
-    double lat[ELK_POL_COUNT];
-    direct(&last, pc, lat);
-    for (int k = 0; k < ELK_POL_COUNT; k++) ck_assert_double_eq(s->res.pol[k].latency_ms, lat[k]);
-    tui_snap_free(s);
+    wait_idle(g.fd[0], worker_busy, w);
+    check_answer(tui_worker_take(w), 12, &last, g.pc);
     tui_worker_stop(w);
-    elk_plan_cache_free(pc);
-    close(fd[0]);
-    close(fd[1]);
+    rig_close(&g);
 }
 END_TEST
 
@@ -135,17 +145,14 @@ END_TEST
  * (and frees what it held: the sanitizer builds check that). */
 START_TEST(worker_stop_busy)
 {
-    int fd[2];
-    pipe_nb(fd);
-    elk_plan_cache *pc = elk_plan_cache_alloc();
-    tui_worker *w = tui_worker_start(pc, fd[1]);
+    rig g;
+    rig_open(&g);
+    tui_worker *w = tui_worker_start(g.pc, g.fd[1]);
     ck_assert_ptr_nonnull(w);
     elk_point p = tiny_point(8);
     tui_worker_request(w, &p, 1);
     tui_worker_stop(w);
-    elk_plan_cache_free(pc);
-    close(fd[0]);
-    close(fd[1]);
+    rig_close(&g);
 }
 END_TEST
 
@@ -153,17 +160,16 @@ END_TEST
  * one-point run; restarting a sweep while one runs replaces it. */
 START_TEST(sweeper_points)
 {
-    int fd[2];
-    pipe_nb(fd);
-    elk_plan_cache *pc = elk_plan_cache_alloc();
-    tui_sweeper *sw = tui_sweeper_start(pc, fd[1]);
+    rig g;
+    rig_open(&g);
+    tui_sweeper *sw = tui_sweeper_start(g.pc, g.fd[1]);
     ck_assert_ptr_nonnull(sw);
     elk_point base = tiny_point(4);
     const double junk[] = {16, 32, 64, 8, 2};
     tui_sweeper_run(sw, &base, ELK_KNOB_BATCH, junk, 5);
     const double xs[] = {1, 2, 4};
     tui_sweeper_run(sw, &base, ELK_KNOB_BATCH, xs, 3); /* replaces the first */
-    wait_idle(fd[0], sweeper_busy, sw);
+    wait_idle(g.fd[0], sweeper_busy, sw);
     tui_sweep_data d;
     ck_assert(tui_sweeper_get(sw, &d));
     ck_assert_int_eq(d.n, 3);
@@ -174,7 +180,7 @@ START_TEST(sweeper_points)
         ck_assert_double_eq(d.pt[i].x, xs[i]);
         elk_point p = tiny_point((int)xs[i]);
         double lat[ELK_POL_COUNT];
-        direct(&p, pc, lat);
+        direct(&p, g.pc, lat);
         for (int k = 0; k < ELK_POL_COUNT; k++) {
             ck_assert(d.pt[i].have[k]);
             ck_assert_double_eq(d.pt[i].lat_ms[k], lat[k]);
@@ -183,14 +189,12 @@ START_TEST(sweeper_points)
     /* cancel a running sweep: it stops, and what finished stays finished */
     tui_sweeper_run(sw, &base, ELK_KNOB_BATCH, junk, 5);
     tui_sweeper_cancel(sw);
-    wait_idle(fd[0], sweeper_busy, sw);
+    wait_idle(g.fd[0], sweeper_busy, sw);
     ck_assert(tui_sweeper_get(sw, &d));
     ck_assert_int_le(d.done, 5);
     for (int i = 0; i < d.n; i++) ck_assert(d.pt[i].state == 0 || d.pt[i].state == 2);
     tui_sweeper_stop(sw);
-    elk_plan_cache_free(pc);
-    close(fd[0]);
-    close(fd[1]);
+    rig_close(&g);
 }
 END_TEST
 
