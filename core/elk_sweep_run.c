@@ -265,8 +265,11 @@ typedef struct {
     const elk_sweep_opts *o;
     elk_sched_opts sched;
     elk_plan_cache *cache;
-    long *idx;          /* the shard's point indices */
-    long n;
+    long n;             /* points of the shard: k-th is point shard + k * nshards */
+    /* Rows of points [written, written + win) wait in a ring of win slots
+     * (slot k % win), so memory does not grow with the sweep: a worker
+     * does not take point k until k - written < win. */
+    long win, written;
     point_rec *recs;
     char *done;
     long next, ndone;
@@ -279,6 +282,8 @@ typedef struct {
     pthread_mutex_t mu;
     pthread_cond_t cv;
 } runner;
+
+static long point_of(const runner *R, long k) { return R->o->shard + k * R->o->nshards; }
 
 static elk_status compute_point(runner *R, long idx, point_rec *rec, elk_error *err)
 {
@@ -329,30 +334,36 @@ static void *worker(void *arg)
     runner *R = arg;
     pthread_mutex_lock(&R->mu);
     while (!R->stop && R->next < R->n) {
+        if (R->next - R->written >= R->win) {
+            /* the oldest unwritten point holds the ring: wait for the writer */
+            pthread_cond_wait(&R->cv, &R->mu);
+            continue;
+        }
         long k = R->next++;
         pthread_mutex_unlock(&R->mu);
         point_rec rec;
         elk_error e;
         elk_error_clear(&e);
-        elk_status st = compute_point(R, R->idx[k], &rec, &e);
+        elk_status st = compute_point(R, point_of(R, k), &rec, &e);
         pthread_mutex_lock(&R->mu);
+        assert(k - R->written < R->win && !R->done[k % R->win]);
         if (st == ELK_OK) {
-            R->recs[k] = rec;
-            R->done[k] = 1;
+            R->recs[k % R->win] = rec;
+            R->done[k % R->win] = 1;
             R->ndone++;
             int bad = 0;
             for (int q = 0; q < ELK_POL_COUNT; q++) bad |= rec.status[q] && (R->s->policy_mask & (1u << q));
             if (bad && R->infeasible++ == 0) {
                 char d[160];
-                elk_sweep_describe_point(R->s, R->idx[k], d, sizeof d);
-                snprintf(R->first_infeasible, sizeof R->first_infeasible, "point %ld%s%s%s: %.120s", R->idx[k],
+                elk_sweep_describe_point(R->s, point_of(R, k), d, sizeof d);
+                snprintf(R->first_infeasible, sizeof R->first_infeasible, "point %ld%s%s%s: %.120s", point_of(R, k),
                          d[0] ? " (" : "", d, d[0] ? ")" : "", rec.note);
             }
         } else if (st != ELK_ECANCEL && R->st == ELK_OK) {
             char d[160];
-            elk_sweep_describe_point(R->s, R->idx[k], d, sizeof d);
+            elk_sweep_describe_point(R->s, point_of(R, k), d, sizeof d);
             R->st = st;
-            elk_fail(&R->err, st, "%s: point %ld%s%s%s: %s", R->s->path, R->idx[k], d[0] ? " (" : "", d,
+            elk_fail(&R->err, st, "%s: point %ld%s%s%s: %s", R->s->path, point_of(R, k), d[0] ? " (" : "", d,
                      d[0] ? ")" : "", e.msg);
             R->stop = 1;
         }
@@ -391,6 +402,20 @@ static int write_point(const elk_sweep *s, long idx, const point_rec *rec, FILE 
     return 0;
 }
 
+/* Write the finished prefix (with R->mu held), free its slots and wake
+ * the workers waiting for room. */
+static void write_ready(runner *R, FILE *out, int *io_bad)
+{
+    long was = R->written;
+    while (R->written < R->n && R->done[R->written % R->win]) {
+        long k = R->written;
+        if (!*io_bad && write_point(R->s, point_of(R, k), &R->recs[k % R->win], out)) *io_bad = 1;
+        R->done[k % R->win] = 0;
+        R->written++;
+    }
+    if (R->written != was) pthread_cond_broadcast(&R->cv);
+}
+
 void elk_sweep_opts_default(elk_sweep_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -426,17 +451,20 @@ elk_status elk_sweep_run(const elk_sweep *s, const elk_sweep_opts *o, FILE *out,
     long n = 0;
     for (long i = o->shard; i < s->npoints; i += o->nshards) n++;
     R.n = n;
-    R.idx = malloc(sizeof *R.idx * (size_t)(n ? n : 1));
-    R.recs = malloc(sizeof *R.recs * (size_t)(n ? n : 1));
-    R.done = calloc((size_t)(n ? n : 1), 1);
-    if (!R.cache || !R.idx || !R.recs || !R.done) {
-        free(R.idx);
+    int jobs = o->jobs < 1 ? 1 : o->jobs;
+    if (jobs > n) jobs = n ? (int)n : 1;
+    if (jobs > 256) jobs = 256;
+    /* room for every worker to run well ahead of a slow point */
+    R.win = 32L * jobs < 64 ? 64 : 32L * jobs;
+    if (R.win > n) R.win = n ? n : 1;
+    R.recs = malloc(sizeof *R.recs * (size_t)R.win);
+    R.done = calloc((size_t)R.win, 1);
+    if (!R.cache || !R.recs || !R.done) {
         free(R.recs);
         free(R.done);
         if (!o->cache) elk_plan_cache_free(R.cache);
         return elk_fail(err, ELK_ENOMEM, "out of memory for %ld points", n);
     }
-    for (long i = o->shard, k = 0; i < s->npoints; i += o->nshards) R.idx[k++] = i;
     pthread_mutex_init(&R.mu, NULL);
     pthread_cond_init(&R.cv, NULL);
 
@@ -444,10 +472,7 @@ elk_status elk_sweep_run(const elk_sweep *s, const elk_sweep_opts *o, FILE *out,
     elk_sweep_csv_head(s, o->shard, o->nshards, head, sizeof head);
     int io_bad = fputs(head, out) < 0;
 
-    int jobs = o->jobs < 1 ? 1 : o->jobs;
-    if (jobs > n) jobs = n ? (int)n : 1;
     pthread_t th[256];
-    if (jobs > 256) jobs = 256;
     int started = 0;
     pthread_mutex_lock(&R.mu);
     for (int j = 0; j < jobs; j++) {
@@ -455,13 +480,9 @@ elk_status elk_sweep_run(const elk_sweep *s, const elk_sweep_opts *o, FILE *out,
         started++;
         R.running++;
     }
-    long written = 0;
     double last_prog = 0;
     while (R.running > 0) {
-        while (written < n && R.done[written]) {
-            if (!io_bad && write_point(s, R.idx[written], &R.recs[written], out)) io_bad = 1;
-            written++;
-        }
+        write_ready(&R, out, &io_bad);
         if (o->cancel && atomic_load(o->cancel)) R.stop = 1;
         if (io_bad && !R.stop) {
             R.stop = 1;
@@ -470,6 +491,7 @@ elk_status elk_sweep_run(const elk_sweep *s, const elk_sweep_opts *o, FILE *out,
                 elk_fail(&R.err, ELK_EIO, "cannot write the CSV: %s", strerror(errno));
             }
         }
+        if (R.stop) pthread_cond_broadcast(&R.cv); /* workers waiting for room */
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         ts.tv_nsec += 100 * 1000000L;
@@ -493,9 +515,10 @@ elk_status elk_sweep_run(const elk_sweep *s, const elk_sweep_opts *o, FILE *out,
         R.st = ELK_ENOMEM;
         elk_fail(&R.err, ELK_ENOMEM, "cannot start worker threads");
     }
-    /* every finished point, gaps and all (after a cancel) */
-    for (; written < n; written++)
-        if (R.done[written] && !io_bad && write_point(s, R.idx[written], &R.recs[written], out)) io_bad = 1;
+    /* every finished point, gaps and all (after a cancel): only points
+     * below next were taken, all within the ring */
+    for (long k = R.written; k < R.next; k++)
+        if (R.done[k % R.win] && !io_bad && write_point(s, point_of(&R, k), &R.recs[k % R.win], out)) io_bad = 1;
     if (fflush(out) != 0) io_bad = 1;
     st->points = n;
     st->done = R.ndone;
@@ -512,7 +535,6 @@ elk_status elk_sweep_run(const elk_sweep *s, const elk_sweep_opts *o, FILE *out,
     if (ret != ELK_OK && err) *err = R.err;
     pthread_mutex_destroy(&R.mu);
     pthread_cond_destroy(&R.cv);
-    free(R.idx);
     free(R.recs);
     free(R.done);
     if (!o->cache) elk_plan_cache_free(R.cache);

@@ -404,6 +404,44 @@ START_TEST(run_deterministic_and_merge)
 }
 END_TEST
 
+/* More points than the writer's ring holds (64 slots for one or two
+ * jobs): rows still come out complete and in point order, the same bytes
+ * for 1, 2 and 3 jobs and for a sharded run merged back. */
+static const char *ring_sweep =
+    "sweep = {\n"
+    "  name = \"ring\";\n"
+    "  base = { chip = \"ipu-mk2\"; model = \"tiny\"; cores = 64; batch = 4; seq = 256; };\n"
+    "  axes = ( { knob = \"hbm-tbps\"; from = 0.02; to = 3.0; step = 0.02; } );\n"
+    "  policies = [\"elk-dyn\", \"ideal\"];\n"
+    "};\n";
+
+START_TEST(run_past_the_ring)
+{
+    elk_sweep s;
+    elk_error err;
+    ck_assert_msg(elk_sweep_load(write_file("ring.cfg", ring_sweep), &s, &err) == ELK_OK, "%s", err.msg);
+    ck_assert_int_eq(s.npoints, 150);
+    elk_plan_cache *pc = elk_plan_cache_alloc();
+    elk_sweep_stats st;
+    char *one = run_to_text(&s, 1, 0, 1, pc, &st);
+    ck_assert_int_eq(st.done, 150);
+    char *two = run_to_text(&s, 2, 0, 1, pc, &st);
+    char *three = run_to_text(&s, 3, 0, 1, pc, &st);
+    ck_assert_str_eq(one, two);
+    ck_assert_str_eq(one, three);
+    elk_csv_table t;
+    ck_assert_msg(elk_csv_parse(one, "ring", &t, &err) == ELK_OK, "%s", err.msg);
+    ck_assert_int_eq(t.nrows, 150 * 2);
+    for (int r = 0; r < t.nrows; r++) ck_assert_int_eq((int)elk_csv_num(&t, r, 0), r / 2);
+    elk_csv_free(&t);
+    free(one);
+    free(two);
+    free(three);
+    elk_plan_cache_free(pc);
+    elk_sweep_free(&s);
+}
+END_TEST
+
 /* A point no plan fits is written with status no-plan and empty metrics. */
 START_TEST(run_no_plan)
 {
@@ -520,6 +558,7 @@ static Suite *suite(void)
     tcase_add_checked_fixture(run, setup, teardown);
     tcase_set_timeout(run, 120);
     tcase_add_test(run, run_deterministic_and_merge);
+    tcase_add_test(run, run_past_the_ring);
     tcase_add_test(run, run_no_plan);
     tcase_add_test(run, run_cancelled);
     suite_add_tcase(s, run);
