@@ -20,6 +20,7 @@
 typedef struct {
     const elk_check_space *sp;
     unsigned long seed;
+    const char *profile;      /* --profile: forced on every point, or NULL */
     int n;
     int next;
     int failed;               /* a point could not be evaluated (out of memory) */
@@ -39,6 +40,7 @@ static void *worker(void *arg)
         if (k < 0) return NULL;
         elk_check_args a;
         elk_check_draw(w->sp, w->seed, k, &a);
+        if (w->profile) elk_check_args_set(&a, ELK_KNOB_PROFILE, w->profile);
         elk_status st = elk_check_eval(w->sp, &a, k, &w->results[k]);
         pthread_mutex_lock(&w->mu);
         if (st != ELK_OK) w->failed = 1;
@@ -50,7 +52,7 @@ static void *worker(void *arg)
 
 static void help(void)
 {
-    printf("usage: elk check [--points N] [--seed S] [--jobs J] [--gate LIST] [-v|--verbose]\n\n"
+    printf("usage: elk check [--points N] [--seed S] [--jobs J] [--profile P] [--gate LIST] [-v|--verbose]\n\n"
            "Draws N random design points (every chip and model preset, every topology,\n"
            "decode, prefill and train-fwd, and the knobs over their ranges; point k depends\n"
            "only on the seed and k) and checks every invariant of the model on each: the\n"
@@ -62,6 +64,8 @@ static void help(void)
            "  --points N    points to draw (default 200)\n"
            "  --seed S      seed of GSL's mt19937 (default 1)\n"
            "  --jobs J      threads (default 1)\n"
+           "  --profile P   cost profile of every point (paper, physical, +/-switch);\n"
+           "                default: each chip preset's (docs/VALIDATION.md, Cost profiles)\n"
            "  --gate LIST   comma-separated invariants whose violations set the exit\n"
            "                status (default: all); the others are still checked and printed\n"
            "  -v, --verbose list every point and the fixed algorithms' inversions\n\n"
@@ -108,13 +112,14 @@ static void print_point(const elk_check_result *r, int verbose, long *viol, long
 
 int elk_cmd_check(int argc, char **argv)
 {
-    const char *points_s = "200", *seed_s = "1", *jobs_s = "1", *gate_s = NULL;
+    const char *points_s = "200", *seed_s = "1", *jobs_s = "1", *gate_s = NULL, *profile = NULL;
     int want_help = 0, verbose = 0;
     elk_opt opts[] = {
         {"points", 1, &points_s, NULL, NULL},
         {"seed", 1, &seed_s, NULL, NULL},
         {"jobs", 1, &jobs_s, NULL, NULL},
         {"gate", 1, &gate_s, NULL, NULL},
+        {"profile", 1, &profile, NULL, NULL},
         {"verbose", 0, NULL, &verbose, NULL},
         {"help", 0, NULL, &want_help, NULL},
         {NULL, 0, NULL, NULL, NULL},
@@ -137,6 +142,7 @@ int elk_cmd_check(int argc, char **argv)
         return 0;
     }
     long npoints, seed, jobs;
+    elk_error err;
     if (elk_parse_long(points_s, 1, 10000000, &npoints)) {
         elk_cli_error("check: --points %s: expected an integer 1 .. 10000000", points_s);
         return ELK_EXIT_USAGE;
@@ -150,6 +156,15 @@ int elk_cmd_check(int argc, char **argv)
         return ELK_EXIT_USAGE;
     }
 
+    if (profile) {
+        unsigned mask;
+        if (strlen(profile) >= sizeof ((elk_check_args *)0)->val[0] ||
+            elk_profile_parse(profile, &mask, &err) != ELK_OK) {
+            elk_cli_error("check: --profile %s: %s", profile,
+                          strlen(profile) >= sizeof ((elk_check_args *)0)->val[0] ? "too long" : err.msg);
+            return ELK_EXIT_USAGE;
+        }
+    }
     int gated[ELK_CHECK_COUNT];
     for (int i = 0; i < ELK_CHECK_COUNT; i++) gated[i] = gate_s == NULL;
     if (gate_s) {
@@ -169,7 +184,6 @@ int elk_cmd_check(int argc, char **argv)
     }
 
     static elk_check_space sp;
-    elk_error err;
     if (elk_check_space_init(&sp, &err) != ELK_OK) {
         elk_cli_error("%s", err.msg);
         return ELK_EXIT_FAIL;
@@ -181,6 +195,7 @@ int elk_cmd_check(int argc, char **argv)
     memset(&w, 0, sizeof w);
     w.sp = &sp;
     w.seed = (unsigned long)seed;
+    w.profile = profile;
     w.n = (int)npoints;
     w.results = calloc((size_t)w.n, sizeof *w.results);
     w.done = calloc((size_t)w.n, 1);

@@ -63,6 +63,11 @@ int elk_cmd_plot(int argc, char **argv);
 int elk_cmd_reproduce(int argc, char **argv);
 int elk_cmd_fit(int argc, char **argv);
 int elk_cmd_gap(int argc, char **argv);
+int elk_cmd_ablate(int argc, char **argv);
+int elk_cmd_noise(int argc, char **argv);
+int elk_cmd_balance(int argc, char **argv);
+int elk_cmd_sensitivity(int argc, char **argv);
+int elk_cmd_controllers(int argc, char **argv);
 int elk_cmd_check(int argc, char **argv);
 
 #endif

@@ -1,5 +1,7 @@
 #include "elk_plan.h"
 
+#include <assert.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -361,31 +363,51 @@ typedef struct {
     double c, x;
 } stair_pt;
 
-/* qsort has no context argument; each thread sorts its own enumeration */
-static _Thread_local const enum_ctx *t_sort_ctx;
+/* The plans are sorted through an index (the structs are large) with C
+ * computed once per plan. Ties fall to the spatial plan, then to enumeration
+ * order, which makes the order total and independent of the sort algorithm. */
+typedef struct {
+    const elk_plan *v;
+    const double *c;
+} sort_ctx;
 
-static int cmp_plan(const void *pa, const void *pb)
+/* qsort has no context argument; each thread sorts its own enumeration */
+static _Thread_local sort_ctx t_sort;
+
+static int cmp_idx(const void *pa, const void *pb)
 {
-    const elk_plan *a = pa, *b = pb;
-    const enum_ctx *e = t_sort_ctx;
+    int i = *(const int *)pa, j = *(const int *)pb;
+    const elk_plan *a = &t_sort.v[i], *b = &t_sort.v[j];
     if (a->hot != b->hot) return a->hot < b->hot ? -1 : 1;
-    double ca = plan_C(e, a), cb = plan_C(e, b);
-    if (ca != cb) return ca < cb ? -1 : 1;
+    if (t_sort.c[i] != t_sort.c[j]) return t_sort.c[i] < t_sort.c[j] ? -1 : 1;
     if (a->xcyc != b->xcyc) return a->xcyc < b->xcyc ? -1 : 1;
-    return memcmp(a->p, b->p, sizeof a->p) < 0 ? -1 : (memcmp(a->p, b->p, sizeof a->p) > 0);
+    int m = memcmp(a->p, b->p, sizeof a->p);
+    if (m) return m < 0 ? -1 : 1;
+    return (i > j) - (i < j);
 }
 
 static int global_prune(enum_ctx *e)
 {
     plan_vec *a = &e->all;
     if (a->n == 0) return 0;
-    t_sort_ctx = e;
-    qsort(a->v, (size_t)a->n, sizeof *a->v, cmp_plan);
+    int *idx = malloc((size_t)a->n * sizeof *idx);
+    double *cv = malloc((size_t)a->n * sizeof *cv);
     stair_pt *st = malloc((size_t)(a->n + 1) * sizeof *st);
-    if (!st) return -1;
-    int ns = 0, keep = 0;
+    if (!idx || !cv || !st) {
+        free(idx);
+        free(cv);
+        free(st);
+        return -1;
+    }
     for (int i = 0; i < a->n; i++) {
-        double c = plan_C(e, &a->v[i]), x = a->v[i].xcyc;
+        idx[i] = i;
+        cv[i] = plan_C(e, &a->v[i]);
+    }
+    t_sort = (sort_ctx){a->v, cv};
+    qsort(idx, (size_t)a->n, sizeof *idx, cmp_idx);
+    int ns = 0, keep = 0;
+    for (int r = 0; r < a->n; r++) {
+        double c = cv[idx[r]], x = a->v[idx[r]].xcyc;
         /* last stair point with C <= c */
         int lo = 0, hi = ns;
         while (lo < hi) {
@@ -400,10 +422,20 @@ static int global_prune(enum_ctx *e)
         memmove(&st[lo + 1], &st[j], (size_t)(ns - j) * sizeof *st);
         ns -= j - lo - 1;
         st[lo] = (stair_pt){c, x};
-        a->v[keep++] = a->v[i];
+        idx[keep++] = idx[r]; /* keep <= r: the survivors, in sorted order */
     }
     free(st);
-    a->n = keep;
+    free(cv);
+    elk_plan *out = malloc((size_t)(keep ? keep : 1) * sizeof *out);
+    if (!out) {
+        free(idx);
+        return -1;
+    }
+    for (int r = 0; r < keep; r++) out[r] = a->v[idx[r]];
+    free(idx);
+    free(a->v);
+    a->v = out;
+    a->n = a->cap = keep;
     return 0;
 }
 
@@ -557,7 +589,11 @@ elk_status elk_plan_enumerate(const elk_chip *c, const elk_op *op, double sram_b
                         op->name, c->cores, elk_op_kind_names[op->kind],
                         (op->hbm_bytes + elk_op_tensor_elems(op, 0) * op->dtype_bytes) / 1024.0);
     }
-    set->plans = e.all.v;
+    /* the enumeration's buffer held every plan kept before the global prune:
+     * a cached set keeps only the survivors (a set's memory is what the
+     * cache's byte budget counts) */
+    elk_plan *shrunk = realloc(e.all.v, (size_t)e.all.n * sizeof *e.all.v);
+    set->plans = shrunk ? shrunk : e.all.v;
     set->nplans = e.all.n;
     int cap = 0;
     for (int i = 0; i < set->nplans; i++) {
@@ -568,6 +604,10 @@ elk_status elk_plan_enumerate(const elk_chip *c, const elk_op *op, double sram_b
         }
         set->plans[i].opt0 = set->nopts - k;
         set->plans[i].nopt = k;
+    }
+    if (set->nopts > 0 && set->nopts < cap) {
+        elk_cold_opt *o = realloc(set->opts, (size_t)set->nopts * sizeof *o);
+        if (o) set->opts = o;
     }
     return ELK_OK;
 }
@@ -604,14 +644,22 @@ static int cmp_menu(const void *pa, const void *pb)
 
 elk_status elk_menu_build(const elk_chip *c, const elk_op *op, const elk_plan_set *set, elk_menu *m, elk_error *err)
 {
+    return elk_menu_build_scaled(c, op, set, 1, 1, m, err);
+}
+
+elk_status elk_menu_build_scaled(const elk_chip *c, const elk_op *op, const elk_plan_set *set, double fcomp,
+                                 double fxchg, elk_menu *m, elk_error *err)
+{
     (void)op;
+    assert(fcomp > 0 && fxchg > 0);
     memset(m, 0, sizeof *m);
     menu_tmp *t = malloc((size_t)set->nplans * sizeof *t);
     if (!t) return elk_fail(err, ELK_ENOMEM, "out of memory");
     for (int i = 0; i < set->nplans; i++) {
         const elk_plan *p = &set->plans[i];
         t[i].hot = p->hot;
-        t[i].exe = p->comp / c->compute_scale + elk_plan_xcycles(c, p) + p->syncs * c->sync_cycles * elk_chip_xfactor(c);
+        t[i].exe = p->comp / c->compute_scale * fcomp +
+                   (elk_plan_xcycles(c, p) + p->syncs * c->sync_cycles * elk_chip_xfactor(c)) * fxchg;
         t[i].plan = i;
     }
     qsort(t, (size_t)set->nplans, sizeof *t, cmp_menu);
@@ -638,7 +686,7 @@ elk_status elk_menu_build(const elk_chip *c, const elk_op *op, const elk_plan_se
         elk_menu_entry *en = &m->e[i];
         en->hot = p->hot;
         en->exe = t[i].exe;
-        en->comp = p->comp / c->compute_scale;
+        en->comp = p->comp / c->compute_scale * fcomp;
         en->xcyc = en->exe - en->comp;
         en->xbytes = p->shift_bytes + p->rs_bytes + p->rd_bytes;
         en->plan = t[i].plan;
@@ -656,6 +704,7 @@ elk_status elk_menu_build(const elk_chip *c, const elk_op *op, const elk_plan_se
                 mc->dist = (o->dist_bytes + o->cold) * elk_cost_shift_cpb(c) + o->factor * c->sync_cycles;
             else
                 mc->dist = elk_cost_alltoall(c, o->dist_bytes, o->dist_group) + c->sync_cycles;
+            mc->dist *= fxchg;
             mc->deliv = o->deliv;
             if (o->cold < m->min_cold) m->min_cold = o->cold;
         }
@@ -739,7 +788,9 @@ int elk_menu_best(const elk_menu *m, double budget)
 
 /* One cached set. state: 0 being enumerated by one thread (others wait on
  * the cache's condition variable), 1 ready, 2 failed (status and error kept
- * so waiters report the same error). */
+ * so waiters report the same error). refs counts the holders (problems,
+ * pick_split) of a ready set; bytes is what the set holds; used orders
+ * entries for eviction (the cache's clock at the last get or release). */
 typedef struct cache_ent {
     char key[512];
     uint64_t hash;
@@ -747,18 +798,30 @@ typedef struct cache_ent {
     elk_status st;
     elk_error err;
     elk_plan_set set;
+    int refs;
+    size_t bytes;
+    unsigned long long used;
     struct cache_ent *next;
 } cache_ent;
 
-/* Owns every entry. Invariant: entries are only added, and an entry's set
- * never changes once its state is 1, so pointers handed out stay valid until
- * elk_plan_cache_free. */
+/* Owns every entry. Invariants: an entry's set never changes once its state
+ * is 1, and a set with refs > 0 is never evicted, so a pointer handed out
+ * stays valid until it is released; bytes is the sum of the entries' bytes;
+ * after a release, bytes <= budget unless every entry over it is held
+ * (budget 0: unbounded). */
 struct elk_plan_cache {
     pthread_mutex_t mu;
     pthread_cond_t done;
     cache_ent *head;
-    long hits, misses, entries;
+    long hits, misses, entries, evicted;
+    size_t bytes, budget, peak;
+    unsigned long long clock;
 };
+
+static size_t set_bytes(const elk_plan_set *s)
+{
+    return sizeof(cache_ent) + (size_t)s->nplans * sizeof *s->plans + (size_t)s->nopts * sizeof *s->opts;
+}
 
 elk_plan_cache *elk_plan_cache_alloc(void)
 {
@@ -766,8 +829,16 @@ elk_plan_cache *elk_plan_cache_alloc(void)
     if (pc) {
         pthread_mutex_init(&pc->mu, NULL);
         pthread_cond_init(&pc->done, NULL);
+        pc->budget = ELK_PLAN_CACHE_BUDGET;
     }
     return pc;
+}
+
+void elk_plan_cache_set_budget(elk_plan_cache *pc, size_t bytes)
+{
+    pthread_mutex_lock(&pc->mu);
+    pc->budget = bytes;
+    pthread_mutex_unlock(&pc->mu);
 }
 
 void elk_plan_cache_free(elk_plan_cache *pc)
@@ -775,6 +846,7 @@ void elk_plan_cache_free(elk_plan_cache *pc)
     if (!pc) return;
     for (cache_ent *e = pc->head; e;) {
         cache_ent *n = e->next;
+        assert(e->refs == 0); /* every problem is freed before its cache */
         elk_plan_set_free(&e->set);
         free(e);
         e = n;
@@ -782,6 +854,39 @@ void elk_plan_cache_free(elk_plan_cache *pc)
     pthread_cond_destroy(&pc->done);
     pthread_mutex_destroy(&pc->mu);
     free(pc);
+}
+
+/* Free least recently used ready sets nobody holds until the cache fits its
+ * budget. Called with the lock held. */
+static void evict(elk_plan_cache *pc)
+{
+    while (pc->budget && pc->bytes > pc->budget) {
+        cache_ent **victim = NULL;
+        for (cache_ent **pe = &pc->head; *pe; pe = &(*pe)->next) {
+            cache_ent *e = *pe;
+            if (e->state == 1 && e->refs == 0 && (!victim || e->used < (*victim)->used)) victim = pe;
+        }
+        if (!victim) return;
+        cache_ent *e = *victim;
+        *victim = e->next;
+        assert(pc->bytes >= e->bytes);
+        pc->bytes -= e->bytes;
+        pc->evicted++;
+        elk_plan_set_free(&e->set);
+        free(e);
+    }
+}
+
+void elk_plan_cache_release(elk_plan_cache *pc, const elk_plan_set *set)
+{
+    if (!pc || !set) return;
+    cache_ent *e = (cache_ent *)((char *)set - offsetof(cache_ent, set));
+    pthread_mutex_lock(&pc->mu);
+    assert(e->state == 1 && e->refs > 0);
+    e->refs--;
+    e->used = ++pc->clock;
+    evict(pc);
+    pthread_mutex_unlock(&pc->mu);
 }
 
 static uint64_t fnv(const char *s)
@@ -832,8 +937,13 @@ elk_status elk_plan_cache_get(elk_plan_cache *pc, const elk_chip *c, const elk_o
         while (e->state == 0) pthread_cond_wait(&pc->done, &pc->mu);
         pc->hits++;
         elk_status st = e->st;
-        if (st == ELK_OK) *out = &e->set;
-        else if (err) *err = e->err;
+        if (st == ELK_OK) {
+            e->refs++;
+            e->used = ++pc->clock;
+            *out = &e->set;
+        } else if (err) {
+            *err = e->err;
+        }
         pthread_mutex_unlock(&pc->mu);
         return st;
     }
@@ -859,6 +969,11 @@ elk_status elk_plan_cache_get(elk_plan_cache *pc, const elk_chip *c, const elk_o
     ne->st = st;
     ne->err = e2;
     ne->state = st == ELK_OK ? 1 : 2;
+    ne->bytes = st == ELK_OK ? set_bytes(&ne->set) : sizeof *ne;
+    ne->refs = st == ELK_OK;
+    ne->used = ++pc->clock;
+    pc->bytes += ne->bytes;
+    if (pc->bytes > pc->peak) pc->peak = pc->bytes;
     pthread_cond_broadcast(&pc->done);
     pthread_mutex_unlock(&pc->mu);
     if (st == ELK_OK) *out = &ne->set;
@@ -871,4 +986,13 @@ void elk_plan_cache_stats(const elk_plan_cache *pc, long *hits, long *misses, lo
     *hits = pc->hits;
     *misses = pc->misses;
     *entries = pc->entries;
+}
+
+void elk_plan_cache_usage(elk_plan_cache *pc, size_t *bytes, size_t *peak, long *evicted)
+{
+    pthread_mutex_lock(&pc->mu);
+    if (bytes) *bytes = pc->bytes;
+    if (peak) *peak = pc->peak;
+    if (evicted) *evicted = pc->evicted;
+    pthread_mutex_unlock(&pc->mu);
 }

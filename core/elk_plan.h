@@ -110,6 +110,10 @@ double elk_plan_xcycles(const elk_chip *c, const elk_plan *pl);
 
 /* Time the set on chip c: the (hot, exe) front and its cold options. */
 elk_status elk_menu_build(const elk_chip *c, const elk_op *op, const elk_plan_set *set, elk_menu *m, elk_error *err);
+/* The same with every plan's compute multiplied by fcomp and its exchange,
+ * syncs and data distribution by fxchg (elk_noise: a cost model that is off). */
+elk_status elk_menu_build_scaled(const elk_chip *c, const elk_op *op, const elk_plan_set *set, double fcomp,
+                                 double fxchg, elk_menu *m, elk_error *err);
 void elk_menu_free(elk_menu *m);
 /* Index of the fastest entry with hot <= budget, or -1. */
 int elk_menu_best(const elk_menu *m, double budget);
@@ -123,13 +127,23 @@ void elk_menu_reprice(const elk_chip *c, elk_menu *m, double phi, int slot);
 
 /* A thread-safe cache of plan sets keyed by (operator shape, the chip
  * parameters enumeration depends on). HBM and NoC bandwidth are not part of
- * the key: changing them re-times cached sets. */
+ * the key: changing them re-times cached sets. It holds at most a byte
+ * budget of sets nobody uses (least recently used go first); sets in use
+ * are never freed, so one design point larger than the budget still runs. */
 typedef struct elk_plan_cache elk_plan_cache;
+#define ELK_PLAN_CACHE_BUDGET ((size_t)256 << 20) /* default budget, bytes */
 elk_plan_cache *elk_plan_cache_alloc(void);
+/* Free the cache; every set it handed out must have been released. */
 void elk_plan_cache_free(elk_plan_cache *pc);
-/* Returns a set owned by the cache (valid until the cache is freed). */
+/* 0: unbounded. */
+void elk_plan_cache_set_budget(elk_plan_cache *pc, size_t bytes);
+/* Returns a set owned by the cache, held for the caller until
+ * elk_plan_cache_release. */
 elk_status elk_plan_cache_get(elk_plan_cache *pc, const elk_chip *c, const elk_op *op,
                               const elk_plan_set **out, elk_error *err);
+void elk_plan_cache_release(elk_plan_cache *pc, const elk_plan_set *set);
 void elk_plan_cache_stats(const elk_plan_cache *pc, long *hits, long *misses, long *entries);
+/* Bytes held now and at most, and sets evicted so far. */
+void elk_plan_cache_usage(elk_plan_cache *pc, size_t *bytes, size_t *peak, long *evicted);
 
 #endif

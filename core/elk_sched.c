@@ -80,7 +80,9 @@ static double fastest_exe(const split_ctx *sc, const elk_op *op)
     elk_error err;
     elk_menu m;
     if (elk_plan_cache_get(sc->pc, sc->c, op, &set, &err) != ELK_OK) return INFINITY;
-    if (elk_menu_build(sc->c, op, set, &m, &err) != ELK_OK) return INFINITY;
+    elk_status st = elk_menu_build(sc->c, op, set, &m, &err);
+    elk_plan_cache_release(sc->pc, set);
+    if (st != ELK_OK) return INFINITY;
     double e = m.n > 0 ? m.e[m.n - 1].exe : INFINITY;
     elk_menu_free(&m);
     return e;
@@ -156,6 +158,7 @@ elk_status elk_problem_init_graph(elk_problem *pr, const elk_chip *c, const elk_
         if (rep[pr->graph.ops[i].shape_id] < 0) rep[pr->graph.ops[i].shape_id] = i;
     double t0 = now_ms();
     elk_status st = ELK_OK;
+    pr->cache = pc;
     for (int s = 0; s < ns && st == ELK_OK; s++)
         st = elk_plan_cache_get(pc, &pr->chip, &pr->graph.ops[rep[s]], &pr->sets[s], err);
     double t1 = now_ms();
@@ -173,6 +176,8 @@ void elk_problem_free(elk_problem *pr)
     if (pr->menus)
         for (int s = 0; s < pr->graph.nshapes; s++) elk_menu_free(&pr->menus[s]);
     free(pr->menus);
+    if (pr->sets)
+        for (int s = 0; s < pr->graph.nshapes; s++) elk_plan_cache_release(pr->cache, pr->sets[s]);
     free(pr->sets);
     elk_graph_free(&pr->graph);
     memset(pr, 0, sizeof *pr);
@@ -199,6 +204,7 @@ typedef struct {
     int price;          /* Elk: which allocator price slot (elk_menu eff) */
     int force_q;        /* exact search: take only this candidate (-1: the policy's rule) */
     int force_e;        /* exact search: with this execute-state entry (-1: the allocator's) */
+    int replay;         /* o->replay_*: force_e at every candidate, the furthest up to force_q */
     int list_mode;      /* exact search: list feasible candidates (1) or (candidate, plan) pairs (2) */
     int *cand, *cand_e; /* exact search: the listed pairs */
     int ncand, cand_cap;
@@ -211,7 +217,7 @@ typedef struct {
     int *pos;           /* op -> position */
     int *pmax;          /* max position over ops 0..i */
     double *es, *ee, *ps, *pe;
-    int *entry, *copt, *pnum;
+    int *entry, *copt, *pnum, *win;
     double *cold, *dist, *deliv, *dur, *nocT, *hbmT, *stall, *resident;
     int placed_lo;
     int lookback;       /* max over ops j of pmax[j] + 1 - pos[j]: how far before an op's first
@@ -506,6 +512,10 @@ static void place_preloads(sctx *x, int i)
 static int schedule_op(sctx *x, int i)
 {
     assert(x->pol != ELK_POL_IDEAL); /* Ideal is run_ideal's closed form */
+    if (x->replay) {
+        x->force_e = x->o->replay_entry[i];
+        x->force_q = x->o->replay_window[i];
+    }
     const elk_menu *mi = menu_of(x, i);
     const elk_problem *pr = x->pr;
     double sram = pr->sram;
@@ -564,7 +574,7 @@ static int schedule_op(sctx *x, int i)
             break;
         }
         default: { /* Elk-Dyn, Elk-Full */
-            if (x->force_e >= 0 && x->force_q == q) {
+            if (x->force_e >= 0 && (x->replay || x->force_q == q)) {
                 /* the exact search's pair: this plan, waiting preloads as they are */
                 for (int k = 0; k < nw; k++) x->Wc[k] = x->copt[x->W[k]];
                 entry = x->force_e;
@@ -620,7 +630,8 @@ static int schedule_op(sctx *x, int i)
             continue;
         }
         int take;
-        if (x->force_q >= 0) take = q == x->force_q;
+        if (x->replay) take = q <= x->force_q; /* the furthest the times allow */
+        else if (x->force_q >= 0) take = q == x->force_q;
         else if (x->pol == ELK_POL_BASIC) take = q <= basic_target; /* the furthest allowed candidate */
         else if (x->pol == ELK_POL_STATIC) take = 1;          /* as many preloads as fit */
         else take = start > best_start;
@@ -638,12 +649,14 @@ static int schedule_op(sctx *x, int i)
         }
         if (last || nw >= x->window) break;
         if (x->pol == ELK_POL_BASIC && q >= basic_target) break;
+        if (x->replay && q >= x->force_q) break;
     }
     if (x->list_mode) return 0;
     if (best_q < 0) return -1;
 
     /* commit */
     x->entry[i] = best_entry;
+    x->win[i] = best_q;
     const elk_menu_entry *e = &mi->e[best_entry];
     set_cold(x, i, x->mincold ? best_k : initial_cold(x, i, best_entry));
     double own = e->exe + x->dist[i];
@@ -713,7 +726,7 @@ static int sctx_init(sctx *x, const elk_problem *pr, const elk_sched_opts *o, el
     x->pos = malloc((size_t)N * sizeof *x->pos);
     x->pmax = malloc((size_t)N * sizeof *x->pmax);
     x->es = malloc((size_t)N * 4 * sizeof *x->es);
-    x->entry = malloc((size_t)N * 3 * sizeof *x->entry);
+    x->entry = malloc((size_t)N * 4 * sizeof *x->entry);
     x->cold = malloc((size_t)N * 8 * sizeof *x->cold);
     if (!x->pos || !x->pmax || !x->es || !x->entry || !x->cold) {
         sctx_free(x);
@@ -724,6 +737,7 @@ static int sctx_init(sctx *x, const elk_problem *pr, const elk_sched_opts *o, el
     x->pe = x->es + 3 * N;
     x->copt = x->entry + N;
     x->pnum = x->entry + 2 * N;
+    x->win = x->entry + 3 * N;
     x->dist = x->cold + N;
     x->deliv = x->cold + 2 * N;
     x->dur = x->cold + 3 * N;
@@ -745,6 +759,7 @@ static int sctx_init(sctx *x, const elk_problem *pr, const elk_sched_opts *o, el
     }
     x->placed_lo = N;
     x->force_q = x->force_e = -1;
+    x->replay = o->replay_entry && (pol == ELK_POL_DYN || pol == ELK_POL_FULL);
     unsigned prof = pr->chip.profile;
     x->artifact_noc = (prof >> ELK_PSW_CONTENTION) & 1u;
     x->mincold = ((prof >> ELK_PSW_MINCOLD) & 1u) && (pol == ELK_POL_BASIC || pol == ELK_POL_STATIC);
@@ -818,6 +833,8 @@ static int fill_schedule(const sctx *x, double makespan, elk_schedule *s)
         o->exe_noc_bytes = (e->xbytes + (x->pol == ELK_POL_IDEAL ? 0 : db)) * c->cores;
         o->resident = x->resident[i];
         if (o->resident > s->peak_resident) s->peak_resident = o->resident;
+        o->plan = e->plan;
+        o->window = x->pol == ELK_POL_IDEAL ? -1 : x->win[i];
     }
     s->latency = makespan;
     s->latency_ms = makespan / (c->clock_ghz * 1e6);
@@ -938,6 +955,7 @@ static elk_status run_one(const elk_problem *pr, elk_policy pol, const elk_sched
     *makespan = ms;
     if (st == ELK_OK && out && isfinite(ms)) {
         out->policy = pol;
+        out->run_variant = variant;
         if (fill_schedule(&x, ms, out)) st = elk_fail(err, ELK_ENOMEM, "out of memory");
     }
     sctx_free(&x);
@@ -1037,7 +1055,7 @@ static elk_status run_ideal(const elk_problem *pr, const elk_sched_opts *o, cons
 typedef struct {
     sctx *x;
     double *snap_d;  /* per depth: es..pe (4N) and cold..resident (8N) */
-    int *snap_i;     /* per depth: entry, copt, pnum (3N) */
+    int *snap_i;     /* per depth: entry, copt, pnum, win (4N) */
     int *snap_lo;
     int *cands;      /* per depth: candidate preload numbers */
     int *cands_e;    /* per depth: their execute-state entries */
@@ -1059,7 +1077,7 @@ static void ex_save(exact_ctx *e, int depth)
     int N = x->N;
     memcpy(e->snap_d + (size_t)depth * 12 * N, x->es, (size_t)4 * N * sizeof(double));
     memcpy(e->snap_d + (size_t)depth * 12 * N + 4 * N, x->cold, (size_t)8 * N * sizeof(double));
-    memcpy(e->snap_i + (size_t)depth * 3 * N, x->entry, (size_t)3 * N * sizeof(int));
+    memcpy(e->snap_i + (size_t)depth * 4 * N, x->entry, (size_t)4 * N * sizeof(int));
     e->snap_lo[depth] = x->placed_lo;
 }
 
@@ -1069,7 +1087,7 @@ static void ex_load(exact_ctx *e, int depth)
     int N = x->N;
     memcpy(x->es, e->snap_d + (size_t)depth * 12 * N, (size_t)4 * N * sizeof(double));
     memcpy(x->cold, e->snap_d + (size_t)depth * 12 * N + 4 * N, (size_t)8 * N * sizeof(double));
-    memcpy(x->entry, e->snap_i + (size_t)depth * 3 * N, (size_t)3 * N * sizeof(int));
+    memcpy(x->entry, e->snap_i + (size_t)depth * 4 * N, (size_t)4 * N * sizeof(int));
     x->placed_lo = e->snap_lo[depth];
 }
 
@@ -1100,7 +1118,7 @@ static void ex_dfs(exact_ctx *e, int i)
             e->best = -t0;
             ex_save(e, x->N); /* the slot past the deepest holds the best */
             memcpy(e->best_d, e->snap_d + (size_t)x->N * 12 * x->N, (size_t)12 * x->N * sizeof(double));
-            memcpy(e->best_i, e->snap_i + (size_t)x->N * 3 * x->N, (size_t)3 * x->N * sizeof(int));
+            memcpy(e->best_i, e->snap_i + (size_t)x->N * 4 * x->N, (size_t)4 * x->N * sizeof(int));
             e->best_lo = x->placed_lo;
         }
         return;
@@ -1165,7 +1183,7 @@ elk_status elk_schedule_exact(const elk_problem *pr, const elk_sched_opts *o, lo
     e.plans = plans;
     e.best_lo = -1;
     e.snap_d = malloc((size_t)(N + 1) * 12 * N * sizeof(double));
-    e.snap_i = malloc((size_t)(N + 1) * 3 * N * sizeof(int));
+    e.snap_i = malloc((size_t)(N + 1) * 4 * N * sizeof(int));
     e.snap_lo = malloc((size_t)(N + 1) * sizeof(int));
     int maxe = 1;
     for (int k = 0; k < pr->graph.nshapes; k++)
@@ -1176,7 +1194,7 @@ elk_status elk_schedule_exact(const elk_problem *pr, const elk_sched_opts *o, lo
     e.minexe = malloc((size_t)N * sizeof(double));
     e.hbm_cycles = malloc((size_t)N * sizeof(double));
     e.best_d = malloc((size_t)12 * N * sizeof(double));
-    e.best_i = malloc((size_t)3 * N * sizeof(int));
+    e.best_i = malloc((size_t)4 * N * sizeof(int));
     elk_status st = ELK_OK;
     if (!e.snap_d || !e.snap_i || !e.snap_lo || !e.cands || !e.cands_e || !e.minexe || !e.hbm_cycles || !e.best_d || !e.best_i) {
         st = elk_fail(err, ELK_ENOMEM, "out of memory");
@@ -1198,7 +1216,7 @@ elk_status elk_schedule_exact(const elk_problem *pr, const elk_sched_opts *o, lo
     if (e.best_lo >= 0) {
         memcpy(x.es, e.best_d, (size_t)4 * N * sizeof(double));
         memcpy(x.cold, e.best_d + 4 * N, (size_t)8 * N * sizeof(double));
-        memcpy(x.entry, e.best_i, (size_t)3 * N * sizeof(int));
+        memcpy(x.entry, e.best_i, (size_t)4 * N * sizeof(int));
         x.placed_lo = e.best_lo;
         s->policy = ELK_POL_DYN;
         s->adopted = -1;
@@ -1480,7 +1498,20 @@ static elk_status schedule_run(const elk_problem *pr, elk_policy pol, const elk_
         st = run_ideal(pr, o, ident, s, err);
         ms = s->latency;
         break;
-    case ELK_POL_DYN: {
+    case ELK_POL_DYN:
+    case ELK_POL_FULL:
+        if (o->replay_entry) {
+            st = run_one(pr, pol, o, o->replay_order ? o->replay_order : ident, N, o->replay_variant, 0, INFINITY,
+                         &ms, s, err);
+            s->static_variant = o->replay_variant % ELK_PRICES;
+            break;
+        }
+        if (pol == ELK_POL_FULL) {
+            st = run_full(pr, o, given, s, err);
+            ms = s->ops ? s->latency : INFINITY;
+            break;
+        }
+        {
         /* the allocator's price of replication traffic is searched, as the
          * artifact searches its NoC threshold for Elk-Dyn */
         int v = best_price(pr, o, ident, N, &st, err);
@@ -1526,10 +1557,6 @@ static elk_status schedule_run(const elk_problem *pr, elk_policy pol, const elk_
         }
         break;
     }
-    case ELK_POL_FULL:
-        st = run_full(pr, o, given, s, err);
-        ms = s->ops ? s->latency : INFINITY;
-        break;
     default: st = elk_fail(err, ELK_EINVAL, "unknown policy %d", (int)pol);
     }
     free(ident);

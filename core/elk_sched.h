@@ -45,11 +45,19 @@ typedef struct {
     int window;            /* most ops one op may overlap with preloads (0 = two layers) */
     int price;             /* Elk-Full: allocator price slot to use; -1 searches them */
     atomic_int *cancel;    /* set non-zero (from any thread) to abandon work: ELK_ECANCEL */
+    /* Replay (Elk-Dyn, Elk-Full; core/elk_noise): instead of choosing, take
+     * this preload order, each op's execute-state entry and, as far as the
+     * times allow, the preload position its execution reached
+     * (elk_sched_op.window), with the run variant of the schedule replayed
+     * (elk_schedule.run_variant). NULL: choose as usual. */
+    const int *replay_order, *replay_entry, *replay_window;
+    int replay_variant;
 } elk_sched_opts;
 void elk_sched_opts_default(elk_sched_opts *o);
 
 /* A design point ready to schedule. Owns graph, menus; sets are owned by the
- * plan cache passed to elk_problem_init (which must outlive the problem).
+ * plan cache passed to elk_problem_init (which must outlive the problem) and
+ * held by the problem until elk_problem_free releases them.
  * Invariant: menus[s] is the timed front of shape s on chip. */
 typedef struct {
     elk_point point;
@@ -57,7 +65,8 @@ typedef struct {
     elk_model model;
     elk_graph graph;
     elk_menu *menus;       /* per shape_id */
-    const elk_plan_set **sets;
+    const elk_plan_set **sets;  /* held from cache until elk_problem_free */
+    elk_plan_cache *cache;
     double sram;           /* usable bytes per core */
     int split_ops;         /* operators split because they outgrew SRAM */
     double plan_ms;        /* wall time to get plan sets (cache or enumeration) */
@@ -85,6 +94,8 @@ typedef struct {
     double deliv;                 /* bytes its preload delivers into cores */
     double exe_noc_bytes;         /* bytes moved on the NoC while it executes (all cores) */
     double resident;              /* SRAM per core while it runs: hot + waiting preloads */
+    int plan;                     /* its execute-state plan: index into the op's plan set */
+    int window;                   /* the preload position its execution ends at (replay) */
 } elk_sched_op;
 
 /* The result of one policy. Owns ops and order. */
@@ -110,6 +121,8 @@ typedef struct {
                                      whose schedule it kept as the fastest candidate */
     double avg_edit_dist;         /* Elk-Full: mean |position - op| over the winning order */
     double solve_ms;              /* wall time of this policy */
+    int run_variant;              /* the scheduler run that produced it: price slot and, for
+                                     Elk-Dyn under noccap, NoC cap (replay) */
 } elk_schedule;
 
 elk_status elk_schedule_run(const elk_problem *pr, elk_policy pol, const elk_sched_opts *o,

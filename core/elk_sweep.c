@@ -917,6 +917,8 @@ static elk_status load_root(ctx_t *c, const config_setting_t *root, elk_sweep *s
     return resolve_points(c, root, axes, parts, s);
 }
 
+static elk_status fingerprint(elk_sweep *s, elk_error *err);
+
 elk_status elk_sweep_load(const char *path, elk_sweep *s, elk_error *err)
 {
     memset(s, 0, sizeof *s);
@@ -945,7 +947,13 @@ elk_status elk_sweep_load(const char *path, elk_sweep *s, elk_error *err)
         elk_sweep_free(s);
         return st;
     }
-    /* fingerprint: name, columns, policies and every point */
+    if ((st = fingerprint(s, err)) != ELK_OK) elk_sweep_free(s);
+    return st;
+}
+
+/* The sweep's id: its name, columns, policies and every point. */
+static elk_status fingerprint(elk_sweep *s, elk_error *err)
+{
     char head[4096];
     elk_sweep_csv_head(s, 0, 1, head, sizeof head);
     unsigned long long h = 1469598103934665603ULL;
@@ -958,10 +966,7 @@ elk_status elk_sweep_load(const char *path, elk_sweep *s, elk_error *err)
     for (long i = 0; i < s->npoints; i++) {
         elk_point p;
         char k[2600];
-        if (elk_sweep_point(s, i, &p, NULL, err) != ELK_OK) {
-            elk_sweep_free(s);
-            return err ? err->code : ELK_EINVAL;
-        }
+        ELK_TRY(elk_sweep_point(s, i, &p, NULL, err));
         elk_sweep_point_key(&p, 0, k, sizeof k);
         h = fnv(h, k);
     }
@@ -969,3 +974,23 @@ elk_status elk_sweep_load(const char *path, elk_sweep *s, elk_error *err)
     return ELK_OK;
 }
 
+static int block_has(const elk_sweep_block *b, elk_knob k)
+{
+    for (int a = 0; a < b->naxes; a++)
+        if (b->axis[a].knob == k) return 1;
+    return 0;
+}
+
+elk_status elk_sweep_override(elk_sweep *s, elk_knob k, const char *value, elk_error *err)
+{
+    if (block_has(&s->top, k))
+        return elk_fail(err, ELK_EINVAL, "%s: the sweep has an axis of %s; it cannot be overridden", s->path,
+                        elk_knobs[k].name);
+    for (int i = 0; i < s->nparts; i++)
+        if (block_has(&s->part[i].block, k))
+            return elk_fail(err, ELK_EINVAL, "%s: part %s has an axis of %s; it cannot be overridden", s->path,
+                            s->part[i].name, elk_knobs[k].name);
+    ELK_TRY(elk_point_set(&s->base, k, value, err));
+    for (int i = 0; i < s->nparts; i++) ELK_TRY(elk_point_set(&s->part[i].base, k, value, err));
+    return fingerprint(s, err);
+}

@@ -131,6 +131,10 @@ typedef struct {
  * its chip is valid). */
 elk_status elk_sweep_load(const char *path, elk_sweep *s, elk_error *err);
 void elk_sweep_free(elk_sweep *s);
+/* Set knob k to value at every point (elk reproduce --profile): in the base
+ * and every part, refused if an axis varies k; the id is recomputed, so the
+ * CSV says it is another sweep. */
+elk_status elk_sweep_override(elk_sweep *s, elk_knob k, const char *value, elk_error *err);
 
 /* Design point idx (0 <= idx < npoints); part_out (may be NULL) gets its part. */
 elk_status elk_sweep_point(const elk_sweep *s, long idx, elk_point *p, int *part_out, elk_error *err);

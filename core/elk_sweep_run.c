@@ -30,9 +30,10 @@ void elk_sweep_point_key(const elk_point *p, int full, char *buf, size_t n)
         if ((s = strrchr(cp, '/'))) cp = s + 1;
         if ((s = strrchr(mp, '/'))) mp = s + 1;
     }
-    snprintf(buf, n, "%s|%s|%d|%d|%d|%d|%.17g|%.17g|%.17g|%.17g|%.17g|%.17g|%.17g|%d|%d|%d|%d", cp, mp, (int)p->workload,
-             p->batch, p->seq, p->layers, p->hbm_tbps, p->noc_tbps, p->noc_scale, p->link_gbps, p->sram_kib,
-             p->compute_scale, p->hbm_gbps_per_core, p->cores, p->topology, p->hbm_controllers, p->hbm_broadcast);
+    snprintf(buf, n, "%s|%s|%d|%d|%d|%d|%.17g|%.17g|%.17g|%.17g|%.17g|%.17g|%.17g|%d|%d|%d|%d|%s", cp, mp,
+             (int)p->workload, p->batch, p->seq, p->layers, p->hbm_tbps, p->noc_tbps, p->noc_scale, p->link_gbps,
+             p->sram_kib, p->compute_scale, p->hbm_gbps_per_core, p->cores, p->topology, p->hbm_controllers,
+             p->hbm_broadcast, p->profile);
 }
 
 static elk_status apply_block(const elk_sweep_block *b, long i, elk_point *p, elk_error *err)

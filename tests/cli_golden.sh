@@ -79,6 +79,20 @@ run run-tiny-json 0 run --model tiny --format json
 run unknown-option 2 graph --model tiny --bogus
 run unknown-command 2 frobnicate
 run bad-format 2 graph --model tiny --format xml
+# the ablation ladder (issue 14): in both cost profiles, and its usage errors
+run ablate-tiny-paper 0 ablate --models tiny --chip ipu-mk2 --profile paper --format csv
+run ablate-tiny-physical 0 ablate --models tiny --chip ipu-mk2 --profile physical
+run ablate-orders-tiny 0 ablate --orders --models tiny --chip ipu-mk2 --profile paper --format csv
+run noise-tiny-csv 0 noise --model tiny --chip ipu-mk2 --trials 3 --sigma 0.1,0.2 --format csv
+run noise-bad-sigma 2 noise --model tiny --sigma 0.1,x
+run balance-tiny-hbm 0 balance --chip ipu-mk2 --model tiny --knob hbm-tbps --policy ideal --range 0.05:50
+run balance-no-knob 2 balance --model tiny
+run balance-word-knob 2 balance --model tiny --knob topology
+run sensitivity-tiny 0 sensitivity --chip ipu-mk2 --model tiny
+run sensitivity-tiny-csv 0 sensitivity --chip ipu-mk2 --model tiny --profile physical --format csv
+run controllers-tiny 0 controllers --chip ipu-mk2 --model tiny --hbm 4 --topologies all-to-all,mesh --controllers 1,4 --format csv
+run ablate-bad-format 2 ablate --models tiny --format xml
+run ablate-bad-model 1 ablate --models tiny,nosuchmodel
 
 # import-hf writes a preset that validates and builds a graph
 run import-hf 0 import-hf tests/data/hf/mixtral-8x7b/config.json -o "$tmp/import-hf.cfg"

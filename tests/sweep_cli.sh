@@ -129,5 +129,21 @@ if ELK_DATADIR="$tmp/data" expect 0 "$ELK" reproduce --figure 18 -o "$tmp/repro"
     if command -v gnuplot >/dev/null 2>&1; then png_ok "$tmp/repro/fig18.png"; fi
 fi
 expect 2 "$ELK" reproduce --figure 16 -o "$tmp/repro"
+expect 2 "$ELK" reproduce --figure ref --profile nosuch -o "$tmp/repro"
+
+# the artifact's reference points (the real sweep, 5 points, ~1 s): the
+# paper profile by default, held to the artifact; --profile physical runs the
+# same points in the other model and says so
+if expect 0 "$ELK" reproduce --figure ref --no-plot -o "$tmp/ref" -j 2; then
+    contains "$tmp/ref/summary.md" "## The Elk artifact's reference points"
+    contains "$tmp/ref/summary.md" "| 5888 | 10 | 16.777 | paper |"
+    contains "$tmp/ref/summary.md" "22 of 25 latencies of the paper profile within tolerance."
+fi
+if expect 0 "$ELK" reproduce --figure ref --profile physical --no-plot -o "$tmp/refp" -j 2; then
+    contains "$tmp/refp/summary.md" "| 5888 | 10 | 16.777 | physical |"
+    contains "$tmp/refp/summary.md" "No row is in the paper profile"
+    contains "$tmp/refp/summary.md" "Cost profile of every point: \`physical\` (--profile)."
+    cmp -s "$tmp/ref/ref.csv" "$tmp/refp/ref.csv" && fail "--profile physical gave the paper CSV" || ok
+fi
 
 cli_done

@@ -184,6 +184,7 @@ START_TEST(llama_fronts_monotone)
                 ck_assert(m.e[m.eff[s][k]].ecost[s] < m.e[m.eff[s][k - 1]].ecost[s]);
             }
         elk_menu_free(&m);
+        elk_plan_cache_release(pc, set);
     }
     /* a second pass is served from the cache */
     long hits, misses, entries;
@@ -191,6 +192,7 @@ START_TEST(llama_fronts_monotone)
     for (int i = 0; i < g.nops; i++) {
         const elk_plan_set *set;
         ck_assert(elk_plan_cache_get(pc, &c, &g.ops[i], &set, &err) == ELK_OK);
+        elk_plan_cache_release(pc, set);
     }
     long h2, m2, e2;
     elk_plan_cache_stats(pc, &h2, &m2, &e2);
@@ -202,12 +204,85 @@ START_TEST(llama_fronts_monotone)
     c.noc_scale = 1.5;
     const elk_plan_set *set;
     ck_assert(elk_plan_cache_get(pc, &c, &g.ops[g.head + 2], &set, &err) == ELK_OK);
+    elk_plan_cache_release(pc, set);
     elk_plan_cache_stats(pc, &h2, &m2, &e2);
     ck_assert_int_eq(m2, misses);
     ck_assert(elk_chip_set_cores(&c, 2944, &err) == ELK_OK);
     ck_assert(elk_plan_cache_get(pc, &c, &g.ops[g.head + 2], &set, &err) == ELK_OK);
+    elk_plan_cache_release(pc, set);
     elk_plan_cache_stats(pc, &h2, &m2, &e2);
     ck_assert_int_eq(m2, misses + 1);
+    elk_plan_cache_free(pc);
+    elk_graph_free(&g);
+}
+END_TEST
+
+/* The byte budget: released sets beyond it go, least recently used first;
+ * held sets stay valid whatever the budget; an evicted set comes back
+ * identical (enumeration is deterministic). */
+START_TEST(cache_budget_evicts_lru)
+{
+    elk_chip c;
+    elk_model md;
+    elk_graph g;
+    elk_error err;
+    char path[1024];
+    ck_assert(elk_chip_load(src_path(path, sizeof path, "presets/chips/ipu-mk2.cfg"), &c, &err) == ELK_OK);
+    ck_assert(elk_model_load(src_path(path, sizeof path, "presets/models/tiny.cfg"), &md, &err) == ELK_OK);
+    ck_assert(elk_graph_build(&md, ELK_WL_DECODE, 8, 128, 1, &g, &err) == ELK_OK);
+    ck_assert_int_ge(g.nshapes, 3);
+    int rep[3], nrep = 0;
+    for (int i = 0; i < g.nops && nrep < 3; i++) {
+        int seen = 0;
+        for (int k = 0; k < nrep; k++) seen |= g.ops[rep[k]].shape_id == g.ops[i].shape_id;
+        if (!seen) rep[nrep++] = i;
+    }
+    elk_plan_cache *pc = elk_plan_cache_alloc();
+    elk_plan_cache_set_budget(pc, 1); /* nothing unheld survives a release */
+    const elk_plan_set *a, *b, *b2;
+    ck_assert(elk_plan_cache_get(pc, &c, &g.ops[rep[0]], &a, &err) == ELK_OK);
+    ck_assert(elk_plan_cache_get(pc, &c, &g.ops[rep[1]], &b, &err) == ELK_OK);
+    int na = a->nplans;
+    double hot0 = a->plans[0].hot;
+    elk_plan_cache_release(pc, b); /* b goes; a is held */
+    size_t bytes, peak;
+    long ev;
+    elk_plan_cache_usage(pc, &bytes, &peak, &ev);
+    ck_assert_int_eq(ev, 1);
+    ck_assert_uint_gt(bytes, 1); /* a, held, is over the budget and stays */
+    ck_assert_int_eq(a->nplans, na);
+    ck_assert(a->plans[0].hot == hot0);
+    long h, m, e;
+    elk_plan_cache_stats(pc, &h, &m, &e);
+    ck_assert(elk_plan_cache_get(pc, &c, &g.ops[rep[1]], &b2, &err) == ELK_OK); /* enumerated again */
+    long h2, m2, e2;
+    elk_plan_cache_stats(pc, &h2, &m2, &e2);
+    ck_assert_int_eq(m2, m + 1);
+    elk_plan_cache_release(pc, b2);
+    elk_plan_cache_release(pc, a);
+    elk_plan_cache_usage(pc, &bytes, &peak, &ev);
+    ck_assert_int_eq(ev, 3);
+    ck_assert_uint_eq(bytes, 0);
+    ck_assert_uint_gt(peak, 0);
+    /* unbounded: nothing goes, the least recently used order does not matter */
+    elk_plan_cache_set_budget(pc, 0);
+    for (int k = 0; k < nrep; k++) {
+        ck_assert(elk_plan_cache_get(pc, &c, &g.ops[rep[k]], &a, &err) == ELK_OK);
+        elk_plan_cache_release(pc, a);
+    }
+    elk_plan_cache_usage(pc, &bytes, &peak, &ev);
+    ck_assert_int_eq(ev, 3);
+    /* a budget between one and all sets keeps the most recently used */
+    elk_plan_cache_set_budget(pc, bytes - 1);
+    ck_assert(elk_plan_cache_get(pc, &c, &g.ops[rep[0]], &a, &err) == ELK_OK); /* rep[0] now the newest */
+    elk_plan_cache_release(pc, a);
+    elk_plan_cache_usage(pc, &bytes, &peak, &ev);
+    ck_assert_int_eq(ev, 4);
+    elk_plan_cache_stats(pc, &h, &m, &e);
+    ck_assert(elk_plan_cache_get(pc, &c, &g.ops[rep[0]], &a, &err) == ELK_OK);
+    elk_plan_cache_release(pc, a);
+    elk_plan_cache_stats(pc, &h2, &m2, &e2);
+    ck_assert_int_eq(m2, m); /* still cached */
     elk_plan_cache_free(pc);
     elk_graph_free(&g);
 }
@@ -258,6 +333,7 @@ static Suite *suite(void)
     tcase_add_test(tc, scale_plan_by_hand);
     tcase_add_test(tc, matmul_front_invariants);
     tcase_add_test(tc, llama_fronts_monotone);
+    tcase_add_test(tc, cache_budget_evicts_lru);
     tcase_add_test(tc, sram_too_small_names_operator);
     tcase_add_test(tc, ipu_matmul_orientation);
     suite_add_tcase(s, tc);

@@ -341,7 +341,7 @@ static int bench_knob(const char *name)
         const char *n;
         int k;
     } map[] = {{"hbm", TK_HBM},   {"noc", TK_NOC},     {"cores", TK_CORES}, {"sram", TK_SRAM},
-               {"batch", TK_BATCH}, {"seq", TK_SEQ},   {"topology", TK_TOPOLOGY}};
+               {"batch", TK_BATCH}, {"seq", TK_SEQ},   {"topology", TK_TOPOLOGY}, {"profile", TK_PROFILE}};
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (!strcmp(map[i].n, name)) return map[i].k;
     return -1;
@@ -460,7 +460,7 @@ int elk_tui_run(const elk_point *p, const tui_opts *o)
         for (char *save = NULL, *t = strtok_r(list, ",", &save); t && a->bench_nknobs < 8; t = strtok_r(NULL, ",", &save)) {
             int k = bench_knob(t);
             if (k < 0) {
-                fprintf(stderr, "elk: --bench-which: unknown knob '%s' (hbm, noc, cores, sram, batch, seq, topology)\n", t);
+                fprintf(stderr, "elk: --bench-which: unknown knob '%s' (hbm, noc, cores, sram, batch, seq, topology, profile)\n", t);
                 free(a->bench_ms);
                 free(a->bench_compute);
                 free(a);

@@ -1,0 +1,66 @@
+#include "elk_calib.h"
+
+#include <stdio.h>
+
+/* CALIBRATION.md section 4: every policy run by the unmodified artifact on
+ * Llama2-13B decode, batch 32, KV 2048, all-to-all, 624 KiB per core.
+ * HBM 4000 / 8000 / 16000 MiB/ms. Static is the best of its two variants
+ * and of its execution-space sweep. */
+const elk_calib_ref elk_calib_refs[] = {
+    {1472, 40, 4.194304, {32.50, 32.42, 19.37, 19.27, 19.25}},
+    {1472, 40, 16.777216, {30.99, 30.89, 17.75, 15.03, 14.04}},
+    {5888, 10, 4.194304, {6.493, 4.905, 4.901, 4.901, 4.901}},
+    {5888, 10, 8.388608, {4.142, 2.536, 2.526, 2.524, 2.507}},
+    {5888, 10, 16.777216, {3.180, 2.358, 2.150, 1.763, 1.742}},
+};
+const int elk_calib_nrefs = (int)(sizeof elk_calib_refs / sizeof elk_calib_refs[0]);
+
+/* CALIBRATION.md section 1. */
+const elk_calib_exe elk_calib_exes[] = {
+    {1472, 40, 13.70},
+    {5888, 10, 1.696},
+};
+const int elk_calib_nexes = (int)(sizeof elk_calib_exes / sizeof elk_calib_exes[0]);
+
+/* docs/VALIDATION.md, Cost profiles: "Where paper still differs". */
+static const char why_static[] =
+    "the artifact's Static at 1472 cores behaves as if its execution region could not go below "
+    "~430 KiB (ours, held there, gives 32.3 and 29.1 ms): its plan tables pair some operators' least "
+    "preload size only with large execution plans (ARTIFACT-NOTES 3.3, 3.7), which our plan space "
+    "does not reproduce";
+const elk_calib_gap elk_calib_gaps[] = {
+    {0, ELK_POL_STATIC, 21.11, why_static},
+    {1, ELK_POL_STATIC, 19.43, why_static},
+    {1, ELK_POL_BASIC, 26.54,
+     "not explained: Basic at 16 TB/s is sensitive to which plan its least-preload-size variant "
+     "takes; the smallest such plan (as the artifact's tables seem to hold for the attention "
+     "matmuls, 464k cycles for Q.K^T against our 77k) gives 28.0 ms"},
+};
+const int elk_calib_ngaps = (int)(sizeof elk_calib_gaps / sizeof elk_calib_gaps[0]);
+
+const elk_calib_gap *elk_calib_gap_find(int ref, elk_policy pol)
+{
+    for (int i = 0; i < elk_calib_ngaps; i++)
+        if (elk_calib_gaps[i].ref == ref && elk_calib_gaps[i].pol == pol) return &elk_calib_gaps[i];
+    return NULL;
+}
+
+void elk_calib_point(int r, elk_point *p)
+{
+    elk_point_defaults(p);
+    p->cores = elk_calib_refs[r].cores;
+    p->layers = elk_calib_refs[r].layers;
+    p->hbm_tbps = elk_calib_refs[r].hbm_tbps;
+    p->link_gbps = ELK_CALIB_LINK_GBPS;
+    snprintf(p->profile, sizeof p->profile, "paper");
+}
+
+double elk_calib_ideal_exe_ms(const elk_problem *pr)
+{
+    double s = 0;
+    for (int i = 0; i < pr->graph.nops; i++) {
+        const elk_menu *m = &pr->menus[pr->graph.ops[i].shape_id];
+        s += m->e[m->n - 1].exe;
+    }
+    return s / (pr->chip.clock_ghz * 1e6);
+}
