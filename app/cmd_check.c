@@ -12,6 +12,7 @@
 
 #include "elk_check.h"
 #include "elk_cli.h"
+#include "elk_thread.h"
 
 /* The work shared by the threads: the read-only space and seed, the next
  * point to take and the results, each written by the one thread that
@@ -210,7 +211,7 @@ int elk_cmd_check(int argc, char **argv)
     pthread_cond_init(&w.cv, NULL);
     int started = 0;
     for (long j = 0; j < jobs; j++)
-        if (pthread_create(&th[j], NULL, worker, &w) == 0) started++;
+        if (elk_thread_start(&th[j], worker, &w) == 0) started++;
     if (!started) {
         elk_cli_error("check: cannot start a thread");
         free(w.results);

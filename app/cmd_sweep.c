@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,15 +23,17 @@
 #include "elk_gnuplot.h"
 #include "elk_sweep.h"
 
-/* sig_atomic_t is int on the platforms we build for, so the sweep's
- * volatile int *cancel can point at it */
-static volatile sig_atomic_t g_interrupted;
+/* Set by the SIGINT handler, read by the sweep's threads: a lock-free
+ * atomic is both async-signal-safe (C11 7.14.1.1) and race-free, which a
+ * volatile sig_atomic_t is not across threads. */
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the SIGINT flag must be a lock-free atomic");
+static atomic_int g_interrupted;
 static struct sigaction g_old_int;
 
 static void on_sigint(int sig)
 {
     (void)sig;
-    g_interrupted = 1;
+    atomic_store(&g_interrupted, 1);
     /* a second Ctrl-C kills as usual (through main's handler, which removes
      * temporary files) */
     sigaction(SIGINT, &g_old_int, NULL);
@@ -42,7 +45,7 @@ static void trap_sigint(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigint;
     sigemptyset(&sa.sa_mask);
-    g_interrupted = 0;
+    atomic_store(&g_interrupted, 0);
     sigaction(SIGINT, &sa, &g_old_int);
 }
 

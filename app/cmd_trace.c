@@ -23,15 +23,16 @@ static void help(void)
            "one event per operator phase, counters for SRAM per core and the HBM rate.\n"
            "It prints the simulated latency beside the planner's estimate.\n\n"
            "  -o, --output FILE  trace file (default trace.json; - for stdout)\n"
-           "  --mode M           detailed: every link and port; fast: symmetric classes and\n"
-           "                     mesh blocks; auto (default): detailed up to %d cores\n"
+           "  --mode M           detailed: every link and port (at most %d cores); fast:\n"
+           "                     symmetric classes and mesh blocks; auto (default):\n"
+           "                     detailed up to %d cores\n"
            "  --block N          fast mode on grids: block side in routers (default: auto)\n"
            "  --hbm-model M      broadcast: one broadcasting HBM controller (the paper's\n"
            "                     emulator); controllers: the chip's controllers with queues;\n"
            "                     chip (default): as the preset says\n"
            "  --bench N          simulate N times and print the time per simulation\n"
            "                     (writes no trace)\n\n",
-           ELK_SIM_DETAILED_MAX);
+           ELK_SIM_DETAILED_LIMIT, ELK_SIM_DETAILED_MAX);
     elk_cli_knob_help(stdout);
 }
 
@@ -113,6 +114,18 @@ int elk_cmd_trace(int argc, char **argv)
     }
 
     elk_error err;
+    if (so.mode == ELK_SIM_DETAILED) {
+        /* refused before planning, which alone takes seconds at millions of
+         * cores (a point that does not resolve is reported below) */
+        elk_chip c;
+        elk_model mdl;
+        if (elk_point_resolve(&p, &c, &mdl, &err) == ELK_OK && c.cores > ELK_SIM_DETAILED_LIMIT) {
+            elk_cli_error("trace: --mode detailed: %d cores, at most %d (every link and port is simulated, and the "
+                          "cost grows faster than the cores); use --mode fast or auto",
+                          c.cores, ELK_SIM_DETAILED_LIMIT);
+            return ELK_EXIT_USAGE;
+        }
+    }
     elk_plan_cache *pc;
     elk_problem pr;
     if (elk_cli_problem(&p, &pc, &pr)) return ELK_EXIT_FAIL;

@@ -23,7 +23,8 @@ static void usage(FILE *fp)
                 "  --mono                no colours (attributes only; also NO_COLOR=1)\n"
                 "  --plot-format F       figure format for 'g': png (default) or svg\n"
                 "  --log FILE            where stderr goes while the screen is active\n"
-                "                        (default $TMPDIR/elk-tui.log)\n\n");
+                "                        (default $XDG_STATE_HOME/elk/tui.log, else\n"
+                "                        ~/.local/state/elk/tui.log); never a symlink\n\n");
     elk_cli_knob_help(fp);
 }
 

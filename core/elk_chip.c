@@ -141,6 +141,12 @@ static void near_square(int n, int *rows, int *cols)
 static elk_status check_chip(const config_setting_t *root, const char *file, void *dst, elk_error *err)
 {
     elk_chip *c = dst;
+    if ((long)c->chips * c->cores_per_chip > ELK_CHIP_CORES_MAX)
+        return elk_fail(err, ELK_ERANGE,
+                        "%s:%d: field 'chip.cores_per_chip': chips x cores_per_chip = %d x %d = %ld cores, above "
+                        "the limit of %d (the --cores range; more would take minutes and tens of GB per point)",
+                        file, elk_cfg_line(root, "cores_per_chip"), c->chips, c->cores_per_chip,
+                        (long)c->chips * c->cores_per_chip, ELK_CHIP_CORES_MAX);
     c->cores = c->chips * c->cores_per_chip;
     c->profile = c->profile_base ? ELK_PROFILE_PAPER : ELK_PROFILE_PHYSICAL;
     for (int k = 0; k < ELK_PSW_COUNT; k++) {
@@ -198,8 +204,8 @@ elk_status elk_chip_load(const char *path, elk_chip *c, elk_error *err)
 
 elk_status elk_chip_set_cores(elk_chip *c, int cores, elk_error *err)
 {
-    if (cores < 1 || cores > (1 << 22))
-        return elk_fail(err, ELK_ERANGE, "--cores %d out of range (1 .. 4194304)", cores);
+    if (cores < 1 || cores > ELK_CHIP_CORES_MAX)
+        return elk_fail(err, ELK_ERANGE, "--cores %d out of range (1 .. %d)", cores, ELK_CHIP_CORES_MAX);
     c->cores = cores;
     c->chips = (cores + c->cores_per_chip - 1) / c->cores_per_chip;
     if (c->topology == ELK_TOPO_MESH || c->topology == ELK_TOPO_TORUS)

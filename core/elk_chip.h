@@ -78,8 +78,15 @@ elk_status elk_profile_parse(const char *spec, unsigned *mask, elk_error *err);
 /* The shortest spelling of a mask in that grammar. */
 void elk_profile_format(unsigned mask, char *buf, size_t n);
 
+/* The most cores a design point may have (a preset's chips x cores_per_chip
+ * or --cores): 2048 x 2048. Plan enumeration, the NoC model and the
+ * simulator size arrays by it, and above it a point costs minutes and tens
+ * of GB before anything could fail. */
+#define ELK_CHIP_CORES_MAX (1 << 22)
+
 /* A chip preset plus the knobs the user turned.
  * Invariants (enforced by elk_chip_validate): cores = chips*cores_per_chip
+ * <= ELK_CHIP_CORES_MAX
  * unless overridden by --cores; for a mesh/torus, mesh_rows*mesh_cols == cores;
  * reserved_kib < sram_kib; every rate > 0. */
 typedef struct {

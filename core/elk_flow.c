@@ -1,5 +1,6 @@
 #include "elk_flow.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -109,6 +110,7 @@ static int tmpl_push(elk_net *net)
 
 void elk_net_tmpl_begin(elk_net *net, elk_xfer_kind kind, double weight, double ndest, double src_ratio)
 {
+    assert(net->building < 0); /* templates are built one at a time: begin, use/add..., end */
     int t = tmpl_push(net);
     if (t < 0) {
         net->building = -1;

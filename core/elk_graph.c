@@ -1,5 +1,6 @@
 #include "elk_graph.h"
 
+#include <assert.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -450,6 +451,21 @@ elk_status elk_graph_build(const elk_model *m, elk_workload wl, int batch, int s
         g->flops += g->ops[i].flops;
     }
     assign_shapes(g);
+#ifndef NDEBUG
+    /* elk_graph's and elk_op's stated invariants: layer L's ops occupy
+     * [head + L*per_layer, head + (L+1)*per_layer), ops before are layer
+     * -1 and ops after are layer nlayers; every tensor has 1..ndims axes;
+     * hbm_bytes is the WEIGHT and KV bytes */
+    for (int i = 0; i < g->nops; i++) {
+        const elk_op *op = &g->ops[i];
+        int end = g->head + g->nlayers * g->per_layer;
+        int want = i < g->head ? -1 : i >= end ? g->nlayers : (i - g->head) / g->per_layer;
+        assert(op->layer == want);
+        assert(op->ntensors >= 1 && op->ntensors <= ELK_MAX_TENSORS);
+        for (int t = 0; t < op->ntensors; t++) assert(op->t[t].naxes > 0 && op->t[t].naxes <= op->ndims);
+        assert(op->hbm_bytes == op->weight_bytes + op->kv_bytes);
+    }
+#endif
     return ELK_OK;
 }
 

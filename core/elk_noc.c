@@ -1,5 +1,6 @@
 #include "elk_noc.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,17 +185,10 @@ static void placement(elk_noc *nc)
     nc->att = att;
 }
 
-static _Thread_local int g_sort_C; /* qsort has no context argument; simulations run on several threads */
-static int cmp_row(const void *a, const void *b)
+static int cmp_int(const void *a, const void *b)
 {
     int x = *(const int *)a, y = *(const int *)b;
-    return x < y ? -1 : x > y; /* row-major index: by row, then column */
-}
-static int cmp_col(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    int kx = (x % g_sort_C) * 65536 + x / g_sort_C, ky = (y % g_sort_C) * 65536 + y / g_sort_C;
-    return kx < ky ? -1 : kx > ky;
+    return x < y ? -1 : x > y;
 }
 
 /* Each controller's routers in order along its edge: by row when they run
@@ -212,14 +206,29 @@ static void sort_attachments(elk_noc *nc)
             if (x > x1) x1 = x;
         }
         nc->att_vert[k] = y1 - y0 >= x1 - x0;
-        g_sort_C = nc->C;
-        qsort(a, (size_t)n, sizeof *a, nc->att_vert[k] ? cmp_row : cmp_col);
+        if (nc->att_vert[k]) {
+            /* a row-major index sorts by row, then column */
+            qsort(a, (size_t)n, sizeof *a, cmp_int);
+            continue;
+        }
+        /* by column, then row: sort the column-major indices instead, so
+         * that the comparator needs no context (qsort passes none, and a
+         * file-scope one is shared state between simulation threads) */
+        int R = nc->R, C = nc->C;
+        for (int i = 0; i < n; i++) a[i] = (a[i] % C) * R + a[i] / C;
+        qsort(a, (size_t)n, sizeof *a, cmp_int);
+        for (int i = 0; i < n; i++) a[i] = (a[i] % R) * C + a[i] / R;
     }
 }
 
 elk_status elk_noc_build(elk_noc *nc, const elk_chip *c, elk_sim_mode mode, int block, int planes, elk_error *err)
 {
     memset(nc, 0, sizeof *nc);
+    if (mode == ELK_SIM_DETAILED && c->cores > ELK_SIM_DETAILED_LIMIT)
+        return elk_fail(err, ELK_ERANGE,
+                        "detailed simulation of %d cores: at most %d (every link and port is a flow, and the "
+                        "cost grows faster than the cores); use the fast mode",
+                        c->cores, ELK_SIM_DETAILED_LIMIT);
     nc->chip = *c;
     nc->planes = planes == 2 ? 2 : 1;
     nc->net = elk_net_new();
@@ -381,6 +390,12 @@ elk_status elk_noc_build(elk_noc *nc, const elk_chip *c, elk_sim_mode mode, int 
         if (!nc->mconc || !nc->rconc || !nc->att_vert) goto oom;
         sort_attachments(nc);
     }
+#ifndef NDEBUG
+    /* elk_noc's invariant: the cells tile the cores */
+    long tiled = 0;
+    for (int i = 0; i < nc->ncell; i++) tiled += nc->cell_cores[i];
+    assert(tiled == c->cores);
+#endif
     return ELK_OK;
 oom:
     elk_noc_free(nc);
@@ -635,6 +650,7 @@ static int cache_get(const elk_noc *nc, int type, int ctrl, int plane, double v)
 static int cache_put(elk_noc *nc, int type, int ctrl, int plane, double v, int tmpl)
 {
     if (tmpl < 0) return -1;
+    assert(cache_get(nc, type, ctrl, plane, v) < 0); /* a key goes from missing to cached once */
     if (nc->ncache == nc->capcache) {
         int cap = nc->capcache ? nc->capcache * 2 : 64;
         noc_cache_ent *e = realloc(nc->cache, (size_t)cap * sizeof *e);

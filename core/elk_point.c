@@ -218,12 +218,29 @@ static elk_status check_preset(const char *kind, const char *path, elk_error *er
                     names[0] ? names : "none");
 }
 
+elk_status elk_point_load_chip(const char *path, elk_chip *c, elk_error *err)
+{
+    ELK_TRY(check_preset("chip", path, err));
+    return elk_chip_load(path, c, err);
+}
+
+elk_status elk_point_load_model(const char *path, elk_model *m, elk_error *err)
+{
+    ELK_TRY(check_preset("model", path, err));
+    return elk_model_load(path, m, err);
+}
+
 elk_status elk_point_resolve(const elk_point *p, elk_chip *c, elk_model *m, elk_error *err)
 {
     ELK_TRY(check_preset("chip", p->chip_path, err));
     ELK_TRY(check_preset("model", p->model_path, err));
     ELK_TRY(elk_chip_load(p->chip_path, c, err));
     ELK_TRY(elk_model_load(p->model_path, m, err));
+    return elk_point_apply(p, c, err);
+}
+
+elk_status elk_point_apply(const elk_point *p, elk_chip *c, elk_error *err)
+{
     if (p->topology >= 0) {
         c->topology = (elk_topology)p->topology;
         if (c->topology == ELK_TOPO_ALL2ALL || c->topology == ELK_TOPO_RING) c->mesh_rows = c->mesh_cols = 0;

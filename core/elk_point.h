@@ -71,6 +71,13 @@ void elk_point_format(const elk_point *p, const elk_chip *c, const elk_model *m,
 
 /* Load the presets and apply the knobs. */
 elk_status elk_point_resolve(const elk_point *p, elk_chip *c, elk_model *m, elk_error *err);
+/* The two halves of elk_point_resolve, for callers that resolve many points
+ * naming the same presets (elk_sweep_load): load one preset (a missing bare
+ * name lists the known ones), then apply the point's chip knobs to a copy of
+ * the loaded chip. elk_point_resolve(p) == load both, then apply. */
+elk_status elk_point_load_chip(const char *path, elk_chip *c, elk_error *err);
+elk_status elk_point_load_model(const char *path, elk_model *m, elk_error *err);
+elk_status elk_point_apply(const elk_point *p, elk_chip *c, elk_error *err);
 
 /* Point files: one design point as libconfig,
  *   point = { chip = "ipu-mk2"; model = "tiny"; hbm-tbps = 8.0; ... };

@@ -782,7 +782,7 @@ static const double dyn_theta[] = {0.9, 0.7, 0.5};
 static double run_pass(sctx *x)
 {
     for (int i = x->N - 1; i >= 0; i--) {
-        if (x->o->cancel && *x->o->cancel) return NAN;
+        if (x->o->cancel && atomic_load_explicit(x->o->cancel, memory_order_relaxed)) return NAN;
         if (schedule_op(x, i)) return INFINITY;
         if (-x->es[i] > x->abort_at) return INFINITY;
     }
@@ -1105,7 +1105,7 @@ static double ex_bound(const exact_ctx *e, int i)
 static void ex_dfs(exact_ctx *e, int i)
 {
     sctx *x = e->x;
-    if (x->o->cancel && *x->o->cancel) {
+    if (x->o->cancel && atomic_load_explicit(x->o->cancel, memory_order_relaxed)) {
         e->truncated = 1;
         return;
     }
@@ -1201,7 +1201,7 @@ static elk_status exact_run(const elk_problem *pr, const elk_sched_opts *o, elk_
         e.hbm_cycles[i] = (i ? e.hbm_cycles[i - 1] : 0) + hbm_of(&x, order[i]) / elk_chip_hbm_bytes_per_cycle(x.c);
     }
     ex_dfs(&e, N - 1);
-    if (o->cancel && *o->cancel) {
+    if (o->cancel && atomic_load_explicit(o->cancel, memory_order_relaxed)) {
         st = elk_fail(err, ELK_ECANCEL, "cancelled");
         goto out;
     }

@@ -8,6 +8,8 @@
 #ifndef ELK_SCHED_H
 #define ELK_SCHED_H
 
+#include <stdatomic.h>
+
 #include "elk_chip.h"
 #include "elk_graph.h"
 #include "elk_model.h"
@@ -42,7 +44,7 @@ typedef struct {
     double static_step_kib;/* Static: split search step (10) */
     int window;            /* most ops one op may overlap with preloads (0 = two layers) */
     int price;             /* Elk-Full: allocator price slot to use; -1 searches them */
-    volatile int *cancel;  /* set non-zero to abandon work (returns ELK_ECANCEL) */
+    atomic_int *cancel;    /* set non-zero (from any thread) to abandon work: ELK_ECANCEL */
     /* Replay (Elk-Dyn, Elk-Full; core/elk_noise): instead of choosing, take
      * this preload order, each op's execute-state entry and, as far as the
      * times allow, the preload position its execution reached

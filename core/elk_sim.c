@@ -1,5 +1,6 @@
 #include "elk_sim.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +54,29 @@ elk_status elk_sim_job_alloc(elk_sim_job *j, int n, elk_error *err)
     return ELK_OK;
 }
 
+#ifndef NDEBUG
+/* elk_menu's invariant: hot ascending, exe strictly descending. */
+static int menu_is_front(const elk_menu *m)
+{
+    for (int i = 0; i + 1 < m->n; i++)
+        if (!(m->e[i].hot < m->e[i + 1].hot) || !(m->e[i].exe > m->e[i + 1].exe)) return 0;
+    return m->n >= 1;
+}
+
+static int order_is_permutation(const int *order, int n)
+{
+    char *seen = calloc((size_t)(n ? n : 1), 1);
+    if (!seen) return 1; /* cannot check */
+    int ok = 1;
+    for (int i = 0; i < n && ok; i++) {
+        ok = order[i] >= 0 && order[i] < n && !seen[order[i]];
+        if (ok) seen[order[i]] = 1;
+    }
+    free(seen);
+    return ok;
+}
+#endif
+
 elk_status elk_sim_job_from_schedule(const elk_problem *pr, const elk_schedule *s, elk_sim_job *j, elk_error *err)
 {
     const elk_graph *g = &pr->graph;
@@ -69,8 +93,15 @@ elk_status elk_sim_job_from_schedule(const elk_problem *pr, const elk_schedule *
             elk_sim_job_free(j);
             return elk_fail(err, ELK_EINVAL, "simulate: operator %d (%s) has no plan in the schedule", i, op->name);
         }
+        assert(menu_is_front(m));
         const elk_menu_entry *e = &m->e[so->entry];
         const elk_plan *pl = &set->plans[e->plan];
+        /* SRAM capacity: a policy's operator never holds more execution or
+         * preload space than a core has (Ideal included: its plans come from
+         * the same sets); only the sum over overlapping ops is the replay's
+         * to check (sram_violations) */
+        assert(so->hot <= pr->sram * (1 + 1e-9) + 1e-6);
+        assert(so->cold <= pr->sram * (1 + 1e-9) + 1e-6);
         elk_sim_jop *jo = &j->ops[i];
         snprintf(jo->name, sizeof jo->name, "%s", op->name);
         jo->comp = e->comp;
@@ -101,6 +132,7 @@ elk_status elk_sim_job_from_schedule(const elk_problem *pr, const elk_schedule *
         jo->est_pre_end = so->pre_end;
     }
     memcpy(j->order, s->order, (size_t)N * sizeof *j->order);
+    assert(order_is_permutation(j->order, N));
     /* The op whose execution a preload waits for: the last one the plan
      * ended before the preload's start (its space is the one reused). */
     double tol = 1e-9 * (s->latency > 0 ? s->latency : 1) + 1e-6;
@@ -128,6 +160,9 @@ elk_status elk_sim_job_from_schedule(const elk_problem *pr, const elk_schedule *
          * HBM only, never for space (its fluid intervals would otherwise
          * chain each preload behind an execution it does not need) */
         j->ops[op].dep = s->policy == ELK_POL_IDEAL ? -1 : lo;
+        /* elk_sim_job's invariant (no deadlock): the op a preload waits for
+         * is below every op at this position or later */
+        assert(j->ops[op].dep < sufmin[r]);
     }
     free(sufmin);
     j->separate_noc = s->policy == ELK_POL_IDEAL;

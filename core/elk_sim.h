@@ -73,7 +73,7 @@ typedef struct {
     int port_pause;           /* -1: as chip.remote_access_pauses; 0/1 override */
     int hbm_broadcast;        /* -1: as chip.hbm_broadcast; 0/1 override */
     int record;               /* keep the phase log (for traces) */
-    volatile int *cancel;     /* set non-zero to abandon the replay (returns ELK_ECANCEL) */
+    atomic_int *cancel;       /* set non-zero (from any thread) to abandon the replay: ELK_ECANCEL */
 } elk_sim_opts;
 void elk_sim_opts_default(elk_sim_opts *o);
 

@@ -168,7 +168,8 @@ typedef struct {
     int jobs;                  /* worker threads (>= 1) */
     int shard, nshards;        /* run points with idx % nshards == shard */
     elk_sched_opts sched;      /* policy knobs; its cancel field is ignored */
-    volatile int *cancel;      /* polled: non-zero stops the sweep (ELK_ECANCEL) */
+    atomic_int *cancel;        /* polled: non-zero stops the sweep (ELK_ECANCEL); may be
+                                * set from a signal handler (atomic_int is lock-free) */
     elk_plan_cache *cache;     /* shared plan cache, or NULL for a private one */
     elk_sweep_memo *memo;      /* or NULL */
     /* called from the calling thread about every 100 ms and at the end */

@@ -70,6 +70,12 @@ run graph-tiny-table 0 graph --model tiny --layers 1 --batch 2 --seq 16
 run validate-presets 0 validate presets/chips/*.cfg presets/models/*.cfg
 run validate-bad 1 validate presets/models/tiny.cfg tests/data/bad/chip-typo-field.cfg \
     tests/data/bad/model-heads-kv.cfg
+# elk run on the tiny model at the default point, in its three formats:
+# every number of the result, byte for byte (a change to the cost model or
+# a policy shows up here; ELK_UPDATE_GOLDEN=1 after reviewing it)
+run run-tiny-table 0 run --model tiny
+run run-tiny-csv 0 run --model tiny --format csv
+run run-tiny-json 0 run --model tiny --format json
 run unknown-option 2 graph --model tiny --bogus
 run unknown-command 2 frobnicate
 run bad-format 2 graph --model tiny --format xml

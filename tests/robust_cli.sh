@@ -131,5 +131,40 @@ expect 1 "$ELK" merge claim.csv -o merged.csv
 sed '4s/^0,/9223372036854775808,/' good.csv >bigpoint.csv
 expect 1 "$ELK" merge bigpoint.csv -o merged.csv && has_err "bad point index '9223372036854775808'"
 
+# Runaway cost, bounded up front (issue 12). A chip of 1024 x 1,048,576
+# cores validated and then ran for minutes towards 80 GB:
+expect 1 "$ELK" validate "$SRC/tests/data/bad/chip-too-many-cores.cfg" &&
+    has_err "chip-too-many-cores.cfg:6: field 'chip.cores_per_chip': chips x cores_per_chip = 1024 x 1048576"
+expect 1 "$ELK" run --chip "$SRC/tests/data/bad/chip-too-many-cores.cfg" --cores 64 &&
+    has_err 'above the limit of 4194304'
+# a 0.001 step crossed to 1,000,000 points: validate reads each preset once
+# (it re-read both per point: 100 s here, 25 min at 10 million points)
+cat >step.cfg <<'EOF2'
+sweep = {
+  name = "step";
+  base = { chip = "ipu-mk2"; model = "tiny"; };
+  axes = (
+    { knob = "hbm-tbps"; from = 0.001; to = 100.0; step = 0.001; },
+    { knob = "batch"; values = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]; }
+  );
+};
+EOF2
+expect 0 "$ELK" validate step.cfg
+# a point that does not resolve (SRAM below this chip's 100 KiB reserve) is
+# still found, with its point number and knobs, through the cached presets
+sed 's/reserved_kib = 8.0;/reserved_kib = 100.0;/' chip.cfg >chip-res.cfg
+sed 's|chip = "ipu-mk2";|chip = "./chip-res.cfg";|; s/  );/  , { knob = "sram-kib"; values = [624.0, 50.0]; } );/' step.cfg >step-bad.cfg
+expect 1 "$ELK" validate step-bad.cfg &&
+    has_err "step-bad.cfg:4: point 1 (hbm-tbps=0.001, batch=1, sram-kib=50): --sram-kib 50 must exceed the reserved 100 KiB"
+# more values or points than a sweep may have: refused before anything is expanded
+sed 's/step = 0.001; }/step = 0.0001; }/' step.cfg >step-huge.cfg
+expect 1 "$ELK" validate step-huge.cfg && has_err 'values is too many (at most 100000)'
+sed 's/  );/  , { knob = "seq"; values = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]; } );/' step.cfg >step-many.cfg
+expect 1 "$ELK" validate step-many.cfg && has_err 'more than 10 million points'
+# detailed simulation of 4,194,304 cores took 337 s and 4.4 GB: refused at once
+expect 2 "$ELK" trace --model tiny --cores 4194304 --policy elk-dyn --mode detailed -o trace.json &&
+    has_err 'trace: --mode detailed: 4194304 cores, at most 65536'
+[ ! -e trace.json ] && ok || fail "a refused trace wrote trace.json"
+
 echo "robust_cli: $checks checks, $failed failed"
 [ "$failed" -eq 0 ]

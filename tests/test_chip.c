@@ -143,6 +143,7 @@ static const struct {
     {"chip-controllers-gt-cores", 0, ELK_ERANGE, 20, "'chip.hbm.controllers'"},
     {"chip-bool-as-int", 0, ELK_EFIELD, 21, "'chip.hbm.broadcast'"},
     {"chip-bad-cost-kind", 0, ELK_ERANGE, 23, "'chip.cost.kind'"},
+    {"chip-too-many-cores", 0, ELK_ERANGE, 6, "'chip.cores_per_chip': chips x cores_per_chip = 1024 x 1048576 = 1073741824 cores, above the limit of 4194304"},
     {"model-heads-kv", 1, ELK_ERANGE, 8, "'model.kv_heads'"},
     {"model-typo-field", 1, ELK_EUNKNOWN, 6, "'model.hiden'"},
     {"model-missing-vocab", 1, ELK_EMISSING, 2, "'model.vocab'"},

@@ -569,7 +569,7 @@ START_TEST(sim_cancel)
     elk_schedule s;
     elk_error err;
     ck_assert(elk_schedule_run(&pr, ELK_POL_FULL, &so, &s, &err) == ELK_OK);
-    volatile int stop = 1;
+    atomic_int stop = 1;
     elk_sim_opts o;
     elk_sim_opts_default(&o);
     o.cancel = &stop;

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <glob.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include "elk_csv.h"
@@ -403,6 +404,44 @@ START_TEST(run_deterministic_and_merge)
 }
 END_TEST
 
+/* More points than the writer's ring holds (64 slots for one or two
+ * jobs): rows still come out complete and in point order, the same bytes
+ * for 1, 2 and 3 jobs and for a sharded run merged back. */
+static const char *ring_sweep =
+    "sweep = {\n"
+    "  name = \"ring\";\n"
+    "  base = { chip = \"ipu-mk2\"; model = \"tiny\"; cores = 64; batch = 4; seq = 256; };\n"
+    "  axes = ( { knob = \"hbm-tbps\"; from = 0.02; to = 3.0; step = 0.02; } );\n"
+    "  policies = [\"elk-dyn\", \"ideal\"];\n"
+    "};\n";
+
+START_TEST(run_past_the_ring)
+{
+    elk_sweep s;
+    elk_error err;
+    ck_assert_msg(elk_sweep_load(write_file("ring.cfg", ring_sweep), &s, &err) == ELK_OK, "%s", err.msg);
+    ck_assert_int_eq(s.npoints, 150);
+    elk_plan_cache *pc = elk_plan_cache_alloc();
+    elk_sweep_stats st;
+    char *one = run_to_text(&s, 1, 0, 1, pc, &st);
+    ck_assert_int_eq(st.done, 150);
+    char *two = run_to_text(&s, 2, 0, 1, pc, &st);
+    char *three = run_to_text(&s, 3, 0, 1, pc, &st);
+    ck_assert_str_eq(one, two);
+    ck_assert_str_eq(one, three);
+    elk_csv_table t;
+    ck_assert_msg(elk_csv_parse(one, "ring", &t, &err) == ELK_OK, "%s", err.msg);
+    ck_assert_int_eq(t.nrows, 150 * 2);
+    for (int r = 0; r < t.nrows; r++) ck_assert_int_eq((int)elk_csv_num(&t, r, 0), r / 2);
+    elk_csv_free(&t);
+    free(one);
+    free(two);
+    free(three);
+    elk_plan_cache_free(pc);
+    elk_sweep_free(&s);
+}
+END_TEST
+
 /* A point no plan fits is written with status no-plan and empty metrics. */
 START_TEST(run_no_plan)
 {
@@ -432,25 +471,67 @@ START_TEST(run_no_plan)
 }
 END_TEST
 
-/* A cancelled sweep still writes a valid CSV (the header, here) and says so. */
+/* 40 points of the tiny model: one job takes many progress periods to run
+ * them, so a cancel after the first point lands mid-run. */
+static const char *long_sweep =
+    "sweep = {\n"
+    "  name = \"long\";\n"
+    "  base = { chip = \"ipu-mk2\"; model = \"tiny\"; cores = 64; batch = 4; seq = 256; };\n"
+    "  axes = (\n"
+    "    { knob = \"noc-scale\"; values = [1.0, 1.5, 2.0, 2.5, 3.0]; },\n"
+    "    { knob = \"hbm-tbps\"; from = 0.05; to = 0.4; step = 0.05; }\n"
+    "  );\n"
+    "};\n";
+
+typedef struct {
+    atomic_int *stop;
+    long cancelled_at; /* points done when the callback cancelled, or -1 */
+    int calls;
+} cancel_ctx;
+
+/* Cancels the sweep once a point has finished, as Ctrl-C would. */
+static void cancel_after_first(void *ctx, long done, long total, double elapsed_s)
+{
+    (void)total;
+    (void)elapsed_s;
+    cancel_ctx *c = ctx;
+    c->calls++;
+    if (done >= 1 && c->cancelled_at < 0) {
+        c->cancelled_at = done;
+        atomic_store(c->stop, 1);
+    }
+}
+
+/* Cancelled mid-run: the points finished before the cancel (and the one or
+ * two in flight) are written, the rest are not, the CSV is still valid and
+ * the run says ELK_ECANCEL. A sweep that ignored the cancel would run all
+ * 40 points and return ELK_OK. */
 START_TEST(run_cancelled)
 {
     elk_sweep s;
     elk_error err;
-    ck_assert_msg(elk_sweep_load(write_file("t.cfg", tiny_sweep), &s, &err) == ELK_OK, "%s", err.msg);
-    volatile int stop = 1;
+    ck_assert_msg(elk_sweep_load(write_file("long.cfg", long_sweep), &s, &err) == ELK_OK, "%s", err.msg);
+    ck_assert_int_eq(s.npoints, 40);
+    atomic_int stop = 0;
+    cancel_ctx cc = {&stop, -1, 0};
     elk_sweep_opts o;
     elk_sweep_opts_default(&o);
     o.cancel = &stop;
-    o.jobs = 2;
+    o.jobs = 1;
+    o.progress = cancel_after_first;
+    o.ctx = &cc;
     char *buf = NULL;
     size_t len = 0;
     FILE *fp = open_memstream(&buf, &len);
     elk_sweep_stats st;
     elk_status r = elk_sweep_run(&s, &o, fp, &st, &err);
     fclose(fp);
+    ck_assert_msg(cc.cancelled_at >= 1, "the progress callback never saw a finished point");
     ck_assert_int_eq(r, ELK_ECANCEL);
-    ck_assert(st.done < 6);
+    ck_assert_contains(err.msg, "interrupted");
+    /* one job: at most the point in flight at the cancel finishes after it */
+    ck_assert_msg(st.done >= cc.cancelled_at && st.done <= cc.cancelled_at + 1 && st.done < st.points, "done %ld of %ld, cancelled at %ld", st.done,
+                  st.points, cc.cancelled_at);
     elk_csv_table t;
     ck_assert_msg(elk_csv_parse(buf, "cancel", &t, &err) == ELK_OK, "%s", err.msg);
     ck_assert_int_eq(t.nrows, (int)st.done * 5);
@@ -477,6 +558,7 @@ static Suite *suite(void)
     tcase_add_checked_fixture(run, setup, teardown);
     tcase_set_timeout(run, 120);
     tcase_add_test(run, run_deterministic_and_merge);
+    tcase_add_test(run, run_past_the_ring);
     tcase_add_test(run, run_no_plan);
     tcase_add_test(run, run_cancelled);
     suite_add_tcase(s, run);

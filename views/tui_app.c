@@ -25,6 +25,7 @@
 #include "tui_help.h"
 #include "tui_keybar.h"
 #include "tui_knobs.h"
+#include "tui_log.h"
 #include "tui_statusline.h"
 #include "tui_netsim.h"
 #include "tui_worker.h"
@@ -68,21 +69,61 @@ static void on_fatal(int sig)
     raise(sig);
 }
 
-static void install_handlers(void)
+/* SIGINT, SIGTERM and SIGHUP end the workbench from its event loop: the
+ * handler only notes the signal and writes to the wake pipe (both
+ * async-signal-safe; the worker threads block these signals, core/elk_thread,
+ * so the handler runs on this thread), and the loop restores the terminal,
+ * joins the workers and dies of the signal. A second one before the loop
+ * gets there (a long export) takes the fatal path at once. */
+static volatile sig_atomic_t g_stop_sig;
+static volatile sig_atomic_t g_stop_fd = -1; /* the wake pipe, -1 once closed */
+
+static void on_stop(int sig)
 {
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL};
+    if (g_stop_sig) {
+        on_fatal(sig);
+        return;
+    }
+    g_stop_sig = sig;
+    if (g_stop_fd >= 0) {
+        int saved = errno;
+        char c = 's';
+        ssize_t r = write(g_stop_fd, &c, 1);
+        (void)r; /* a full pipe already wakes the loop */
+        errno = saved;
+    }
+}
+
+static void install_handlers(int wake_fd)
+{
+    static const int stops[] = {SIGINT, SIGTERM, SIGHUP};
+    static const int sigs[] = {SIGQUIT, SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL};
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_fatal;
     sigemptyset(&sa.sa_mask);
+    g_stop_fd = wake_fd;
+    sa.sa_handler = on_stop;
+    for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++) sigaction(stops[i], &sa, NULL);
+    sa.sa_handler = on_fatal;
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) sigaction(sigs[i], &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
     atexit(term_restore);
 }
 
+/* After the loop stopped for a signal: clean up as on_fatal does, then die
+ * of it (exit status 128 + sig, as the shell expects). */
+static void die_of_stop_signal(void)
+{
+    int sig = g_stop_sig;
+    if (!sig) return;
+    elk_file_cleanup_temps();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 static void redirect_stderr(const char *path)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    int fd = tui_log_open(path);
     if (fd < 0) fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
     if (fd < 0) return;
     fflush(stderr);
@@ -574,6 +615,7 @@ static int utf8_locale(void)
 
 static void app_free(tui_app *a)
 {
+    g_stop_fd = -1; /* the pipe closes below */
     if (a->help) tui_help_close(a->help);
     tui_sweeper_stop(a->sweeper);
     tui_sweeper_stop(a->pin_sweeper);
@@ -665,15 +707,12 @@ int elk_tui_run(const elk_point *p, const tui_opts *o)
     request(a, 1);
 
     if (o->log_path) snprintf(a->log_path, sizeof a->log_path, "%s", o->log_path);
-    else {
-        const char *tmp = getenv("TMPDIR");
-        snprintf(a->log_path, sizeof a->log_path, "%s/elk-tui.log", tmp && *tmp ? tmp : "/tmp");
-    }
+    else tui_log_default(a->log_path, sizeof a->log_path);
     tui_export_set_log(a->log_path);
     setlocale(LC_ALL, "");
     int ascii = o->ascii || !utf8_locale();
     tui_glyphs_init(ascii);
-    install_handlers();
+    install_handlers(a->wake[1]);
     redirect_stderr(a->log_path);
     /* newterm, not initscr: initscr exits by itself on an unknown TERM */
     SCREEN *scr = newterm(NULL, stdout, stdin);
@@ -700,7 +739,7 @@ int elk_tui_run(const elk_point *p, const tui_opts *o)
 
     double t_start = tui_now_ms(), first_ms = NAN;
     a->dirty = 1;
-    while (!a->quit) {
+    while (!a->quit && !g_stop_sig) {
         tui_snap *s = tui_worker_take(a->worker);
         if (s) {
             tui_snap *old = a->snap;
@@ -728,6 +767,7 @@ int elk_tui_run(const elk_point *p, const tui_opts *o)
         int timeout = busy ? 100 : tui_status_has_message(&a->status) ? 1000 : 5000;
         int pr = poll(pf, a->wake[0] >= 0 ? 2 : 1, timeout);
         if (pr < 0 && errno != EINTR) break;
+        if (g_stop_sig) break;
         if (a->wake[0] >= 0 && pr > 0 && (pf[1].revents & POLLIN)) {
             char buf[64];
             while (read(a->wake[0], buf, sizeof buf) > 0) {
@@ -748,7 +788,8 @@ int elk_tui_run(const elk_point *p, const tui_opts *o)
     term_restore();
     /* no delscreen: libpanel keeps its stdscr pseudo-panel hanging off the
      * screen and never frees it, so delscreen would turn it into a leak */
-    if (a->o.bench_knobs) bench_report(a, first_ms);
+    if (a->o.bench_knobs && !g_stop_sig) bench_report(a, first_ms);
     app_free(a);
+    die_of_stop_signal();
     return 0;
 }

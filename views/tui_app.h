@@ -12,7 +12,7 @@ typedef struct {
     int start_view;            /* 0..4 */
     int focus;                 /* focused policy */
     const char *plot_format;   /* "png" (default) or "svg" */
-    const char *log_path;      /* stderr while curses runs; NULL = $TMPDIR/elk-tui.log */
+    const char *log_path;      /* stderr while curses runs; NULL = per user (tui_log_default) */
     /* hidden benchmark: apply bench_knobs knob changes, one after the
      * other as soon as each is redrawn; print timings to bench_out (or
      * stdout after the terminal is restored) and quit */

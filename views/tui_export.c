@@ -15,6 +15,7 @@
 #include "elk_file.h"
 #include "elk_gnuplot.h"
 #include "elk_sweep.h"
+#include "tui_log.h"
 
 static char log_path[1024] = "/dev/null";
 
@@ -166,7 +167,7 @@ int tui_export_plot(elk_view *v, const tui_ctx *cx, const char *format, char *pa
         return -1;
     }
     const char *tmp = elk_file_wpath(&fig);
-    int logfd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    int logfd = tui_log_open(log_path);
     int pfd[2];
     if (pipe(pfd) != 0) {
         if (logfd >= 0) close(logfd);

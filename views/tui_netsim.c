@@ -28,7 +28,7 @@ struct tui_netsim {
     int req_policy;
     unsigned long req_id;
     int running;
-    volatile int cancel;
+    atomic_int cancel;     /* read unlocked by the scheduler and the simulator */
     tui_netsnap *done;
 };
 
@@ -42,7 +42,7 @@ static void wake(int fd)
 }
 
 static tui_netsnap *simulate(const elk_point *p, int policy, unsigned long id, elk_plan_cache *pc,
-                             volatile int *cancel)
+                             atomic_int *cancel)
 {
     tui_netsnap *s = calloc(1, sizeof *s);
     if (!s) return NULL;

@@ -2,11 +2,13 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <stdio.h>
+#include "elk_thread.h"
 
 #define ALL_POLICIES ((1u << ELK_POL_COUNT) - 1)
 
@@ -68,7 +70,7 @@ static elk_status result_run_parallel(const elk_problem *pr, const elk_sched_opt
         parts[i].pr = pr;
         parts[i].o = o;
         parts[i].mask = masks[i];
-        started[i] = pthread_create(&th[i], NULL, part_main, &parts[i]) == 0;
+        started[i] = elk_thread_start(&th[i], part_main, &parts[i]) == 0;
         if (!started[i]) mine |= masks[i]; /* no thread: do it here */
     }
     elk_status st = elk_result_run(pr, o, mine, r, err);
@@ -99,7 +101,7 @@ static elk_status result_run_parallel(const elk_problem *pr, const elk_sched_opt
 }
 
 /* Compute one point into a fresh snapshot (never NULL unless out of memory). */
-static tui_snap *compute(const elk_point *p, unsigned long id, elk_plan_cache *pc, volatile int *cancel)
+static tui_snap *compute(const elk_point *p, unsigned long id, elk_plan_cache *pc, atomic_int *cancel)
 {
     tui_snap *s = calloc(1, sizeof *s);
     if (!s) return NULL;
@@ -137,7 +139,7 @@ struct tui_worker {
     elk_point req;
     unsigned long req_id;  /* latest requested id */
     int running;
-    volatile int cancel;
+    atomic_int cancel;     /* read unlocked by the scheduler (elk_sched_opts.cancel) */
     tui_snap *done;        /* finished, not yet taken */
 };
 
@@ -181,7 +183,7 @@ tui_worker *tui_worker_start(elk_plan_cache *pc, int wake_fd)
     w->wake_fd = wake_fd;
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->cv, NULL);
-    if (pthread_create(&w->th, NULL, worker_main, w) != 0) {
+    if (elk_thread_start(&w->th, worker_main, w) != 0) {
         pthread_mutex_destroy(&w->mu);
         pthread_cond_destroy(&w->cv);
         free(w);
@@ -245,7 +247,7 @@ struct tui_sweeper {
     int stop;
     int pending;           /* a new sweep waits to start */
     int running;
-    volatile int cancel;
+    atomic_int cancel;     /* read unlocked by the scheduler (elk_sched_opts.cancel) */
     int started;           /* a sweep was ever requested */
     tui_sweep_data data;   /* guarded by mu */
 };
@@ -328,7 +330,7 @@ tui_sweeper *tui_sweeper_start(elk_plan_cache *pc, int wake_fd)
     s->wake_fd = wake_fd;
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->cv, NULL);
-    if (pthread_create(&s->th, NULL, sweeper_main, s) != 0) {
+    if (elk_thread_start(&s->th, sweeper_main, s) != 0) {
         pthread_mutex_destroy(&s->mu);
         pthread_cond_destroy(&s->cv);
         free(s);

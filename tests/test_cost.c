@@ -1,0 +1,353 @@
+/* core/elk_cost: every function on small shapes worked out by hand, for
+ * both compute models and every topology. The chips are built field by
+ * field at 1 GHz, so bytes per cycle equal GB/s and every number below can
+ * be checked with pencil and paper against the formula in elk_cost.c (the
+ * IPU coefficients are the artifact's, from elk_chip_defaults: matmul 24
+ * per 6x16x16 block, 514 per (k,n) block, 113 per n block, 173 per call;
+ * elementwise 0.75 n + 290 up to 16432 elements, capped at 8517, then
+ * 0.5 n + 300; unary 0.5 n + 200; reduce 1.5 x + 175 capped at 295.25 up to
+ * x = 480, then 0.25 x + 175; exchange 0.28 cycles per byte). */
+#include <math.h>
+
+#include "elk_cost.h"
+#include "elk_test.h"
+
+#define EPS 1e-9
+
+/* 16 cores on one chip, all-to-all, 1 GHz, ports of 4 B/cycle, HBM 100
+ * B/cycle, 64 MAC/cycle and 2 vector elements/cycle per core. */
+static elk_chip small_chip(elk_cost_kind kind)
+{
+    elk_chip c;
+    elk_chip_defaults(&c);
+    c.chips = 1;
+    c.cores_per_chip = 16;
+    c.cores = 16;
+    c.clock_ghz = 1.0;
+    c.link_gbps = 4.0;
+    c.mesh_link_gbps = 0;
+    c.mesh_rows = c.mesh_cols = 0;
+    c.noc_scale = 1.0;
+    c.hbm_tbps = 0.1;
+    c.hbm_controllers = 4;
+    c.hbm_broadcast = 0;
+    c.matmul_macs_per_cycle = 64;
+    c.vector_elems_per_cycle = 2;
+    c.cost.kind = kind;
+    c.cost.op_overhead = 200;
+    c.profile = ELK_PROFILE_PHYSICAL;
+    return c;
+}
+
+static elk_chip grid_chip(elk_topology t, int rows, int cols, double mesh_gbps)
+{
+    elk_chip c = small_chip(ELK_COSTK_PARAMETRIC);
+    c.topology = t;
+    c.cores = c.cores_per_chip = rows * cols;
+    c.mesh_rows = t == ELK_TOPO_RING ? 0 : rows;
+    c.mesh_cols = t == ELK_TOPO_RING ? 0 : cols;
+    c.mesh_link_gbps = mesh_gbps;
+    return c;
+}
+
+/* An operator of the given kind over dims (the output indexes the first
+ * nout dims). */
+static elk_op make_op(elk_op_kind kind, int ndims, const long *dims, int nout)
+{
+    elk_op op;
+    memset(&op, 0, sizeof op);
+    op.kind = kind;
+    op.ndims = ndims;
+    for (int d = 0; d < ndims; d++) op.dim[d] = dims[d];
+    op.ntensors = 1;
+    op.t[0].role = ELK_TR_OUT;
+    op.t[0].naxes = nout;
+    for (int a = 0; a < nout; a++) op.t[0].axis[a] = a;
+    op.dtype_bytes = 2;
+    return op;
+}
+
+/* elk_cost_compute: one row per (model, kind, sub-tile). */
+static const struct {
+    elk_cost_kind model;
+    elk_op_kind kind;
+    int ndims, nout;
+    long sub[4];
+    double want;
+    const char *why;
+} compute_cases[] = {
+    /* parametric: points / rate + overhead (unary: two passes) */
+    {ELK_COSTK_PARAMETRIC, ELK_OP_MATMUL, 4, 3, {2, 8, 16, 32}, 8192 / 64.0 + 200, "2*8*16*32 MACs / 64 + 200"},
+    {ELK_COSTK_PARAMETRIC, ELK_OP_ELEMWISE, 1, 1, {100}, 100 / 2.0 + 200, "100 / 2 + 200"},
+    {ELK_COSTK_PARAMETRIC, ELK_OP_UNARY, 1, 1, {100}, 2 * 100 / 2.0 + 200, "2*100 / 2 + 200"},
+    {ELK_COSTK_PARAMETRIC, ELK_OP_REDUCE, 2, 1, {4, 100}, 400 / 2.0 + 200, "400 / 2 + 200"},
+    /* IPU matmul, the faster orientation: m=6 n=16 k=16 is one block:
+     * 24 + 514 + 113 + 173 = 824; swapped, 3 blocks: 72 + 514 + 113 + 173 = 872 */
+    {ELK_COSTK_IPU, ELK_OP_MATMUL, 3, 2, {6, 16, 16}, 824, "one 6x16x16 block"},
+    {ELK_COSTK_IPU, ELK_OP_MATMUL, 4, 3, {2, 6, 16, 16}, 2 * 824, "batch 2 of one block"},
+    /* m=100 n=20 k=40: 17*3*2 blocks: 2448 + 514*6 + 113*2 + 173 = 5931;
+     * swapped (m=20 n=100): 4*3*7 = 84 blocks: 2016 + 10794 + 791 + 173 = 13774 */
+    {ELK_COSTK_IPU, ELK_OP_MATMUL, 3, 2, {100, 20, 40}, 5931, "m=100 n=20 k=40"},
+    {ELK_COSTK_IPU, ELK_OP_MATMUL, 3, 2, {20, 100, 40}, 5931, "m=20 n=100 k=40: the other orientation"},
+    /* elementwise 0.75*1000 + 290; past the knee 0.5*20000 + 300; small: the cap never bites */
+    {ELK_COSTK_IPU, ELK_OP_ELEMWISE, 1, 1, {1000}, 1040, "0.75*1000 + 290"},
+    {ELK_COSTK_IPU, ELK_OP_ELEMWISE, 1, 1, {20000}, 10300, "0.5*20000 + 300"},
+    {ELK_COSTK_IPU, ELK_OP_ELEMWISE, 1, 1, {16000}, 8517, "0.75*16000 + 290 = 12290, capped at 8517"},
+    {ELK_COSTK_IPU, ELK_OP_UNARY, 1, 1, {1000}, 700, "0.5*1000 + 200"},
+    /* reduce 4 rows of 100: outputs 4 (aligned 4), x = 4*100 = 400 <= 480:
+     * min(295.25, 1.5*400 + 175) */
+    {ELK_COSTK_IPU, ELK_OP_REDUCE, 2, 1, {4, 100}, 295.25, "x = 400, capped"},
+    /* 10 rows of 100: aligned to 12, x = 1200 > 480: 0.25*1200 + 175 */
+    {ELK_COSTK_IPU, ELK_OP_REDUCE, 2, 1, {10, 100}, 475, "x = 12*100 past the knee"},
+    /* 50 rows of 4: 50 > 24 aligns to 48*ceil(50/48) = 96, x = 96*4 = 384: min(295.25, 751) */
+    {ELK_COSTK_IPU, ELK_OP_REDUCE, 2, 1, {50, 4}, 295.25, "50 outputs align to 96"},
+};
+
+START_TEST(compute)
+{
+    elk_chip c = small_chip(compute_cases[_i].model);
+    elk_op op = make_op(compute_cases[_i].kind, compute_cases[_i].ndims, compute_cases[_i].sub,
+                        compute_cases[_i].nout);
+    double got = elk_cost_compute(&c, &op, compute_cases[_i].sub);
+    ck_assert_msg(fabs(got - compute_cases[_i].want) < EPS, "case %d (%s): %.6f cycles, want %.6f", _i,
+                  compute_cases[_i].why, got, compute_cases[_i].want);
+}
+END_TEST
+
+/* Vector throughput scales IPU times: 4 elements per cycle halves them. */
+START_TEST(compute_vector_rate)
+{
+    elk_chip c = small_chip(ELK_COSTK_IPU);
+    long sub[1] = {1000};
+    elk_op op = make_op(ELK_OP_ELEMWISE, 1, sub, 1);
+    c.vector_elems_per_cycle = 4;
+    ck_assert_double_eq_tol(elk_cost_compute(&c, &op, sub), 520, EPS);
+    /* a matmul unit twice as wide halves the block term only: 12 + 514 + 113 + 173 */
+    long mm[3] = {6, 16, 16};
+    elk_op m = make_op(ELK_OP_MATMUL, 3, mm, 2);
+    c.matmul_macs_per_cycle = 128;
+    ck_assert_double_eq_tol(elk_cost_compute(&c, &m, mm), 812, EPS);
+}
+END_TEST
+
+START_TEST(vector_add_and_partial_reduce)
+{
+    elk_chip ipu = small_chip(ELK_COSTK_IPU), par = small_chip(ELK_COSTK_PARAMETRIC);
+    ck_assert_double_eq(elk_cost_vector_add(&ipu, 0), 0);
+    ck_assert_double_eq_tol(elk_cost_vector_add(&ipu, 1000), 1040, EPS);
+    ck_assert_double_eq_tol(elk_cost_vector_add(&par, 1000), 1000 / 2.0 + 200, EPS);
+    /* nothing to reduce */
+    ck_assert_double_eq(elk_cost_partial_reduce(&ipu, 1, 1000), 0);
+    ck_assert_double_eq(elk_cost_partial_reduce(&ipu, 4, 0), 0);
+    /* two copies: one elementwise add of 1000/2 outputs: 0.75*500 + 290 */
+    ck_assert_double_eq_tol(elk_cost_partial_reduce(&ipu, 2, 1000), 665, EPS);
+    /* four copies: reduce 1000 inputs to 250 outputs: 250 aligns to 288,
+     * x = 288*4 = 1152: 0.25*1152 + 175 */
+    ck_assert_double_eq_tol(elk_cost_partial_reduce(&ipu, 4, 1000), 463, EPS);
+    ck_assert_double_eq_tol(elk_cost_partial_reduce(&par, 4, 1000), 1000 / 2.0 + 200, EPS);
+}
+END_TEST
+
+START_TEST(shift_cpb)
+{
+    elk_chip c = small_chip(ELK_COSTK_IPU);
+    /* the fitted 0.28 is slower than the 4 B/cycle port (0.25) */
+    ck_assert_double_eq_tol(elk_cost_shift_cpb(&c), 0.28, EPS);
+    /* a 2 B/cycle port is slower than the fitted rate: the port wins */
+    c.link_gbps = 2;
+    ck_assert_double_eq_tol(elk_cost_shift_cpb(&c), 0.5, EPS);
+    /* noc_scale 2 doubles both: 0.14 against 1/4 */
+    c.noc_scale = 2;
+    ck_assert_double_eq_tol(elk_cost_shift_cpb(&c), 0.25, EPS);
+    elk_chip p = small_chip(ELK_COSTK_PARAMETRIC);
+    ck_assert_double_eq_tol(elk_cost_shift_cpb(&p), 0.25, EPS);
+    /* on a grid a 1 B/cycle mesh link is the bottleneck */
+    elk_chip g = grid_chip(ELK_TOPO_MESH, 4, 4, 1.0);
+    ck_assert_double_eq_tol(elk_cost_shift_cpb(&g), 1.0, EPS);
+}
+END_TEST
+
+/* elk_cost_alltoall: 1000 bytes per core. */
+static const struct {
+    elk_topology topo;
+    int rows, cols;
+    double mesh_gbps, group, want;
+    const char *why;
+} a2a_cases[] = {
+    {ELK_TOPO_ALL2ALL, 4, 4, 0, 16, 250, "1000 B at 0.25 cycle/B, no bisection"},
+    {ELK_TOPO_ALL2ALL, 4, 4, 0, 1, 0, "a group of one moves nothing"},
+    /* 8x8 mesh, 2 B/cycle links: port time 1000*0.5 = 500; the whole grid's
+     * cut is 8 links: 1000*64/4 bytes cross it: 16000 / 8 / 2 = 1000 */
+    {ELK_TOPO_MESH, 8, 8, 2, 64, 1000, "whole 8x8 mesh: bisection-bound"},
+    /* a 4-core sub-block: cut sqrt(4) = 2: 1000*4/4 / 2 / 2 = 250 < 500 */
+    {ELK_TOPO_MESH, 8, 8, 2, 4, 500, "2x2 block of an 8x8 mesh: port-bound"},
+    /* a group larger than the chip counts as the whole chip */
+    {ELK_TOPO_MESH, 8, 8, 2, 1000, 1000, "group 1000 on 64 cores: the whole grid"},
+    /* torus: the whole grid's cut doubles: 16000 / 16 / 2 = 500 */
+    {ELK_TOPO_TORUS, 8, 8, 2, 64, 500, "whole 8x8 torus"},
+    /* a sub-block of a torus cuts as a mesh's */
+    {ELK_TOPO_TORUS, 8, 8, 1, 16, 1000, "4x4 block of a torus, 1 B/cycle links: 1000*16/4 / 4 / 1"},
+    /* ring of 16: the whole ring's cut is two links: 1000*16/4 / 2 / 2 = 1000 */
+    {ELK_TOPO_RING, 1, 16, 2, 16, 1000, "whole ring of 16"},
+    /* consecutive cores of a ring are a line, cut by one link: 1000*8/4 / 1 / 2 = 1000 */
+    {ELK_TOPO_RING, 1, 16, 2, 8, 1000, "8 consecutive cores of a ring"},
+};
+
+START_TEST(alltoall)
+{
+    elk_chip c = a2a_cases[_i].topo == ELK_TOPO_ALL2ALL
+                     ? small_chip(ELK_COSTK_PARAMETRIC)
+                     : grid_chip(a2a_cases[_i].topo, a2a_cases[_i].rows, a2a_cases[_i].cols, a2a_cases[_i].mesh_gbps);
+    double got = elk_cost_alltoall(&c, 1000, a2a_cases[_i].group);
+    ck_assert_msg(fabs(got - a2a_cases[_i].want) < EPS, "case %d (%s): %.6f cycles, want %.6f", _i,
+                  a2a_cases[_i].why, got, a2a_cases[_i].want);
+}
+END_TEST
+
+/* Groups spanning two chips: half the bytes cross chip links. */
+START_TEST(alltoall_chips)
+{
+    elk_chip c = small_chip(ELK_COSTK_PARAMETRIC);
+    c.chips = 2;
+    c.cores_per_chip = 8;
+    c.interchip_gbps = 4; /* 2 chips x 4 B/cycle */
+    /* 1000*16*(1/2) = 8000 bytes over 8 B/cycle = 1000 > the port's 250 */
+    ck_assert_double_eq_tol(elk_cost_alltoall(&c, 1000, 16), 1000, EPS);
+    /* a group inside one chip does not cross */
+    ck_assert_double_eq_tol(elk_cost_alltoall(&c, 1000, 8), 250, EPS);
+    /* the paper profile's flat factor stands for the chip links instead */
+    c.profile |= 1u << ELK_PSW_MULTICHIP;
+    ck_assert_double_eq_tol(elk_cost_alltoall(&c, 1000, 16), 250, EPS);
+    ck_assert_double_eq(elk_cost_alltoall(&c, 0, 16), 0);
+}
+END_TEST
+
+START_TEST(hbm_hops)
+{
+    elk_chip c = small_chip(ELK_COSTK_PARAMETRIC);
+    ck_assert_double_eq(elk_cost_hbm_hops(&c), 1);
+    elk_chip g = grid_chip(ELK_TOPO_MESH, 4, 8, 4);
+    ck_assert_double_eq_tol(elk_cost_hbm_hops(&g), (4 + 8) / 4.0, EPS); /* edges */
+    g.hbm_placement = ELK_HBM_CORNERS;
+    ck_assert_double_eq_tol(elk_cost_hbm_hops(&g), (4 + 8) / 2.0, EPS);
+    g.hbm_placement = ELK_HBM_WEST;
+    ck_assert_double_eq_tol(elk_cost_hbm_hops(&g), 8 / 2.0 + 4 / 3.0, EPS);
+    elk_chip t = grid_chip(ELK_TOPO_TORUS, 4, 8, 4);
+    ck_assert_double_eq_tol(elk_cost_hbm_hops(&t), 0.5 * (4 + 8) / 4.0, EPS);
+    elk_chip r = grid_chip(ELK_TOPO_RING, 1, 16, 4);
+    r.hbm_controllers = 2;
+    ck_assert_double_eq_tol(elk_cost_hbm_hops(&r), 16 / 4.0 / 2, EPS);
+}
+END_TEST
+
+START_TEST(preload_rate)
+{
+    /* all-to-all: 16 ports of 4 B/cycle, each replica lands in one */
+    elk_chip c = small_chip(ELK_COSTK_PARAMETRIC);
+    ck_assert_double_eq_tol(elk_cost_preload_rate(&c, 1), 64, EPS);
+    ck_assert_double_eq_tol(elk_cost_preload_rate(&c, 2), 32, EPS);
+    ck_assert_double_eq_tol(elk_cost_preload_rate(&c, 0.5), 64, EPS); /* replication below 1 is 1 */
+    /* 4x4 mesh, 4 B/cycle links, edges: 48 links, 2 hops, 16 entry links.
+     * r = 1: min(64, 48*4/3 = 64, 16*4 = 64) */
+    elk_chip g = grid_chip(ELK_TOPO_MESH, 4, 4, 4);
+    ck_assert_double_eq_tol(elk_cost_preload_rate(&g, 1), 64, EPS);
+    /* r = 3: min(64/3, 192/5 = 38.4, 64): the ports */
+    ck_assert_double_eq_tol(elk_cost_preload_rate(&g, 3), 64 / 3.0, EPS);
+    /* one broadcasting controller enters through one link: 4 */
+    g.hbm_broadcast = 1;
+    ck_assert_double_eq_tol(elk_cost_preload_rate(&g, 1), 4, EPS);
+    /* the same on a torus leaves both ways round: 8 */
+    elk_chip t = grid_chip(ELK_TOPO_TORUS, 4, 4, 4);
+    t.hbm_broadcast = 1;
+    ck_assert_double_eq_tol(elk_cost_preload_rate(&t, 1), 8, EPS);
+    /* corners: 8 entry links of 1 B/cycle = 8 against 48/3 = 16 and 64 */
+    elk_chip k = grid_chip(ELK_TOPO_MESH, 4, 4, 1);
+    k.hbm_placement = ELK_HBM_CORNERS;
+    ck_assert_double_eq_tol(elk_cost_preload_rate(&k, 1), 8, EPS);
+}
+END_TEST
+
+START_TEST(preload_cycles)
+{
+    elk_chip c = small_chip(ELK_COSTK_PARAMETRIC);
+    ck_assert_double_eq(elk_cost_preload_cycles(&c, 0, 100), 0);
+    /* 1000 unique bytes: HBM 1000/100 = 10; the fabric 1000/64 = 15.625 */
+    ck_assert_double_eq_tol(elk_cost_preload_cycles(&c, 1000, 1000), 15.625, EPS);
+    /* delivered twice (r = 2): 1000/32 */
+    ck_assert_double_eq_tol(elk_cost_preload_cycles(&c, 1000, 2000), 31.25, EPS);
+    /* slow HBM (10 B/cycle) is the bound: 100 */
+    c.hbm_tbps = 0.01;
+    ck_assert_double_eq_tol(elk_cost_preload_cycles(&c, 1000, 1000), 100, EPS);
+}
+END_TEST
+
+/* The paper profile's unfused charge: nothing without the switch or the
+ * counts; with them, the floors of the parts. */
+START_TEST(unfused)
+{
+    elk_chip c = small_chip(ELK_COSTK_IPU);
+    long dims[2] = {16, 100}; /* 1600 points over 16 cores: 100 each; 16 rows: 1 each */
+    elk_op op = make_op(ELK_OP_ELEMWISE, 2, dims, 1);
+    op.unf_elem = 2;
+    op.unf_row = 1;
+    double comp, syncs, bytes;
+    elk_cost_unfused(&c, &op, &comp, &syncs, &bytes);
+    ck_assert(comp == 0 && syncs == 0 && bytes == 0); /* physical profile: no switch */
+    c.profile |= 1u << ELK_PSW_UNFUSED;
+    elk_cost_unfused(&c, &op, &comp, &syncs, &bytes);
+    /* elementwise on 100: 0.75*100 + 290 = 365, twice; on one row: 290.75 */
+    ck_assert_double_eq_tol(comp, 2 * 365 + 290.75, EPS);
+    ck_assert_double_eq(syncs, 3);
+    ck_assert_double_eq(bytes, 0);
+    /* a slice of half the points (50 per core, 2 B each) at 0.28 cycle/B
+     * plus a sync: 28 + 118; six syncs; 100 bytes through the port */
+    op.unf_elem = op.unf_row = 0;
+    op.unf_slice = 1;
+    elk_cost_unfused(&c, &op, &comp, &syncs, &bytes);
+    ck_assert_double_eq_tol(comp, 50 * 2 * 0.28 + 118, EPS);
+    ck_assert_double_eq(syncs, 6);
+    ck_assert_double_eq(bytes, 100);
+}
+END_TEST
+
+/* Invariants on bigger shapes: more work never costs less. */
+START_TEST(monotone)
+{
+    for (int kind = 0; kind < 2; kind++) {
+        elk_chip c = small_chip(kind ? ELK_COSTK_PARAMETRIC : ELK_COSTK_IPU);
+        double prev = 0;
+        for (long m = 1; m <= 4096; m *= 2) {
+            long sub[3] = {m, 512, 256};
+            elk_op op = make_op(ELK_OP_MATMUL, 3, sub, 2);
+            double t = elk_cost_compute(&c, &op, sub);
+            ck_assert_msg(t >= prev && t > 0, "kind %d m %ld: %g after %g", kind, m, t, prev);
+            prev = t;
+        }
+        prev = 0;
+        for (double b = 1; b <= 1e6; b *= 10) {
+            double t = elk_cost_preload_cycles(&c, b, 2 * b);
+            ck_assert(t >= prev);
+            prev = t;
+        }
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("cost");
+    TCase *t = tcase_create("cost");
+    tcase_add_loop_test(t, compute, 0, (int)(sizeof compute_cases / sizeof compute_cases[0]));
+    tcase_add_test(t, compute_vector_rate);
+    tcase_add_test(t, vector_add_and_partial_reduce);
+    tcase_add_test(t, shift_cpb);
+    tcase_add_loop_test(t, alltoall, 0, (int)(sizeof a2a_cases / sizeof a2a_cases[0]));
+    tcase_add_test(t, alltoall_chips);
+    tcase_add_test(t, hbm_hops);
+    tcase_add_test(t, preload_rate);
+    tcase_add_test(t, preload_cycles);
+    tcase_add_test(t, unfused);
+    tcase_add_test(t, monotone);
+    suite_add_tcase(s, t);
+    return run_suite(s);
+}
