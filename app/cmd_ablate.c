@@ -276,32 +276,18 @@ int elk_cmd_ablate(int argc, char **argv)
         elk_cli_knob_help(stdout);
         return 0;
     }
-    int csv = !strcmp(fmt, "csv");
-    if (!csv && strcmp(fmt, "table")) {
-        elk_cli_error("ablate: --format %s: expected table or csv", fmt);
-        return ELK_EXIT_USAGE;
-    }
+    int csv;
+    if ((rc = elk_cli_table_or_csv("ablate", fmt, &csv))) return rc;
     if (orders) {
         elk_file f;
-        elk_error err;
-        if (elk_file_open(&f, out ? out : "-", &err) != ELK_OK) {
-            elk_cli_error("%s", err.msg);
-            return ELK_EXIT_FAIL;
-        }
+        if ((rc = elk_cli_out_open(&f, out))) return rc;
         char list[1024];
         snprintf(list, sizeof list, "%s", models);
         char *save = NULL;
         int k = 0;
-        for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save), k++)
-            if ((rc = run_orders(&p, tok, f.fp, csv, times, k == 0))) {
-                elk_file_abort(&f);
-                return rc;
-            }
-        if (elk_file_commit(&f, &err) != ELK_OK) {
-            elk_cli_error("%s", err.msg);
-            return ELK_EXIT_FAIL;
-        }
-        return 0;
+        for (char *tok = strtok_r(list, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save), k++)
+            rc = run_orders(&p, tok, f.fp, csv, times, k == 0);
+        return elk_cli_out_close(&f, rc);
     }
     ladder L[32];
     int n = 0;
@@ -322,16 +308,8 @@ int elk_cmd_ablate(int argc, char **argv)
         return ELK_EXIT_USAGE;
     }
     elk_file f;
-    elk_error err;
-    if (elk_file_open(&f, out ? out : "-", &err) != ELK_OK) {
-        elk_cli_error("%s", err.msg);
-        return ELK_EXIT_FAIL;
-    }
+    if ((rc = elk_cli_out_open(&f, out))) return rc;
     if (csv) write_csv(f.fp, L, n);
     else write_table(f.fp, L, n);
-    if (elk_file_commit(&f, &err) != ELK_OK) {
-        elk_cli_error("%s", err.msg);
-        return ELK_EXIT_FAIL;
-    }
-    return 0;
+    return elk_cli_out_close(&f, 0);
 }

@@ -58,12 +58,7 @@ int elk_cmd_balance(int argc, char **argv)
         return ELK_EXIT_USAGE;
     }
     o.knob = (elk_knob)k;
-    int pol = elk_policy_find(pol_s);
-    if (pol < 0) {
-        elk_cli_error("balance: --policy %s: expected basic, static, elk-dyn, elk-full or ideal", pol_s);
-        return ELK_EXIT_USAGE;
-    }
-    o.pol = (elk_policy)pol;
+    if ((rc = elk_cli_policy("balance", pol_s, &o.pol))) return rc;
     double within;
     if ((rc = elk_cli_double("balance", "within", within_s, 0, 100, &within))) return rc;
     o.p = within / 100;
@@ -88,10 +83,7 @@ int elk_cmd_balance(int argc, char **argv)
     elk_chip c;
     elk_model m;
     elk_error err;
-    if (elk_point_resolve(&p, &c, &m, &err) != ELK_OK) {
-        elk_cli_error("%s", err.msg);
-        return ELK_EXIT_FAIL;
-    }
+    if ((rc = elk_cli_resolve(&p, &c, &m))) return rc;
     elk_balance_result r;
     if (elk_balance_run(&p, &o, &r, &err) != ELK_OK) {
         elk_cli_error("%s", err.msg);

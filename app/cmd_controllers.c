@@ -75,16 +75,10 @@ int elk_cmd_controllers(int argc, char **argv)
         elk_cli_knob_help(stdout);
         return 0;
     }
-    int pol = elk_policy_find(pol_s);
-    if (pol < 0) {
-        elk_cli_error("controllers: --policy %s: expected basic, static, elk-dyn, elk-full or ideal", pol_s);
-        return ELK_EXIT_USAGE;
-    }
-    int csv = !strcmp(fmt, "csv");
-    if (!csv && strcmp(fmt, "table")) {
-        elk_cli_error("controllers: --format %s: expected table or csv", fmt);
-        return ELK_EXIT_USAGE;
-    }
+    elk_policy pol;
+    int csv;
+    if ((rc = elk_cli_policy("controllers", pol_s, &pol)) || (rc = elk_cli_table_or_csv("controllers", fmt, &csv)))
+        return rc;
     double hbm[MAXV], ctrl[MAXV];
     int nh, nc;
     if ((rc = parse_list("controllers", "hbm", hbm_s, 0.001, 1000, hbm, &nh))) return rc;
@@ -100,10 +94,7 @@ int elk_cmd_controllers(int argc, char **argv)
     }
     elk_file f;
     elk_error err;
-    if (elk_file_open(&f, out ? out : "-", &err) != ELK_OK) {
-        elk_cli_error("%s", err.msg);
-        return ELK_EXIT_FAIL;
-    }
+    if ((rc = elk_cli_out_open(&f, out))) return rc;
     FILE *fp = f.fp;
     elk_plan_cache *pc = elk_plan_cache_alloc();
     if (!pc) {
@@ -193,13 +184,5 @@ int elk_cmd_controllers(int argc, char **argv)
             }
         }
     elk_plan_cache_free(pc);
-    if (rc) {
-        elk_file_abort(&f);
-        return rc;
-    }
-    if (elk_file_commit(&f, &err) != ELK_OK) {
-        elk_cli_error("%s", err.msg);
-        return ELK_EXIT_FAIL;
-    }
-    return 0;
+    return elk_cli_out_close(&f, rc);
 }

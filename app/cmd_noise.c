@@ -74,11 +74,8 @@ int elk_cmd_noise(int argc, char **argv)
     long trials, seed;
     if ((rc = elk_cli_long("noise", "trials", trials_s, 2, 100000, &trials))) return rc;
     if ((rc = elk_cli_long("noise", "seed", seed_s, 0, 4294967295L, &seed))) return rc;
-    int csv = !strcmp(fmt, "csv");
-    if (!csv && strcmp(fmt, "table")) {
-        elk_cli_error("noise: --format %s: expected table or csv", fmt);
-        return ELK_EXIT_USAGE;
-    }
+    int csv;
+    if ((rc = elk_cli_table_or_csv("noise", fmt, &csv))) return rc;
     double sig[16];
     int nsig = 0;
     char list[256];
@@ -110,12 +107,11 @@ int elk_cmd_noise(int argc, char **argv)
         return ELK_EXIT_FAIL;
     }
     elk_file f;
-    if (elk_file_open(&f, out ? out : "-", &err) != ELK_OK) {
-        elk_cli_error("%s", err.msg);
+    if ((rc = elk_cli_out_open(&f, out))) {
         elk_noise_free(&w);
         elk_problem_free(&pr);
         elk_plan_cache_free(pc);
-        return ELK_EXIT_FAIL;
+        return rc;
     }
     FILE *fp = f.fp;
     char prof[96];
@@ -197,13 +193,5 @@ int elk_cmd_noise(int argc, char **argv)
     elk_noise_free(&w);
     elk_problem_free(&pr);
     elk_plan_cache_free(pc);
-    if (rc) {
-        elk_file_abort(&f);
-        return rc;
-    }
-    if (elk_file_commit(&f, &err) != ELK_OK) {
-        elk_cli_error("%s", err.msg);
-        return ELK_EXIT_FAIL;
-    }
-    return 0;
+    return elk_cli_out_close(&f, rc);
 }

@@ -43,23 +43,14 @@ int elk_cmd_sensitivity(int argc, char **argv)
         elk_cli_knob_help(stdout);
         return 0;
     }
-    int pol = elk_policy_find(pol_s);
-    if (pol < 0) {
-        elk_cli_error("sensitivity: --policy %s: expected basic, static, elk-dyn, elk-full or ideal", pol_s);
-        return ELK_EXIT_USAGE;
-    }
-    int csv = !strcmp(fmt, "csv");
-    if (!csv && strcmp(fmt, "table")) {
-        elk_cli_error("sensitivity: --format %s: expected table or csv", fmt);
-        return ELK_EXIT_USAGE;
-    }
+    elk_policy pol;
+    int csv;
+    if ((rc = elk_cli_policy("sensitivity", pol_s, &pol)) || (rc = elk_cli_table_or_csv("sensitivity", fmt, &csv)))
+        return rc;
     elk_chip c;
     elk_model m;
     elk_error err;
-    if (elk_point_resolve(&p, &c, &m, &err) != ELK_OK) {
-        elk_cli_error("%s", err.msg);
-        return ELK_EXIT_FAIL;
-    }
+    if ((rc = elk_cli_resolve(&p, &c, &m))) return rc;
     elk_plan_cache *pc = elk_plan_cache_alloc();
     elk_sens s;
     elk_status st = pc ? elk_sensitivity_run(&p, (elk_policy)pol, pc, &s, &err) : ELK_ENOMEM;
@@ -92,10 +83,7 @@ int elk_cmd_sensitivity(int argc, char **argv)
         snprintf(labels + ll, sizeof labels - ll, "%s%s", i ? " " : "", ki->name);
     }
     elk_file f;
-    if (elk_file_open(&f, out ? out : "-", &err) != ELK_OK) {
-        elk_cli_error("%s", err.msg);
-        return ELK_EXIT_FAIL;
-    }
+    if ((rc = elk_cli_out_open(&f, out))) return rc;
     char prof[96];
     elk_profile_format(c.profile, prof, sizeof prof);
     if (csv) {
@@ -119,10 +107,7 @@ int elk_cmd_sensitivity(int argc, char **argv)
             fprintf(f.fp, "%-16s %10s   %-26s %-26s\n", elk_knobs[r->knob].name, v, d, u);
         }
     }
-    if (elk_file_commit(&f, &err) != ELK_OK) {
-        elk_cli_error("%s", err.msg);
-        return ELK_EXIT_FAIL;
-    }
+    if ((rc = elk_cli_out_close(&f, 0))) return rc;
     if (plot) {
         elk_gp_job j;
         elk_gp_job_init(&j, "tornado", data, plot);

@@ -196,3 +196,50 @@ int elk_cli_parse(int argc, char **argv, int first, elk_point *p, const elk_opt 
     }
     return 0;
 }
+
+int elk_cli_out_open(elk_file *f, const char *path)
+{
+    elk_error err;
+    if (elk_file_open(f, path ? path : "-", &err) == ELK_OK) return 0;
+    elk_cli_error("%s", err.msg);
+    return ELK_EXIT_FAIL;
+}
+
+int elk_cli_out_close(elk_file *f, int rc)
+{
+    if (rc) {
+        elk_file_abort(f);
+        return rc;
+    }
+    elk_error err;
+    if (elk_file_commit(f, &err) == ELK_OK) return 0;
+    elk_cli_error("%s", err.msg);
+    return ELK_EXIT_FAIL;
+}
+
+int elk_cli_policy(const char *cmd, const char *s, elk_policy *out)
+{
+    int pol = elk_policy_find(s);
+    if (pol >= 0) {
+        *out = (elk_policy)pol;
+        return 0;
+    }
+    elk_cli_error("%s: --policy %s: expected basic, static, elk-dyn, elk-full or ideal", cmd, s);
+    return ELK_EXIT_USAGE;
+}
+
+int elk_cli_table_or_csv(const char *cmd, const char *s, int *csv)
+{
+    *csv = !strcmp(s, "csv");
+    if (*csv || !strcmp(s, "table")) return 0;
+    elk_cli_error("%s: --format %s: expected table or csv", cmd, s);
+    return ELK_EXIT_USAGE;
+}
+
+int elk_cli_resolve(const elk_point *p, elk_chip *c, elk_model *m)
+{
+    elk_error err;
+    if (elk_point_resolve(p, c, m, &err) == ELK_OK) return 0;
+    elk_cli_error("%s", err.msg);
+    return ELK_EXIT_FAIL;
+}

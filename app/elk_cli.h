@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 
+#include "elk_file.h"
 #include "elk_point.h"
 #include "elk_sched.h"
 
@@ -44,6 +45,21 @@ void elk_cli_knob_help(FILE *fp);
 /* Prepare a design point for the policies: allocates *pc and fills *pr, or
  * prints the error and returns ELK_EXIT_FAIL (nothing left to free). */
 int elk_cli_problem(const elk_point *p, elk_plan_cache **pc, elk_problem *pr);
+
+/* The small pieces every reporting command shares (elk ablate, noise,
+ * controllers, balance, sensitivity): each prints its own error and returns
+ * an exit status, 0 on success. */
+/* Output FILE, atomically, or standard output for NULL or "-". */
+int elk_cli_out_open(elk_file *f, const char *path);
+/* Commit it when rc is 0 (a write error becomes ELK_EXIT_FAIL), else drop
+ * it; returns the command's exit status. */
+int elk_cli_out_close(elk_file *f, int rc);
+/* --policy S of command cmd. */
+int elk_cli_policy(const char *cmd, const char *s, elk_policy *out);
+/* --format S of a command that writes a table or a CSV: *csv = 1 for csv. */
+int elk_cli_table_or_csv(const char *cmd, const char *s, int *csv);
+/* The chip and model of a design point, or the error printed. */
+int elk_cli_resolve(const elk_point *p, elk_chip *c, elk_model *m);
 
 /* Error printing: "elk: message". */
 void elk_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
