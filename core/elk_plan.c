@@ -604,7 +604,15 @@ elk_status elk_plan_enumerate(const elk_chip *c, const elk_op *op, double sram_b
         }
         set->plans[i].opt0 = set->nopts - k;
         set->plans[i].nopt = k;
+#ifndef NDEBUG
+        /* elk_cold_opt's invariant: cold ascending, dist_bytes strictly descending */
+        for (int q = set->plans[i].opt0 + 1; q < set->nopts; q++)
+            assert(set->opts[q].cold >= set->opts[q - 1].cold && set->opts[q].dist_bytes < set->opts[q - 1].dist_bytes);
+#endif
     }
+#ifndef NDEBUG
+    for (int i = 1; i < set->nplans; i++) assert(set->plans[i].hot >= set->plans[i - 1].hot); /* sorted by hot */
+#endif
     if (set->nopts > 0 && set->nopts < cap) {
         elk_cold_opt *o = realloc(set->opts, (size_t)set->nopts * sizeof *o);
         if (o) set->opts = o;

@@ -807,6 +807,17 @@ static int fill_schedule(const sctx *x, double makespan, elk_schedule *s)
     if (!s->ops || !s->order) return -1;
     double off = makespan; /* times were negative, ending at 0 */
     memcpy(s->order, x->order, (size_t)N * sizeof *s->order);
+#ifndef NDEBUG
+    /* the state's invariants (sctx): preloads serial in position order, each
+     * ending before its op's execution starts; the order a permutation */
+    if (x->pol != ELK_POL_IDEAL) {
+        double tol = 1e-6 * (fabs(makespan) + 1);
+        for (int r = x->placed_lo; r + 1 < N; r++) assert(x->pe[r] <= x->ps[r + 1] + tol);
+        for (int r = x->placed_lo; r < N; r++)
+            if (hbm_of(x, x->order[r]) > 0) assert(x->pe[r] <= x->es[x->order[r]] + tol);
+    }
+    for (int i = 0; i < N; i++) assert(x->order[x->pos[i]] == i);
+#endif
     for (int i = 0; i < N; i++) {
         elk_sched_op *o = &s->ops[i];
         const elk_menu *m = menu_of(x, i);
