@@ -14,6 +14,7 @@
 # BUILD/artifacts/NAME-crash-..., and the script exits 1 after the others ran.
 # Logs are BUILD/fuzz-NAME.log; the final line per harness is a summary.
 # Environment: ELK_FUZZ_BUILD, ELK_FUZZ_TIMEOUT, ELK_FUZZ_JOBS (build -j, 1),
+# ELK_FUZZ_PARALLEL (harnesses at once, 1),
 # CC (default clang).
 set -euo pipefail
 
@@ -50,17 +51,35 @@ seeds() {
     esac
 }
 
-fail=0
-for n in "${NAMES[@]}"; do
-    dirs=$(seeds "$n")
+# Harnesses run ELK_FUZZ_PARALLEL at a time (default 1), each on its own core
+# for SECS of wall time; the reports follow in order.
+PAR=${ELK_FUZZ_PARALLEL:-1}
+fuzz_one() { # NAME: run it, its exit status in $B/fuzz-NAME.rc
+    local n=$1 dirs rc=0
+    dirs=$(seeds "$n") || { echo 2 >"$B/fuzz-$n.rc"; return; }
     mkdir -p "$B/corpus/$n" "$B/artifacts"
-    log=$B/fuzz-$n.log
-    echo "==== fuzz_$n: ${SECS}s (log $log)"
-    rc=0
     # shellcheck disable=SC2086 # dirs is a list of paths without spaces
     "$B/tests/fuzz/fuzz_$n" -max_total_time="$SECS" -timeout="$TIMEOUT" -rss_limit_mb=2048 \
         -print_final_stats=1 -dict=tests/fuzz/$n.dict -artifact_prefix="$B/artifacts/$n-" \
-        "$B/corpus/$n" $dirs >"$log" 2>&1 || rc=$?
+        "$B/corpus/$n" $dirs >"$B/fuzz-$n.log" 2>&1 || rc=$?
+    echo "$rc" >"$B/fuzz-$n.rc"
+}
+running=0
+for n in "${NAMES[@]}"; do
+    echo "==== fuzz_$n: ${SECS}s (log $B/fuzz-$n.log)"
+    fuzz_one "$n" &
+    running=$((running + 1))
+    if [ "$running" -ge "$PAR" ]; then
+        wait -n
+        running=$((running - 1))
+    fi
+done
+wait
+
+fail=0
+for n in "${NAMES[@]}"; do
+    log=$B/fuzz-$n.log
+    rc=$(cat "$B/fuzz-$n.rc" 2>/dev/null || echo 2)
     # libFuzzer's last status line ("#N DONE cov: C ft: F corp: ...") and
     # its final stats (execs, execs per second, peak RSS).
     last=$(grep -E '^#[0-9]+' "$log" | tail -n1 || true)
