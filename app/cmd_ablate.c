@@ -53,7 +53,8 @@ typedef struct {
     int adopted; /* Elk-Full: -1 its own order search, else the policy it kept */
 } ladder;
 
-static int run_model(const elk_point *base, const char *model, ladder *L)
+/* The design point with model swapped in, prepared (or the error printed). */
+static int model_problem(const elk_point *base, const char *model, elk_plan_cache **pc, elk_problem *pr)
 {
     elk_point p = *base;
     elk_error err;
@@ -61,9 +62,16 @@ static int run_model(const elk_point *base, const char *model, ladder *L)
         elk_cli_error("ablate: --models %s: %s", model, err.msg);
         return ELK_EXIT_USAGE;
     }
+    return elk_cli_problem(&p, pc, pr) ? ELK_EXIT_FAIL : 0;
+}
+
+static int run_model(const elk_point *base, const char *model, ladder *L)
+{
+    elk_error err;
     elk_plan_cache *pc;
     elk_problem pr;
-    if (elk_cli_problem(&p, &pc, &pr)) return ELK_EXIT_FAIL;
+    int rc0 = model_problem(base, model, &pc, &pr);
+    if (rc0) return rc0;
     snprintf(L->model, sizeof L->model, "%s", pr.model.name);
     snprintf(L->chip, sizeof L->chip, "%s", pr.chip.name);
     elk_profile_format(pr.chip.profile, L->profile, sizeof L->profile);
@@ -105,15 +113,11 @@ typedef struct {
 
 static int run_orders(const elk_point *base, const char *model, FILE *fp, int csv, int times, int first)
 {
-    elk_point p = *base;
     elk_error err;
-    if (elk_point_set(&p, ELK_KNOB_MODEL, model, &err) != ELK_OK) {
-        elk_cli_error("ablate: --models %s: %s", model, err.msg);
-        return ELK_EXIT_USAGE;
-    }
     elk_plan_cache *pc;
     elk_problem pr;
-    if (elk_cli_problem(&p, &pc, &pr)) return ELK_EXIT_FAIL;
+    int rc0 = model_problem(base, model, &pc, &pr);
+    if (rc0) return rc0;
     char prof[96];
     elk_profile_format(pr.chip.profile, prof, sizeof prof);
     elk_sched_opts so;

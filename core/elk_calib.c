@@ -57,10 +57,5 @@ void elk_calib_point(int r, elk_point *p)
 
 double elk_calib_ideal_exe_ms(const elk_problem *pr)
 {
-    double s = 0;
-    for (int i = 0; i < pr->graph.nops; i++) {
-        const elk_menu *m = &pr->menus[pr->graph.ops[i].shape_id];
-        s += m->e[m->n - 1].exe;
-    }
-    return s / (pr->chip.clock_ghz * 1e6);
+    return elk_problem_exec_floor(pr) / (pr->chip.clock_ghz * 1e6);
 }

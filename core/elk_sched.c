@@ -171,6 +171,16 @@ elk_status elk_problem_init_graph(elk_problem *pr, const elk_chip *c, const elk_
     return st;
 }
 
+double elk_problem_exec_floor(const elk_problem *pr)
+{
+    double s = 0;
+    for (int i = 0; i < pr->graph.nops; i++) {
+        const elk_menu *m = &pr->menus[pr->graph.ops[i].shape_id];
+        s += m->e[m->n - 1].exe;
+    }
+    return s;
+}
+
 void elk_problem_free(elk_problem *pr)
 {
     if (pr->menus)

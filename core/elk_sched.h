@@ -79,6 +79,9 @@ elk_status elk_problem_init(elk_problem *pr, const elk_point *p, elk_plan_cache 
 elk_status elk_problem_init_graph(elk_problem *pr, const elk_chip *c, const elk_model *m, elk_graph *g,
                                   elk_plan_cache *pc, elk_error *err);
 void elk_problem_free(elk_problem *pr);
+/* Sum over operators of each one's fastest execute-state plan, cycles: the
+ * execution term of Ideal's flow shop (the artifact's ideal_exe). */
+double elk_problem_exec_floor(const elk_problem *pr);
 
 /* One operator in a schedule. Times in cycles from the start of the step. */
 typedef struct {
