@@ -100,7 +100,9 @@ int elk_cmd_plans(int argc, char **argv)
     plans_ctx x = {&c, op, all, 0};
     if (!cold) printf("set,spatial,rotation,hot_bytes,time_us,compute_cycles,exchange_cycles,syncs,noc_bytes\n");
     elk_plan_set set;
-    if (elk_plan_enumerate(&c, op, elk_chip_sram_bytes(&c), &set, all_cb, &x, &err) != ELK_OK) {
+    /* --all wants every evaluated plan, so it enumerates exhaustively */
+    elk_plan_opts po = {all ? all_cb : NULL, &x, 0, NULL};
+    if (elk_plan_enumerate(&c, op, elk_chip_sram_bytes(&c), &set, &po, &err) != ELK_OK) {
         elk_cli_error("%s", err.msg);
         elk_graph_free(&g);
         return ELK_EXIT_FAIL;
@@ -124,8 +126,8 @@ int elk_cmd_plans(int argc, char **argv)
         for (int i = 0; i < set.nplans; i++) print_row(&x, &set.plans[i], "kept");
         for (int i = 0; i < menu.n; i++) print_row(&x, &set.plans[menu.e[i].plan], "front");
     }
-    fprintf(stderr, "%s: %ld spatial plans, %ld plans evaluated, %d kept, %d on the front\n", op->name, set.spatial,
-            x.n, set.nplans, menu.n);
+    fprintf(stderr, "%s: %ld spatial plans (%ld skipped on their bound), %ld plans evaluated, %d kept, %d on the front\n",
+            op->name, set.spatial, set.bounded, set.enumerated, set.nplans, menu.n);
     elk_menu_free(&menu);
     elk_plan_set_free(&set);
     elk_graph_free(&g);
