@@ -126,8 +126,10 @@ int elk_cmd_plans(int argc, char **argv)
         for (int i = 0; i < set.nplans; i++) print_row(&x, &set.plans[i], "kept");
         for (int i = 0; i < menu.n; i++) print_row(&x, &set.plans[menu.e[i].plan], "front");
     }
-    fprintf(stderr, "%s: %ld spatial plans (%ld skipped on their bound), %ld plans evaluated, %d kept, %d on the front\n",
-            op->name, set.spatial, set.bounded, set.enumerated, set.nplans, menu.n);
+    fprintf(stderr,
+            "%s: %ld spatial plans (%ld skipped on their bound, %ld as twins), %ld plans evaluated, %d kept, %d on the "
+            "front\n",
+            op->name, set.spatial, set.bounded, set.twinned, set.enumerated, set.nplans, menu.n);
     elk_menu_free(&menu);
     elk_plan_set_free(&set);
     elk_graph_free(&g);

@@ -62,6 +62,16 @@ typedef struct {
     size_t cxcap;
 } front_idx;
 
+/* A class of spatial plans that give the same plans (see twin_slot), and
+ * the rotations of its varying tensor some member has already evaluated. */
+#define TWIN_SLOTS 1024 /* live classes are few (see twin_slot); a small table stays in cache */
+#define TWIN_SEEN 16
+typedef struct {
+    long key[ELK_MAX_DIMS];
+    int used, nseen;
+    rot seen[TWIN_SEEN];
+} twin_ent;
+
 /* Everything enumeration needs; lives on the stack of elk_plan_enumerate. */
 typedef struct enum_ctx {
     const elk_chip *c;
@@ -77,6 +87,7 @@ typedef struct enum_ctx {
     double cs, sync;
     double unf_comp, unf_syncs, unf_bytes; /* the paper profile's unfused charge */
     int p[ELK_MAX_DIMS];
+    long sl[ELK_MAX_DIMS]; /* (D + p - 1) / p of the current p */
     plan_vec all;   /* survivors of per-spatial pruning */
     plan_vec local; /* plans of the current spatial plan */
     elk_plan_cb cb;
@@ -103,6 +114,12 @@ typedef struct enum_ctx {
     int tid, nthr;    /* this thread takes the innermost loops numbered tid mod nthr */
     long chunk;       /* innermost loops met so far */
     int cancelled;
+    /* Symmetry (off when exhaustive; twin_slot): free_mask's dims enter the
+     * plans only through sl[d] and the rotations of tensor vary (0: none) */
+    unsigned free_mask;
+    int vary;
+    twin_ent *twins;  /* TWIN_SLOTS, direct-mapped, allocated on first use */
+    long twinned;     /* spatial plans whose every plan an earlier twin gave */
 } enum_ctx;
 
 static int in_axes(const elk_tensor *t, int d)
@@ -544,6 +561,70 @@ static int prune_options(enum_ctx *e, const long *sl, rot (*opts)[MAX_ROTS], int
     return 1;
 }
 
+/* Symmetry between spatial plans. A dim d is free when the output indexes
+ * it and every input that does not is an activation: its split p[d] then
+ * enters the plans only through sl[d] (volumes, compute) and the rotation
+ * choices of those inputs, whose replica count it multiplies (not r0, the
+ * output's partial sums, nor an HBM tensor's preload layouts). Two spatial
+ * plans that agree on sl[d] for free dims and on p[d] for the others are
+ * twins: every plan they share (the same rotations) is equal in every value
+ * but p, and the final prune keeps the first in enumeration order, so a
+ * later twin need only evaluate the rotations of the varying tensor no
+ * earlier twin had. With two varying inputs the cross products would not
+ * split that way, and only dims every tensor indexes stay free (twins then
+ * share all their plans). */
+static void twin_setup(enum_ctx *e)
+{
+    const elk_op *op = e->op;
+    unsigned vary_of[ELK_MAX_DIMS] = {0}, all_vary = 0;
+    e->free_mask = 0;
+    for (int d = 0; d < e->nd; d++) {
+        if (!in_axes(&op->t[0], d)) continue;
+        int ok = 1;
+        for (int v = 1; v < op->ntensors; v++) {
+            if (in_axes(&op->t[v], d)) continue;
+            if (op->t[v].role == ELK_TR_WEIGHT || op->t[v].role == ELK_TR_KV) ok = 0;
+            vary_of[d] |= 1u << v;
+        }
+        if (!ok) continue;
+        e->free_mask |= 1u << d;
+        all_vary |= vary_of[d];
+    }
+    e->vary = 0;
+    if (all_vary & (all_vary - 1)) {
+        for (int d = 0; d < e->nd; d++)
+            if (vary_of[d]) e->free_mask &= ~(1u << d);
+    } else if (all_vary) {
+        while (!(all_vary & (1u << e->vary))) e->vary++;
+    }
+}
+
+/* The current spatial plan's class slot; *fresh is set if no twin is
+ * recorded there (first of its class, or its slot was taken by another
+ * class since: then it is evaluated again, which costs time, not
+ * exactness). NULL if symmetry is off or out of memory. */
+static twin_ent *twin_slot(enum_ctx *e, const long *sl, int *fresh)
+{
+    *fresh = 1;
+    if (!e->free_mask) return NULL;
+    if (!e->twins && !(e->twins = calloc(TWIN_SLOTS, sizeof *e->twins))) return NULL;
+    long key[ELK_MAX_DIMS] = {0};
+    uint64_t h = 1469598103934665603ULL;
+    for (int d = 0; d < e->nd; d++) {
+        key[d] = e->free_mask & (1u << d) ? sl[d] : e->p[d];
+        h = (h ^ (uint64_t)key[d]) * 1099511628211ULL;
+    }
+    twin_ent *t = &e->twins[(h ^ (h >> 29)) % TWIN_SLOTS];
+    if (t->used && !memcmp(t->key, key, sizeof key)) {
+        *fresh = 0;
+        return t;
+    }
+    memcpy(t->key, key, sizeof key);
+    t->used = 1;
+    t->nseen = 0;
+    return t;
+}
+
 /* All rotation choices of each input tensor for the current spatial plan,
  * then their cross product. */
 static void spatial_leaf(enum_ctx *e)
@@ -554,7 +635,7 @@ static void spatial_leaf(enum_ctx *e)
     double used = 1, real = 1, padded = 1;
     int split = 0;
     for (int d = 0; d < nd; d++) {
-        sl[d] = (e->D[d] + e->p[d] - 1) / e->p[d];
+        sl[d] = e->sl[d]; /* (D + p - 1) / p, set by spatial_rec */
         used *= e->p[d];
         real *= (double)e->D[d];
         padded *= (double)sl[d] * e->p[d];
@@ -563,6 +644,12 @@ static void spatial_leaf(enum_ctx *e)
     if (used < e->util_cores || real / padded < e->pad_thr) return;
     if (e->grid && !grid_fits(e, e->p, split)) return;
     e->spatial++;
+    int fresh = 1;
+    twin_ent *tw = e->prune ? twin_slot(e, sl, &fresh) : NULL;
+    if (tw && !fresh && !e->vary) {
+        e->twinned++;
+        return;
+    }
     {
         /* eval_plan's reduce-scatter and re-layout volumes: the output is
          * never rotated, so they are the spatial plan's */
@@ -604,6 +691,24 @@ static void spatial_leaf(enum_ctx *e)
             }
         }
     }
+    if (tw && e->vary) {
+        /* only the varying tensor's rotations no twin had; they are all
+         * dealt with below (evaluated or bounded) */
+        int v = e->vary, k = 0;
+        for (int i = 0; i < nopt[v]; i++) {
+            int seen = 0;
+            for (int j = 0; j < tw->nseen && !seen; j++)
+                seen = tw->seen[j].t == opts[v][i].t && tw->seen[j].ax == opts[v][i].ax;
+            if (seen) continue;
+            opts[v][k++] = opts[v][i];
+            if (tw->nseen < TWIN_SEEN) tw->seen[tw->nseen++] = opts[v][i];
+        }
+        nopt[v] = k;
+        if (k == 0) {
+            e->twinned++;
+            return;
+        }
+    }
     if (e->prune) {
         double combos = 1;
         for (int v = 1; v < nt; v++) combos *= nopt[v];
@@ -625,7 +730,7 @@ static void spatial_leaf(enum_ctx *e)
     local_prune(e);
 }
 
-static void spatial_rec(enum_ctx *e, int d, double prod)
+static void spatial_rec(enum_ctx *e, int d, double prod, double ratio)
 {
     if (e->oom || e->cancelled) return;
     if (d == e->nd) {
@@ -644,14 +749,22 @@ static void spatial_rec(enum_ctx *e, int d, double prod)
     if (lo < 1) lo = 1;
     for (long p = lo; p <= hi; p++) {
         e->p[d] = (int)p;
-        spatial_rec(e, d + 1, prod * p);
+        e->sl[d] = (e->D[d] + p - 1) / p;
+        /* padding only grows with the dims still to split (each keeps a
+         * share D / (sl p) <= 1): a prefix already below the threshold has
+         * no completion that passes spatial_leaf's test (the margin covers
+         * rounding; spatial_leaf's own test decides) */
+        double fill = ratio * ((double)e->D[d] / ((double)e->sl[d] * p));
+        if (fill < e->pad_thr * (1 - 1e-9)) continue;
+        spatial_rec(e, d + 1, prod * p, fill);
     }
     e->p[d] = 1;
+    e->sl[d] = e->D[d];
 }
 
 static void *enum_thread(void *arg)
 {
-    spatial_rec(arg, 0, 1.0);
+    spatial_rec(arg, 0, 1.0, 1.0);
     return NULL;
 }
 
@@ -678,6 +791,8 @@ static void enum_free_scratch(enum_ctx *e)
     free(e->fi.x);
     free(e->fi.off);
     free(e->fi.cx);
+    free(e->twins);
+    e->twins = NULL;
     e->local.v = NULL;
     memset(&e->fi, 0, sizeof e->fi);
 }
@@ -691,7 +806,7 @@ static void enum_run(enum_ctx *e)
     int nthr = enum_threads(e);
     enum_ctx *w = nthr > 1 ? calloc((size_t)nthr, sizeof *w) : NULL;
     if (!w) {
-        spatial_rec(e, 0, 1.0);
+        spatial_rec(e, 0, 1.0, 1.0);
         enum_free_scratch(e);
         return;
     }
@@ -703,12 +818,12 @@ static void enum_run(enum_ctx *e)
         w[k].tid = k;
         ok[k] = elk_thread_start(&th[k], enum_thread, &w[k]) == 0;
     }
-    spatial_rec(e, 0, 1.0);
+    spatial_rec(e, 0, 1.0, 1.0);
     for (int k = 1; k < nthr; k++)
         if (!ok[k]) {
             e->tid = k;
             e->chunk = 0;
-            spatial_rec(e, 0, 1.0);
+            spatial_rec(e, 0, 1.0, 1.0);
         }
     enum_free_scratch(e);
     for (int k = 1; k < nthr; k++) {
@@ -720,6 +835,7 @@ static void enum_run(enum_ctx *e)
         e->enumerated += x->enumerated;
         e->spatial += x->spatial;
         e->bounded += x->bounded;
+        e->twinned += x->twinned;
         if (x->min_hot < e->min_hot) e->min_hot = x->min_hot;
         e->oom |= x->oom;
         e->cancelled |= x->cancelled;
@@ -766,8 +882,10 @@ typedef struct {
 } stair_pt;
 
 /* The plans are sorted through an index (the structs are large) with C
- * computed once per plan. Ties fall to the spatial plan, then to enumeration
- * order, which makes the order total and independent of the sort algorithm. */
+ * computed once per plan. Ties fall to the spatial plan, then to the order
+ * they were kept in (never reached: one spatial plan's ties are settled by
+ * local_prune), which makes the order total and independent of the sort
+ * algorithm and of how the work was split over threads. */
 typedef struct {
     const elk_plan *v;
     const double *c;
@@ -783,8 +901,10 @@ static int cmp_idx(const void *pa, const void *pb)
     if (a->hot != b->hot) return a->hot < b->hot ? -1 : 1;
     if (t_sort.c[i] != t_sort.c[j]) return t_sort.c[i] < t_sort.c[j] ? -1 : 1;
     if (a->xcyc != b->xcyc) return a->xcyc < b->xcyc ? -1 : 1;
-    int m = memcmp(a->p, b->p, sizeof a->p);
-    if (m) return m < 0 ? -1 : 1;
+    /* enumeration order (spatial_rec's: lexicographic in p), which the
+     * symmetry of twin_slot relies on: of twins' equal plans the first wins */
+    for (int d = 0; d < ELK_MAX_DIMS; d++)
+        if (a->p[d] != b->p[d]) return a->p[d] < b->p[d] ? -1 : 1;
     return (i > j) - (i < j);
 }
 
@@ -969,6 +1089,7 @@ elk_status elk_plan_enumerate(const elk_chip *c, const elk_op *op, double sram_b
     for (int d = 0; d < e.nd; d++) {
         e.D[d] = op->dim[d];
         e.p[d] = 1;
+        e.sl[d] = e.D[d];
     }
     e.suffix[e.nd] = 1;
     for (int d = e.nd - 1; d >= 0; d--) {
@@ -976,6 +1097,7 @@ elk_status elk_plan_enumerate(const elk_chip *c, const elk_op *op, double sram_b
         e.suffix[d] = (long)(s > e.cores ? e.cores : s);
     }
     thresholds(&e);
+    if (e.prune) twin_setup(&e);
     enum_run(&e);
     if (e.cancelled) {
         free(e.all.v);
@@ -988,6 +1110,7 @@ elk_status elk_plan_enumerate(const elk_chip *c, const elk_op *op, double sram_b
     set->enumerated = e.enumerated;
     set->spatial = e.spatial;
     set->bounded = e.bounded;
+    set->twinned = e.twinned;
     set->hbm_bytes = op->hbm_bytes;
     if (e.all.n == 0) {
         free(e.all.v);

@@ -57,6 +57,7 @@ typedef struct {
     long enumerated;    /* plans evaluated before pruning */
     long spatial;       /* spatial plans that passed the thresholds */
     long bounded;       /* of those, skipped by dominance pruning (not evaluated) */
+    long twinned;       /* of those, skipped by symmetry: an earlier one gave all their plans */
     double hbm_bytes;   /* real bytes of the op's HBM tensors */
 } elk_plan_set;
 
