@@ -55,11 +55,12 @@ int elk_cmd_plans(int argc, char **argv)
     elk_point p;
     elk_point_defaults(&p);
     const char *opname = NULL;
-    int want_help = 0, all = 0, cold = 0;
+    int want_help = 0, all = 0, cold = 0, coarse = 0;
     elk_opt opts[] = {
         {"op", 1, &opname, NULL, NULL},
         {"all", 0, NULL, &all, NULL},
         {"cold", 0, NULL, &cold, NULL},
+        {"coarse", 0, NULL, &coarse, NULL},
         {"help", 0, NULL, &want_help, NULL},
         {NULL, 0, NULL, NULL, NULL},
     };
@@ -72,11 +73,13 @@ int elk_cmd_plans(int argc, char **argv)
         return ELK_EXIT_USAGE;
     }
     if (want_help) {
-        printf("usage: elk plans --op N|NAME [--all] [--cold] [design-point options]\n\n"
+        printf("usage: elk plans --op N|NAME [--all] [--cold] [--coarse] [design-point options]\n\n"
                "CSV of one operator's partition plans: the Pareto front in (execution space,\n"
                "time) ('front' rows), the kept volume-optimal plans ('kept'), and with --all\n"
                "every plan evaluated ('all'). With --cold, the preload-state options of each\n"
-               "front plan instead. Units: bytes per core, microseconds, cycles.\n\n");
+               "front plan instead. With --coarse, the coarser plan space of the workbench's\n"
+               "provisional answers (splits stepped by about a quarter but the innermost).\n"
+               "Units: bytes per core, microseconds, cycles.\n\n");
         elk_cli_knob_help(stdout);
         return 0;
     }
@@ -101,7 +104,7 @@ int elk_cmd_plans(int argc, char **argv)
     if (!cold) printf("set,spatial,rotation,hot_bytes,time_us,compute_cycles,exchange_cycles,syncs,noc_bytes\n");
     elk_plan_set set;
     /* --all wants every evaluated plan, so it enumerates exhaustively */
-    elk_plan_opts po = {all ? all_cb : NULL, &x, 0, NULL};
+    elk_plan_opts po = {.all_cb = all ? all_cb : NULL, .ctx = &x, .coarse = coarse};
     if (elk_plan_enumerate(&c, op, elk_chip_sram_bytes(&c), &set, &po, &err) != ELK_OK) {
         elk_cli_error("%s", err.msg);
         elk_graph_free(&g);

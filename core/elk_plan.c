@@ -120,6 +120,7 @@ typedef struct enum_ctx {
     int vary;
     twin_ent *twins;  /* TWIN_SLOTS, direct-mapped, allocated on first use */
     long twinned;     /* spatial plans whose every plan an earlier twin gave */
+    int coarse;       /* elk_plan_opts.coarse */
 } enum_ctx;
 
 static int in_axes(const elk_tensor *t, int d)
@@ -734,7 +735,7 @@ static void spatial_rec(enum_ctx *e, int d, double prod, double ratio)
 {
     if (e->oom || e->cancelled) return;
     if (d == e->nd) {
-        if ((++e->ticks & 1023) == 0 && e->cancel && atomic_load_explicit(e->cancel, memory_order_relaxed))
+        if ((++e->ticks & 1023) == 1 && e->cancel && atomic_load_explicit(e->cancel, memory_order_relaxed))
             e->cancelled = 1;
         else
             spatial_leaf(e);
@@ -747,7 +748,10 @@ static void spatial_rec(enum_ctx *e, int d, double prod, double ratio)
     double rest = (double)e->suffix[d + 1];
     long lo = (long)floor(e->util_cores / (prod * rest));
     if (lo < 1) lo = 1;
-    for (long p = lo; p <= hi; p++) {
+    /* the coarse space steps the splits geometrically: by about a quarter,
+     * the innermost (which fills the cores) by about a sixteenth */
+    long geo = e->coarse ? (d < e->nd - 1 ? 4 : 16) : 0;
+    for (long p = lo; p <= hi; p += geo && p >= geo ? p / geo : 1) {
         e->p[d] = (int)p;
         e->sl[d] = (e->D[d] + p - 1) / p;
         /* padding only grows with the dims still to split (each keeps a
@@ -1059,11 +1063,10 @@ static int cold_options(const enum_ctx *e, const elk_plan *pl, elk_cold_opt **op
     return *nopts - first;
 }
 
-elk_status elk_plan_enumerate(const elk_chip *c, const elk_op *op, double sram_bytes,
-                              elk_plan_set *set, const elk_plan_opts *o, elk_error *err)
+/* One enumeration of the full or the coarse space (elk_plan_opts). */
+static elk_status enumerate_space(const elk_chip *c, const elk_op *op, double sram_bytes, elk_plan_set *set,
+                                  const elk_plan_opts *o, int coarse, elk_error *err)
 {
-    static const elk_plan_opts defaults = {NULL, NULL, 0, NULL};
-    if (!o) o = &defaults;
     memset(set, 0, sizeof *set);
     enum_ctx e;
     memset(&e, 0, sizeof e);
@@ -1086,6 +1089,7 @@ elk_status elk_plan_enumerate(const elk_chip *c, const elk_op *op, double sram_b
     e.prune = !o->exhaustive && !o->all_cb;
     e.next_prune = 256;
     e.cancel = o->cancel;
+    e.coarse = coarse;
     for (int d = 0; d < e.nd; d++) {
         e.D[d] = op->dim[d];
         e.p[d] = 1;
@@ -1154,6 +1158,18 @@ elk_status elk_plan_enumerate(const elk_chip *c, const elk_op *op, double sram_b
         if (o) set->opts = o;
     }
     return ELK_OK;
+}
+
+elk_status elk_plan_enumerate(const elk_chip *c, const elk_op *op, double sram_bytes,
+                              elk_plan_set *set, const elk_plan_opts *o, elk_error *err)
+{
+    static const elk_plan_opts defaults = {0};
+    if (!o) o = &defaults;
+    int coarse = o->coarse && !o->all_cb && !o->exhaustive;
+    elk_status st = enumerate_space(c, op, sram_bytes, set, o, coarse, err);
+    /* nothing in the coarse space: the full space (and its error) */
+    if (st == ELK_ENOPLAN && coarse) st = enumerate_space(c, op, sram_bytes, set, o, 0, err);
+    return st;
 }
 
 void elk_plan_set_free(elk_plan_set *set)
@@ -1478,13 +1494,41 @@ elk_status elk_plan_cache_get(elk_plan_cache *pc, const elk_chip *c, const elk_o
 elk_status elk_plan_cache_get_cancel(elk_plan_cache *pc, const elk_chip *c, const elk_op *op,
                                      const atomic_int *cancel, const elk_plan_set **out, elk_error *err)
 {
+    elk_plan_opts o = {.cancel = cancel};
+    return elk_plan_cache_get_opts(pc, c, op, &o, out, err);
+}
+
+int elk_plan_cache_ready(elk_plan_cache *pc, const elk_chip *c, const elk_op *op)
+{
     char key[512];
     make_key(c, op, key, sizeof key);
+    uint64_t h = fnv(key);
+    int ready = 0;
+    pthread_mutex_lock(&pc->mu);
+    for (cache_ent *e = pc->head; e && !ready; e = e->next)
+        ready = e->hash == h && !strcmp(e->key, key) && e->state == 1;
+    pthread_mutex_unlock(&pc->mu);
+    return ready;
+}
+
+elk_status elk_plan_cache_get_opts(elk_plan_cache *pc, const elk_chip *c, const elk_op *op, const elk_plan_opts *o,
+                                   const elk_plan_set **out, elk_error *err)
+{
+    char key[512];
+    make_key(c, op, key, sizeof key);
+    int coarse = o && o->coarse;
+    const atomic_int *cancel = o ? o->cancel : NULL;
+    if (coarse) {
+        /* a coarse set is another set: its own key */
+        size_t len = strlen(key);
+        if (len + 2 < sizeof key) memcpy(key + len, "|C", 3);
+    }
     uint64_t h = fnv(key);
     pthread_mutex_lock(&pc->mu);
 again:
     for (cache_ent *e = pc->head; e; e = e->next) {
         if (e->hash != h || strcmp(e->key, key)) continue;
+        if (e->state == 0 && o && o->cached_only) break;
         if (e->state == 0) {
             /* its enumerating thread may be cancelled and unlink it: wait,
              * then look again from the head */
@@ -1503,6 +1547,11 @@ again:
         pthread_mutex_unlock(&pc->mu);
         return st;
     }
+    if (o && o->cached_only) {
+        pthread_mutex_unlock(&pc->mu);
+        if (o->missed) (*o->missed)++;
+        return elk_fail(err, ELK_ECANCEL, "plans of %s not cached", op->name);
+    }
     /* claim the key, enumerate outside the lock, publish */
     cache_ent *ne = calloc(1, sizeof *ne);
     if (!ne) {
@@ -1519,7 +1568,7 @@ again:
 
     elk_error e2;
     elk_error_clear(&e2);
-    elk_plan_opts po = {NULL, NULL, 0, cancel};
+    elk_plan_opts po = {.cancel = cancel, .coarse = coarse};
     elk_status st = elk_plan_enumerate(c, op, elk_chip_sram_bytes(c), &ne->set, &po, &e2);
 
     pthread_mutex_lock(&pc->mu);

@@ -113,6 +113,17 @@ typedef struct {
     void *ctx;
     int exhaustive;            /* evaluate every plan, no dominance pruning */
     const atomic_int *cancel;
+    /* A coarser plan space, for a quick provisional answer (the TUI's): the
+     * splits of every dim but the innermost step geometrically (by about a
+     * quarter) instead of by one. A subset of the plans, so the set is no
+     * better; if it holds no plan at all, the full space is enumerated. */
+    int coarse;
+    /* Cache gets only (elk_plan_cache_get_opts): a set that is not cached
+     * and ready is not enumerated; the get fails with ELK_ECANCEL and
+     * counts it in *missed. For asking whether a point's plans are all
+     * cached without enumerating any. */
+    int cached_only;
+    int *missed;
 } elk_plan_opts;
 
 /* Build the plan set of op for chip c (no cache). Plans whose execution
@@ -162,6 +173,14 @@ elk_status elk_plan_cache_get(elk_plan_cache *pc, const elk_chip *c, const elk_o
  * waiting for the same set then enumerates it itself. */
 elk_status elk_plan_cache_get_cancel(elk_plan_cache *pc, const elk_chip *c, const elk_op *op,
                                      const atomic_int *cancel, const elk_plan_set **out, elk_error *err);
+/* The same with o's cancel and coarse (its all_cb and exhaustive are not
+ * for cached sets and are ignored); coarse sets are cached apart from full
+ * ones. o may be NULL. */
+elk_status elk_plan_cache_get_opts(elk_plan_cache *pc, const elk_chip *c, const elk_op *op, const elk_plan_opts *o,
+                                   const elk_plan_set **out, elk_error *err);
+/* Whether the full set of op on c is cached and ready (a get would not
+ * enumerate). */
+int elk_plan_cache_ready(elk_plan_cache *pc, const elk_chip *c, const elk_op *op);
 void elk_plan_cache_release(elk_plan_cache *pc, const elk_plan_set *set);
 void elk_plan_cache_stats(const elk_plan_cache *pc, long *hits, long *misses, long *entries);
 /* Bytes held now and at most, and sets evicted so far. */

@@ -342,7 +342,7 @@ static void check_same_set(const elk_chip *c, const elk_op *op)
 {
     elk_plan_set a, b;
     elk_error err;
-    elk_plan_opts ex = {NULL, NULL, 1, NULL};
+    elk_plan_opts ex = {.exhaustive = 1};
     elk_status sa = elk_plan_enumerate(c, op, elk_chip_sram_bytes(c), &a, &ex, &err);
     elk_status sb = elk_plan_enumerate(c, op, elk_chip_sram_bytes(c), &b, NULL, &err);
     ck_assert_int_eq(sa, sb);
@@ -408,6 +408,83 @@ START_TEST(pruning_keeps_exhaustive_set)
 }
 END_TEST
 
+
+/* A cancel flag already set stops enumeration with ELK_ECANCEL, and a
+ * cancelled cache get caches nothing (the next get enumerates); a
+ * cached_only get of a set not cached fails and counts the miss, and of a
+ * cached one succeeds. */
+START_TEST(cancel_and_cached_only)
+{
+    elk_chip c;
+    elk_model md;
+    elk_graph g;
+    elk_error err;
+    char path[1024];
+    ck_assert(elk_chip_load(src_path(path, sizeof path, "presets/chips/ipu-pod4.cfg"), &c, &err) == ELK_OK);
+    ck_assert(elk_model_load(src_path(path, sizeof path, "presets/models/llama2-13b.cfg"), &md, &err) == ELK_OK);
+    ck_assert(elk_graph_build(&md, ELK_WL_DECODE, 32, 2048, 1, &g, &err) == ELK_OK);
+    const elk_op *op = &g.ops[g.head + 3]; /* the QKV matmul: thousands of spatial plans */
+    atomic_int cancel = 1;
+    elk_plan_opts o = {.cancel = &cancel};
+    elk_plan_set set;
+    ck_assert_int_eq(elk_plan_enumerate(&c, op, elk_chip_sram_bytes(&c), &set, &o, &err), ELK_ECANCEL);
+    elk_plan_cache *pc = elk_plan_cache_alloc();
+    const elk_plan_set *cs;
+    ck_assert_int_eq(elk_plan_cache_get_opts(pc, &c, op, &o, &cs, &err), ELK_ECANCEL);
+    ck_assert(!elk_plan_cache_ready(pc, &c, op));
+    int missed = 0;
+    elk_plan_opts probe = {.cached_only = 1, .missed = &missed};
+    ck_assert_int_eq(elk_plan_cache_get_opts(pc, &c, op, &probe, &cs, &err), ELK_ECANCEL);
+    ck_assert_int_eq(missed, 1);
+    ck_assert(elk_plan_cache_get(pc, &c, op, &cs, &err) == ELK_OK);
+    elk_plan_cache_release(pc, cs);
+    ck_assert(elk_plan_cache_ready(pc, &c, op));
+    ck_assert(elk_plan_cache_get_opts(pc, &c, op, &probe, &cs, &err) == ELK_OK);
+    ck_assert_int_eq(missed, 1);
+    elk_plan_cache_release(pc, cs);
+    elk_plan_cache_free(pc);
+    elk_graph_free(&g);
+}
+END_TEST
+
+/* The coarse plan space (the TUI's provisional answers) is a subset of the
+ * full one: every plan it keeps is a plan of the full space, so the full
+ * set has one no worse in all of (hot, C, X); and it evaluates fewer. */
+START_TEST(coarse_is_a_subset)
+{
+    elk_chip c;
+    elk_model md;
+    elk_graph g;
+    elk_error err;
+    char path[1024];
+    ck_assert(elk_chip_load(src_path(path, sizeof path, "presets/chips/ipu-pod4.cfg"), &c, &err) == ELK_OK);
+    ck_assert(elk_model_load(src_path(path, sizeof path, "presets/models/llama2-13b.cfg"), &md, &err) == ELK_OK);
+    ck_assert(elk_graph_build(&md, ELK_WL_DECODE, 32, 2048, 1, &g, &err) == ELK_OK);
+    double sync = c.sync_cycles * elk_chip_xfactor(&c);
+    for (int i = g.head; i < g.head + 12 && i < g.nops; i++) {
+        elk_plan_set full, co;
+        elk_plan_opts o = {.coarse = 1};
+        ck_assert(elk_plan_enumerate(&c, &g.ops[i], elk_chip_sram_bytes(&c), &full, NULL, &err) == ELK_OK);
+        ck_assert(elk_plan_enumerate(&c, &g.ops[i], elk_chip_sram_bytes(&c), &co, &o, &err) == ELK_OK);
+        ck_assert_int_le(co.enumerated, full.enumerated);
+        for (int k = 0; k < co.nplans; k++) {
+            const elk_plan *a = &co.plans[k];
+            int covered = 0;
+            for (int j = 0; j < full.nplans && !covered; j++) {
+                const elk_plan *b = &full.plans[j];
+                covered = b->hot <= a->hot && b->comp / c.compute_scale + b->syncs * sync <=
+                                                  a->comp / c.compute_scale + a->syncs * sync &&
+                          b->xcyc <= a->xcyc;
+            }
+            ck_assert_msg(covered, "%s: coarse plan %d beats the full set", g.ops[i].name, k);
+        }
+        elk_plan_set_free(&full);
+        elk_plan_set_free(&co);
+    }
+    elk_graph_free(&g);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("plan");
@@ -418,6 +495,8 @@ static Suite *suite(void)
     tcase_add_test(tc, cache_budget_evicts_lru);
     tcase_add_test(tc, sram_too_small_names_operator);
     tcase_add_test(tc, ipu_matmul_orientation);
+    tcase_add_test(tc, cancel_and_cached_only);
+    tcase_add_test(tc, coarse_is_a_subset);
     /* exhaustive enumeration of every shape of several design points */
     TCase *tp = tcase_create("pruning");
     tcase_set_timeout(tp, 120);

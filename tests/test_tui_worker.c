@@ -141,6 +141,36 @@ START_TEST(worker_supersede)
 }
 END_TEST
 
+/* A point whose plans are not cached gets a provisional answer (the coarse
+ * plan space) before the complete one; the answer left is the complete
+ * one, equal to elk_result_run's; the same point again, its plans cached,
+ * gets no provisional answer. */
+START_TEST(worker_provisional_first)
+{
+    rig g;
+    rig_open(&g);
+    tui_worker *w = tui_worker_start(g.pc, g.fd[1]);
+    ck_assert_ptr_nonnull(w);
+    elk_point p = tiny_point(4);
+    tui_worker_request(w, &p, 1);
+    wait_idle(g.fd[0], worker_busy, w);
+    ck_assert_int_eq(tui_worker_provisionals(w), 1);
+    tui_snap *s = tui_worker_take(w);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(s->provisional, 0);
+    check_answer(s, 1, &p, g.pc);
+    tui_worker_request(w, &p, 2);
+    wait_idle(g.fd[0], worker_busy, w);
+    ck_assert_int_eq(tui_worker_provisionals(w), 1);
+    s = tui_worker_take(w);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(s->provisional, 0);
+    check_answer(s, 2, &p, g.pc);
+    tui_worker_stop(w);
+    rig_close(&g);
+}
+END_TEST
+
 /* Stopping a worker in the middle of a computation cancels and joins it
  * (and frees what it held: the sanitizer builds check that). */
 START_TEST(worker_stop_busy)
@@ -205,6 +235,7 @@ int main(void)
     tcase_add_test(t, worker_one_point);
     tcase_add_test(t, worker_supersede);
     tcase_add_test(t, worker_stop_busy);
+    tcase_add_test(t, worker_provisional_first);
     tcase_add_test(t, sweeper_points);
     suite_add_tcase(s, t);
     return run_suite(s);

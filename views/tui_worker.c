@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "elk_thread.h"
+#include "tui_job.h"
 
 #define ALL_POLICIES ((1u << ELK_POL_COUNT) - 1)
 
@@ -100,19 +101,24 @@ static elk_status result_run_parallel(const elk_problem *pr, const elk_sched_opt
     return ELK_OK;
 }
 
-/* Compute one point into a fresh snapshot (never NULL unless out of memory). */
-static tui_snap *compute(const elk_point *p, unsigned long id, elk_plan_cache *pc, atomic_int *cancel)
+/* Compute one point into a fresh snapshot (never NULL unless out of
+ * memory). po: the plan options (cancel, coarse, cached_only). */
+static tui_snap *compute_opts(const elk_point *p, unsigned long id, elk_plan_cache *pc, atomic_int *cancel,
+                              const elk_plan_opts *po)
 {
     tui_snap *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->id = id;
     s->point = *p;
     double t0 = tui_now_ms();
-    s->status = elk_problem_init(&s->pr, p, pc, &s->err);
+    s->status = elk_problem_init_opts(&s->pr, p, pc, po, &s->err);
     s->plan_ms = tui_now_ms() - t0;
     if (s->status == ELK_OK) {
         s->have_pr = 1;
-        if (*cancel) {
+        if (po->missed && *po->missed) {
+            /* a set was not cached: no answer from this probe */
+            s->status = elk_fail(&s->err, ELK_ECANCEL, "plans not cached");
+        } else if (atomic_load(cancel)) {
             s->status = elk_fail(&s->err, ELK_ECANCEL, "cancelled");
         } else {
             elk_sched_opts o;
@@ -122,57 +128,64 @@ static tui_snap *compute(const elk_point *p, unsigned long id, elk_plan_cache *p
             if (s->status == ELK_OK) s->have_res = 1;
         }
     }
+    /* a cut made on a cancelled (hence infinite) piece time is no answer */
+    if (s->status == ELK_OK && atomic_load(cancel)) s->status = elk_fail(&s->err, ELK_ECANCEL, "cancelled");
     s->ms = tui_now_ms() - t0;
     return s;
 }
 
+static tui_snap *compute(const elk_point *p, unsigned long id, elk_plan_cache *pc, atomic_int *cancel)
+{
+    elk_plan_opts po = {.cancel = cancel};
+    return compute_opts(p, id, pc, cancel, &po);
+}
+
 /* ---- point worker ---- */
 
+/* The point worker's job. If every plan set of the point is cached (an HBM
+ * or NoC change, a point seen before) the complete result is computed at
+ * once. Otherwise plans must be enumerated, which on a big chip or after a
+ * shape change can take longer than a knob change should: a provisional
+ * result is published first, the same five policies on the coarse plan
+ * space (elk_plan_opts.coarse: a subset of the plans, splits stepped
+ * geometrically, enumerated in a fraction of the time), then the complete
+ * one. Both answer the same request id; a newer request cancels either. */
 struct tui_worker {
-    pthread_t th;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
+    tui_job *job;
     elk_plan_cache *pc;
-    int wake_fd;
-    int stop;
-    int have_req;          /* a request waits */
-    elk_point req;
-    unsigned long req_id;  /* latest requested id */
-    int running;
-    atomic_int cancel;     /* read unlocked by the scheduler (elk_sched_opts.cancel) */
-    tui_snap *done;        /* finished, not yet taken */
+    atomic_int provisionals; /* provisional results published */
 };
 
-static void *worker_main(void *arg)
+static void *point_run(tui_job *j, const void *req, unsigned long id, atomic_int *cancel, void *ctx)
 {
-    tui_worker *w = arg;
-    pthread_mutex_lock(&w->mu);
-    for (;;) {
-        while (!w->stop && !w->have_req) pthread_cond_wait(&w->cv, &w->mu);
-        if (w->stop) break;
-        elk_point p = w->req;
-        unsigned long id = w->req_id;
-        w->have_req = 0;
-        w->running = 1;
-        w->cancel = 0;
-        pthread_mutex_unlock(&w->mu);
-
-        tui_snap *s = compute(&p, id, w->pc, &w->cancel);
-
-        pthread_mutex_lock(&w->mu);
-        w->running = 0;
-        if (s && id == w->req_id && s->status != ELK_ECANCEL) {
-            if (w->done) tui_snap_free(w->done);
-            w->done = s;
-            s = NULL;
-            wake(w->wake_fd);
-        }
-        if (s) tui_snap_free(s); /* superseded or cancelled */
-        if (!w->have_req) wake(w->wake_fd); /* idle now: let the UI stop its spinner */
+    const elk_point *p = req;
+    tui_worker *w = ctx;
+    elk_plan_cache *pc = w->pc;
+    double t0 = tui_now_ms();
+    int missed = 0;
+    elk_plan_opts probe = {.cancel = cancel, .cached_only = 1, .missed = &missed};
+    tui_snap *s = compute_opts(p, id, pc, cancel, &probe);
+    if (!s || !missed) return s;
+    tui_snap_free(s);
+    if (atomic_load(cancel)) return NULL;
+    elk_plan_opts coarse = {.cancel = cancel, .coarse = 1};
+    s = compute_opts(p, id, pc, cancel, &coarse);
+    if (s && s->status == ELK_OK) {
+        s->provisional = 1;
+        s->ms = tui_now_ms() - t0;
+        if (tui_job_publish(j, s, id)) atomic_fetch_add(&w->provisionals, 1);
+    } else {
+        tui_snap_free(s); /* the complete computation reports any error */
     }
-    pthread_mutex_unlock(&w->mu);
-    return NULL;
+    if (atomic_load(cancel)) return NULL;
+    s = compute(p, id, pc, cancel);
+    /* the time from the request, the provisional answer included */
+    if (s) s->ms = tui_now_ms() - t0;
+    return s;
 }
+
+static int snap_cancelled(const void *r) { return ((const tui_snap *)r)->status == ELK_ECANCEL; }
+static void snap_free(void *r) { tui_snap_free(r); }
 
 tui_worker *tui_worker_start(elk_plan_cache *pc, int wake_fd)
 {
@@ -180,59 +193,26 @@ tui_worker *tui_worker_start(elk_plan_cache *pc, int wake_fd)
     tui_worker *w = calloc(1, sizeof *w);
     if (!w) return NULL;
     w->pc = pc;
-    w->wake_fd = wake_fd;
-    pthread_mutex_init(&w->mu, NULL);
-    pthread_cond_init(&w->cv, NULL);
-    if (elk_thread_start(&w->th, worker_main, w) != 0) {
-        pthread_mutex_destroy(&w->mu);
-        pthread_cond_destroy(&w->cv);
+    tui_job_ops ops = {point_run, snap_cancelled, snap_free, sizeof(elk_point), w};
+    if (!(w->job = tui_job_start(&ops, wake_fd))) {
         free(w);
         return NULL;
     }
     return w;
 }
 
-void tui_worker_request(tui_worker *w, const elk_point *p, unsigned long id)
-{
-    pthread_mutex_lock(&w->mu);
-    w->req = *p;
-    w->req_id = id;
-    w->have_req = 1;
-    if (w->running) w->cancel = 1;
-    pthread_cond_signal(&w->cv);
-    pthread_mutex_unlock(&w->mu);
-}
+void tui_worker_request(tui_worker *w, const elk_point *p, unsigned long id) { tui_job_request(w->job, p, id); }
 
-tui_snap *tui_worker_take(tui_worker *w)
-{
-    pthread_mutex_lock(&w->mu);
-    tui_snap *s = w->done;
-    w->done = NULL;
-    pthread_mutex_unlock(&w->mu);
-    return s;
-}
+tui_snap *tui_worker_take(tui_worker *w) { return tui_job_take(w->job); }
 
-int tui_worker_busy(const tui_worker *w)
-{
-    tui_worker *m = (tui_worker *)w;
-    pthread_mutex_lock(&m->mu);
-    int b = m->running || m->have_req;
-    pthread_mutex_unlock(&m->mu);
-    return b;
-}
+int tui_worker_busy(const tui_worker *w) { return tui_job_busy(w->job); }
+
+int tui_worker_provisionals(tui_worker *w) { return atomic_load(&w->provisionals); }
 
 void tui_worker_stop(tui_worker *w)
 {
     if (!w) return;
-    pthread_mutex_lock(&w->mu);
-    w->stop = 1;
-    w->cancel = 1;
-    pthread_cond_signal(&w->cv);
-    pthread_mutex_unlock(&w->mu);
-    pthread_join(w->th, NULL);
-    if (w->done) tui_snap_free(w->done);
-    pthread_mutex_destroy(&w->mu);
-    pthread_cond_destroy(&w->cv);
+    tui_job_stop(w->job);
     free(w);
 }
 
