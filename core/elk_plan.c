@@ -64,7 +64,7 @@ typedef struct {
 
 /* A class of spatial plans that give the same plans (see twin_slot), and
  * the rotations of its varying tensor some member has already evaluated. */
-#define TWIN_SLOTS 1024 /* live classes are few (see twin_slot); a small table stays in cache */
+#define TWIN_SLOTS 256 /* live classes are few (see twin_slot); a small table stays in cache */
 #define TWIN_SEEN 16
 typedef struct {
     long key[ELK_MAX_DIMS];
