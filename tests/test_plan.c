@@ -157,17 +157,25 @@ START_TEST(matmul_front_invariants)
 }
 END_TEST
 
+/* The reference design point's first layer: Llama2-13B decode B32 S2048
+ * on IPU-POD4. */
+static void llama_layer(elk_chip *c, elk_graph *g)
+{
+    elk_model md;
+    elk_error err;
+    char path[1024];
+    ck_assert(elk_chip_load(src_path(path, sizeof path, "presets/chips/ipu-pod4.cfg"), c, &err) == ELK_OK);
+    ck_assert(elk_model_load(src_path(path, sizeof path, "presets/models/llama2-13b.cfg"), &md, &err) == ELK_OK);
+    ck_assert(elk_graph_build(&md, ELK_WL_DECODE, 32, 2048, 1, g, &err) == ELK_OK);
+}
+
 /* Real operators on the reference chip: fronts stay strictly monotone. */
 START_TEST(llama_fronts_monotone)
 {
     elk_chip c;
-    elk_model md;
     elk_graph g;
     elk_error err;
-    char path[1024];
-    ck_assert(elk_chip_load(src_path(path, sizeof path, "presets/chips/ipu-pod4.cfg"), &c, &err) == ELK_OK);
-    ck_assert(elk_model_load(src_path(path, sizeof path, "presets/models/llama2-13b.cfg"), &md, &err) == ELK_OK);
-    ck_assert(elk_graph_build(&md, ELK_WL_DECODE, 32, 2048, 1, &g, &err) == ELK_OK);
+    llama_layer(&c, &g);
     elk_plan_cache *pc = elk_plan_cache_alloc();
     for (int i = 0; i < g.nops; i++) {
         const elk_plan_set *set;
@@ -416,13 +424,9 @@ END_TEST
 START_TEST(cancel_and_cached_only)
 {
     elk_chip c;
-    elk_model md;
     elk_graph g;
     elk_error err;
-    char path[1024];
-    ck_assert(elk_chip_load(src_path(path, sizeof path, "presets/chips/ipu-pod4.cfg"), &c, &err) == ELK_OK);
-    ck_assert(elk_model_load(src_path(path, sizeof path, "presets/models/llama2-13b.cfg"), &md, &err) == ELK_OK);
-    ck_assert(elk_graph_build(&md, ELK_WL_DECODE, 32, 2048, 1, &g, &err) == ELK_OK);
+    llama_layer(&c, &g);
     const elk_op *op = &g.ops[g.head + 3]; /* the QKV matmul: thousands of spatial plans */
     atomic_int cancel = 1;
     elk_plan_opts o = {.cancel = &cancel};
@@ -453,13 +457,9 @@ END_TEST
 START_TEST(coarse_is_a_subset)
 {
     elk_chip c;
-    elk_model md;
     elk_graph g;
     elk_error err;
-    char path[1024];
-    ck_assert(elk_chip_load(src_path(path, sizeof path, "presets/chips/ipu-pod4.cfg"), &c, &err) == ELK_OK);
-    ck_assert(elk_model_load(src_path(path, sizeof path, "presets/models/llama2-13b.cfg"), &md, &err) == ELK_OK);
-    ck_assert(elk_graph_build(&md, ELK_WL_DECODE, 32, 2048, 1, &g, &err) == ELK_OK);
+    llama_layer(&c, &g);
     double sync = c.sync_cycles * elk_chip_xfactor(&c);
     for (int i = g.head; i < g.head + 12 && i < g.nops; i++) {
         elk_plan_set full, co;

@@ -28,7 +28,7 @@ struct tui_job {
     void *done;
 };
 
-static void wake(int fd)
+void tui_job_wake(int fd)
 {
     if (fd < 0) return;
     char c = 1;
@@ -47,7 +47,7 @@ static int publish_locked(tui_job *j, void *res, unsigned long id)
     }
     if (j->done) j->ops.free_res(j->done);
     j->done = res;
-    wake(j->wake_fd);
+    tui_job_wake(j->wake_fd);
     return 1;
 }
 
@@ -78,7 +78,7 @@ static void *job_main(void *arg)
         pthread_mutex_lock(&j->mu);
         j->running = 0;
         publish_locked(j, res, id);
-        if (!j->have_req) wake(j->wake_fd); /* idle now: the UI stops its spinner */
+        if (!j->have_req) tui_job_wake(j->wake_fd); /* idle now: the UI stops its spinner */
     }
     pthread_mutex_unlock(&j->mu);
     return NULL;

@@ -43,5 +43,8 @@ void *tui_job_take(tui_job *j);
 int tui_job_busy(tui_job *j);
 /* Cancel, join and free (also frees an untaken result). */
 void tui_job_stop(tui_job *j);
+/* Write the one-byte wake-up to fd (if >= 0), retrying on EINTR; a full
+ * pipe already holds a wake-up. */
+void tui_job_wake(int fd);
 
 #endif

@@ -1,6 +1,5 @@
 #include "tui_worker.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -12,15 +11,6 @@
 #include "tui_job.h"
 
 #define ALL_POLICIES ((1u << ELK_POL_COUNT) - 1)
-
-static void wake(int fd)
-{
-    if (fd < 0) return;
-    char c = 1;
-    ssize_t r;
-    do r = write(fd, &c, 1);
-    while (r < 0 && errno == EINTR);
-}
 
 /* Policies computed on helper threads while the worker computes the rest:
  * with 2 CPUs Static (the split search, the slowest) runs beside the other
@@ -218,88 +208,97 @@ void tui_worker_stop(tui_worker *w)
 
 /* ---- sweeper ---- */
 
+/* A sweep request: its id (data.id when it was asked for), the knob, the
+ * values and the base point. */
+typedef struct {
+    unsigned long id;
+    int knob, n;
+    double xs[TUI_SWEEP_MAX];
+    elk_point base;
+} sweep_req;
+
+/* The sweeper: a tui_job whose run computes the points in order and writes
+ * each into data as it finishes. mu guards data and started; data.id is
+ * the latest sweep's, so a superseded run stops writing. */
 struct tui_sweeper {
-    pthread_t th;
+    tui_job *job;
     pthread_mutex_t mu;
-    pthread_cond_t cv;
     elk_plan_cache *pc;
     int wake_fd;
-    int stop;
-    int pending;           /* a new sweep waits to start */
-    int running;
-    atomic_int cancel;     /* read unlocked by the scheduler (elk_sched_opts.cancel) */
     int started;           /* a sweep was ever requested */
-    tui_sweep_data data;   /* guarded by mu */
+    tui_sweep_data data;
 };
 
-static void *sweeper_main(void *arg)
+static void *sweep_run(tui_job *j, const void *req, unsigned long jid, atomic_int *cancel, void *ctx)
 {
-    tui_sweeper *s = arg;
-    pthread_mutex_lock(&s->mu);
-    for (;;) {
-        while (!s->stop && !s->pending) pthread_cond_wait(&s->cv, &s->mu);
-        if (s->stop) break;
-        s->pending = 0;
-        s->running = 1;
-        s->cancel = 0;
-        unsigned long id = s->data.id;
-        int n = s->data.n, knob = s->data.knob;
-        elk_point base = s->data.base;
-        double xs[TUI_SWEEP_MAX];
-        for (int i = 0; i < n; i++) xs[i] = s->data.pt[i].x;
-        for (int i = 0; i < n; i++) {
-            if (s->cancel || s->pending || s->stop) break;
-            s->data.pt[i].state = 1;
+    (void)j;
+    (void)jid;
+    const sweep_req *q = req;
+    tui_sweeper *s = ctx;
+    for (int i = 0; i < q->n && !atomic_load(cancel); i++) {
+        pthread_mutex_lock(&s->mu);
+        if (s->data.id != q->id) {
             pthread_mutex_unlock(&s->mu);
+            break; /* a new sweep replaced this one */
+        }
+        s->data.pt[i].state = 1;
+        pthread_mutex_unlock(&s->mu);
 
-            tui_sweep_pt pt;
-            memset(&pt, 0, sizeof pt);
-            pt.x = xs[i];
-            elk_point p = base;
-            elk_error err;
-            tui_snap *r = NULL;
-            if (elk_point_set_num(&p, (elk_knob)knob, xs[i], &err) != ELK_OK) {
+        tui_sweep_pt pt;
+        memset(&pt, 0, sizeof pt);
+        pt.x = q->xs[i];
+        elk_point p = q->base;
+        elk_error err;
+        tui_snap *r = NULL;
+        if (elk_point_set_num(&p, (elk_knob)q->knob, q->xs[i], &err) != ELK_OK) {
+            pt.state = 3;
+            snprintf(pt.err, sizeof pt.err, "%.150s", err.msg);
+        } else {
+            r = compute(&p, q->id, s->pc, cancel);
+            if (!r) {
                 pt.state = 3;
-                snprintf(pt.err, sizeof pt.err, "%.150s", err.msg);
+                snprintf(pt.err, sizeof pt.err, "out of memory");
+            } else if (r->status != ELK_OK) {
+                pt.state = 3;
+                snprintf(pt.err, sizeof pt.err, "%.150s", r->err.msg);
             } else {
-                r = compute(&p, id, s->pc, &s->cancel);
-                if (!r) {
-                    pt.state = 3;
-                    snprintf(pt.err, sizeof pt.err, "out of memory");
-                } else if (r->status != ELK_OK) {
-                    pt.state = 3;
-                    snprintf(pt.err, sizeof pt.err, "%.150s", r->err.msg);
-                } else {
-                    pt.state = 2;
-                    for (int k = 0; k < ELK_POL_COUNT; k++) {
-                        pt.have[k] = r->res.have[k];
-                        if (!pt.have[k]) continue;
-                        pt.lat_ms[k] = r->res.pol[k].latency_ms;
-                        pt.pct[k] = r->res.pct_ideal[k];
-                        pt.hbm[k] = r->res.pol[k].hbm_util;
-                        pt.noc[k] = r->res.pol[k].noc_util;
-                        pt.tflops[k] = r->res.pol[k].tflops;
-                    }
+                pt.state = 2;
+                for (int k = 0; k < ELK_POL_COUNT; k++) {
+                    pt.have[k] = r->res.have[k];
+                    if (!pt.have[k]) continue;
+                    pt.lat_ms[k] = r->res.pol[k].latency_ms;
+                    pt.pct[k] = r->res.pct_ideal[k];
+                    pt.hbm[k] = r->res.pol[k].hbm_util;
+                    pt.noc[k] = r->res.pol[k].noc_util;
+                    pt.tflops[k] = r->res.pol[k].tflops;
                 }
             }
-            int cancelled = r && r->status == ELK_ECANCEL;
-            tui_snap_free(r);
+        }
+        int cancelled = r && r->status == ELK_ECANCEL;
+        tui_snap_free(r);
 
-            pthread_mutex_lock(&s->mu);
-            if (s->data.id != id) break;   /* a new sweep replaced this one */
+        pthread_mutex_lock(&s->mu);
+        int current = s->data.id == q->id;
+        if (current) {
             if (cancelled) {
                 s->data.pt[i].state = 0;
-                break;
+            } else {
+                s->data.pt[i] = pt;
+                s->data.done++;
             }
-            s->data.pt[i] = pt;
-            s->data.done++;
-            wake(s->wake_fd);
         }
-        s->running = 0;
-        wake(s->wake_fd);
+        pthread_mutex_unlock(&s->mu);
+        if (!current || cancelled) break;
+        tui_job_wake(s->wake_fd);
     }
-    pthread_mutex_unlock(&s->mu);
-    return NULL;
+    return NULL; /* everything went into data; the job wakes the UI when idle */
+}
+
+static void sweep_free(void *r) { (void)r; }
+static int sweep_cancelled(const void *r)
+{
+    (void)r;
+    return 1;
 }
 
 tui_sweeper *tui_sweeper_start(elk_plan_cache *pc, int wake_fd)
@@ -309,10 +308,9 @@ tui_sweeper *tui_sweeper_start(elk_plan_cache *pc, int wake_fd)
     s->pc = pc;
     s->wake_fd = wake_fd;
     pthread_mutex_init(&s->mu, NULL);
-    pthread_cond_init(&s->cv, NULL);
-    if (elk_thread_start(&s->th, sweeper_main, s) != 0) {
+    tui_job_ops ops = {sweep_run, sweep_cancelled, sweep_free, sizeof(sweep_req), s};
+    if (!(s->job = tui_job_start(&ops, wake_fd))) {
         pthread_mutex_destroy(&s->mu);
-        pthread_cond_destroy(&s->cv);
         free(s);
         return NULL;
     }
@@ -322,6 +320,8 @@ tui_sweeper *tui_sweeper_start(elk_plan_cache *pc, int wake_fd)
 void tui_sweeper_run(tui_sweeper *s, const elk_point *base, int knob, const double *xs, int n)
 {
     if (n > TUI_SWEEP_MAX) n = TUI_SWEEP_MAX;
+    sweep_req q;
+    memset(&q, 0, sizeof q);
     pthread_mutex_lock(&s->mu);
     s->data.id++;
     s->data.knob = knob;
@@ -331,19 +331,16 @@ void tui_sweeper_run(tui_sweeper *s, const elk_point *base, int knob, const doub
     memset(s->data.pt, 0, sizeof s->data.pt);
     for (int i = 0; i < n; i++) s->data.pt[i].x = xs[i];
     s->started = 1;
-    s->pending = 1;
-    if (s->running) s->cancel = 1;
-    pthread_cond_signal(&s->cv);
+    q.id = s->data.id;
     pthread_mutex_unlock(&s->mu);
+    q.knob = knob;
+    q.n = n;
+    memcpy(q.xs, xs, (size_t)n * sizeof *xs);
+    q.base = *base;
+    tui_job_request(s->job, &q, q.id);
 }
 
-void tui_sweeper_cancel(tui_sweeper *s)
-{
-    pthread_mutex_lock(&s->mu);
-    s->pending = 0;
-    if (s->running) s->cancel = 1;
-    pthread_mutex_unlock(&s->mu);
-}
+void tui_sweeper_cancel(tui_sweeper *s) { tui_job_cancel(s->job); }
 
 int tui_sweeper_get(tui_sweeper *s, tui_sweep_data *out)
 {
@@ -354,24 +351,12 @@ int tui_sweeper_get(tui_sweeper *s, tui_sweep_data *out)
     return st;
 }
 
-int tui_sweeper_busy(tui_sweeper *s)
-{
-    pthread_mutex_lock(&s->mu);
-    int b = s->running || s->pending;
-    pthread_mutex_unlock(&s->mu);
-    return b;
-}
+int tui_sweeper_busy(tui_sweeper *s) { return tui_job_busy(s->job); }
 
 void tui_sweeper_stop(tui_sweeper *s)
 {
     if (!s) return;
-    pthread_mutex_lock(&s->mu);
-    s->stop = 1;
-    s->cancel = 1;
-    pthread_cond_signal(&s->cv);
-    pthread_mutex_unlock(&s->mu);
-    pthread_join(s->th, NULL);
+    tui_job_stop(s->job);
     pthread_mutex_destroy(&s->mu);
-    pthread_cond_destroy(&s->cv);
     free(s);
 }
