@@ -751,7 +751,8 @@ static void spatial_rec(enum_ctx *e, int d, double prod, double ratio)
     /* the coarse space steps the splits geometrically: by about a quarter,
      * the innermost (which fills the cores) by about a sixteenth */
     long geo = e->coarse ? (d < e->nd - 1 ? 4 : 16) : 0;
-    for (long p = lo; p <= hi; p += geo && p >= geo ? p / geo : 1) {
+    for (long p = lo, next; p <= hi; p = next) {
+        next = p + (geo && p >= geo ? p / geo : 1);
         e->p[d] = (int)p;
         e->sl[d] = (e->D[d] + p - 1) / p;
         /* padding only grows with the dims still to split (each keeps a
@@ -759,7 +760,15 @@ static void spatial_rec(enum_ctx *e, int d, double prod, double ratio)
          * no completion that passes spatial_leaf's test (the margin covers
          * rounding; spatial_leaf's own test decides) */
         double fill = ratio * ((double)e->D[d] / ((double)e->sl[d] * p));
-        if (fill < e->pad_thr * (1 - 1e-9)) continue;
+        if (fill < e->pad_thr * (1 - 1e-9)) {
+            /* and while the slice stays, the fill only falls as p grows:
+             * go on at the first p of the next slice, ceil(D / (sl - 1)) */
+            if (!geo && e->sl[d] > 1) {
+                long nx = (e->D[d] + e->sl[d] - 2) / (e->sl[d] - 1);
+                if (nx > next) next = nx;
+            }
+            continue;
+        }
         spatial_rec(e, d + 1, prod * p, fill);
     }
     e->p[d] = 1;
