@@ -114,6 +114,14 @@ static tui_snap *compute_opts(const elk_point *p, unsigned long id, elk_plan_cac
             elk_sched_opts o;
             elk_sched_opts_default(&o);
             o.cancel = cancel;
+            if (po->coarse) {
+                /* the provisional answer searches less too: Elk-Full
+                 * screens orders on one layer and re-runs one finalist,
+                 * Static steps its split by 40 KiB */
+                o.screen_layers = 1;
+                o.finalists = 1;
+                o.static_step_kib = 40;
+            }
             s->status = result_run_parallel(&s->pr, &o, &s->res, &s->err);
             if (s->status == ELK_OK) s->have_res = 1;
         }
@@ -138,8 +146,8 @@ static tui_snap *compute(const elk_point *p, unsigned long id, elk_plan_cache *p
  * shape change can take longer than a knob change should: a provisional
  * result is published first, the same five policies on the coarse plan
  * space (elk_plan_opts.coarse: a subset of the plans, splits stepped
- * geometrically, enumerated in a fraction of the time), then the complete
- * one. Both answer the same request id; a newer request cancels either. */
+ * geometrically, enumerated in a fraction of the time) with shorter
+ * searches (compute_opts), then the complete one. Both answer the same request id; a newer request cancels either. */
 struct tui_worker {
     tui_job *job;
     elk_plan_cache *pc;
