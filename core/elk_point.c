@@ -20,24 +20,9 @@
 #endif
 
 const elk_knob_info elk_knobs[ELK_KNOB_COUNT] = {
-    [ELK_KNOB_HBM_TBPS] = {"hbm-tbps", "HBM bandwidth", "TB/s", 0.001, 1000, 0},
-    [ELK_KNOB_NOC_TBPS] = {"noc-tbps", "NoC bandwidth", "TB/s", 0.001, 100000, 0},
-    [ELK_KNOB_NOC_SCALE] = {"noc-scale", "NoC scale", "x", 0.01, 100, 0},
-    [ELK_KNOB_LINK_GBPS] = {"link-gbps", "Link bandwidth", "GB/s", 0.01, 100000, 0},
-    [ELK_KNOB_CORES] = {"cores", "Cores", "", 1, 4194304, 1},
-    [ELK_KNOB_TOPOLOGY] = {"topology", "Topology", "", 0, 0, 2},
-    [ELK_KNOB_SRAM_KIB] = {"sram-kib", "SRAM per core", "KiB", 16, 1048576, 0},
-    [ELK_KNOB_COMPUTE_SCALE] = {"compute-scale", "Compute scale", "x", 0.01, 100, 0},
-    [ELK_KNOB_HBM_CONTROLLERS] = {"hbm-controllers", "HBM controllers", "", 1, 4096, 1},
-    [ELK_KNOB_HBM_BROADCAST] = {"hbm-broadcast", "HBM broadcast", "", 0, 1, 1},
-    [ELK_KNOB_HBM_GBPS_PER_CORE] = {"hbm-gbps-per-core", "HBM per core", "GB/s", 0.0001, 10000, 0},
-    [ELK_KNOB_BATCH] = {"batch", "Batch", "", 1, 1048576, 1},
-    [ELK_KNOB_SEQ] = {"seq", "Sequence", "tokens", 1, 16777216, 1},
-    [ELK_KNOB_LAYERS] = {"layers", "Layers", "", 0, 10000, 1},
-    [ELK_KNOB_MODEL] = {"model", "Model", "", 0, 0, 2},
-    [ELK_KNOB_CHIP] = {"chip", "Chip", "", 0, 0, 2},
-    [ELK_KNOB_WORKLOAD] = {"workload", "Workload", "", 0, 0, 2},
-    [ELK_KNOB_PROFILE] = {"profile", "Cost profile", "", 0, 0, 2},
+#define ELK_KNOB_ROW(id, name, label, unit, lo, hi, kind) [ELK_KNOB_##id] = {name, label, unit, lo, hi, kind},
+    ELK_KNOBS(ELK_KNOB_ROW)
+#undef ELK_KNOB_ROW
 };
 
 /* An installed elk finds its data beside it (PREFIX/bin/elk ->

@@ -8,8 +8,12 @@
 
 #include "elk_cost.h"
 
-const char *const elk_policy_names[] = {"basic", "static", "elk-dyn", "elk-full", "ideal", NULL};
-const char *const elk_policy_labels[] = {"Basic", "Static", "Elk-Dyn", "Elk-Full", "Ideal", NULL};
+#define ELK_POL_NAME(id, name, label, mark) name,
+#define ELK_POL_LABEL(id, name, label, mark) label,
+#define ELK_POL_MARK(id, name, label, mark) mark,
+const char *const elk_policy_names[] = {ELK_POLICIES(ELK_POL_NAME) NULL};
+const char *const elk_policy_labels[] = {ELK_POLICIES(ELK_POL_LABEL) NULL};
+const char elk_policy_marks[ELK_POL_COUNT] = {ELK_POLICIES(ELK_POL_MARK)};
 const char *const elk_brk_names[] = {"execute", "overlapped", "preload", "interconnect", "distribution", NULL};
 
 int elk_policy_find(const char *name)
