@@ -325,165 +325,91 @@ void elk_sctx_place_preloads(elk_sctx *x, int i)
     }
 }
 
-/* Schedule op i given the fixed schedule after it. Returns -1 if nothing
- * fits (the run is infeasible). */
-int elk_sctx_schedule_op(elk_sctx *x, int i)
+/* Basic preloads only up to the next operator that has HBM data: the
+ * candidate position just past it. */
+static int basic_target_of(const elk_sctx *x, int qmin)
 {
-    assert(x->pol != ELK_POL_IDEAL); /* Ideal is run_ideal's closed form */
-    if (x->replay) {
-        x->force_e = x->o->replay_entry[i];
-        x->force_q = x->o->replay_window[i];
-    }
+    int unf = (x->pr->chip.profile >> ELK_PSW_UNFUSED) & 1u;
+    for (int r = qmin; r < x->N; r++)
+        if (hbm_of(x, x->order[r]) > 0 || (unf && x->pr->graph.ops[x->order[r]].unf_cold)) return r + 1;
+    return x->N;
+}
+
+/* Op i's execute-state entry and its length L ending at D beside the nw
+ * preloads in x->W (their cold options chosen into x->Wc), under the
+ * policy's rule. Returns 0 when nothing fits. */
+static int candidate(elk_sctx *x, int i, int q, int nw, double cold_sum, double D, int *entry, int *cand_k, double *L)
+{
     const elk_menu *mi = menu_of(x, i);
-    const elk_problem *pr = x->pr;
-    double sram = pr->sram;
-    double next = i == x->N - 1 ? 0 : x->es[i + 1];
-    int qmin = x->pmax[i] + 1;
-    int nw = 0;
-    if (grow(x, x->window + 64)) return -1;
-    for (int r = qmin - 1; r >= 0 && r >= qmin - x->lookback; r--)
-        if (x->order[r] > i) {
-            if (grow(x, nw + 1)) return -1;
-            x->W[nw++] = x->order[r];
-        }
-    int nforced = nw;
-    double cold_sum = 0;
-    for (int k = 0; k < nw; k++) cold_sum += x->cold[x->W[k]];
-
-    double best_start = -INFINITY, best_L = 0, best_D = 0;
-    int best_q = -1, best_entry = -1, best_nw = 0, best_k = 0, cand_k = 0;
-    int basic_target = -1;
-    if (x->pol == ELK_POL_BASIC) {
-        /* preload only up to the next operator that has HBM data */
-        int unf = (pr->chip.profile >> ELK_PSW_UNFUSED) & 1u;
-        for (int r = qmin; r < x->N; r++)
-            if (hbm_of(x, x->order[r]) > 0 || (unf && pr->graph.ops[x->order[r]].unf_cold)) {
-                basic_target = r + 1;
-                break;
-            }
-        if (basic_target < 0) basic_target = x->N;
+    double sram = x->pr->sram;
+    if (x->pol == ELK_POL_BASIC || x->pol == ELK_POL_STATIC) {
+        for (int k = 0; k < nw; k++) x->Wc[k] = x->copt[x->W[k]];
+        double budget = x->pol == ELK_POL_STATIC ? x->xlimit : sram - cold_sum;
+        if (x->pol == ELK_POL_STATIC && cold_sum > sram - x->xlimit) return 0;
+        *entry = x->mincold ? baseline_pick(x, i, budget, cand_k) : elk_menu_best(mi, budget);
+        if (*entry < 0) return 0;
+        /* Basic and Static pick their candidate by rule, not by start
+         * time: the contended length is computed once, at commit */
+        *L = mi->e[*entry].exe;
+        return 1;
     }
-
-    for (int q = qmin;; q++) {
-        if (q > qmin) {
-            int j = x->order[q - 1];
-            if (grow(x, nw + 1)) return -1;
-            x->W[nw++] = j;
-            cold_sum += x->cold[j];
-        }
-        int last = q >= x->N || x->ps[q] >= next;
-        double D = last ? next : x->ps[q];
-        int feasible = 1, entry = -1;
-        double L = 0, start = -INFINITY;
-        alloc_t a = {0, 0, NULL, NULL, 0};
-
-        switch (x->pol) {
-        case ELK_POL_BASIC:
-        case ELK_POL_STATIC: {
-            for (int k = 0; k < nw; k++) x->Wc[k] = x->copt[x->W[k]];
-            double budget = x->pol == ELK_POL_STATIC ? x->xlimit : sram - cold_sum;
-            if (x->pol == ELK_POL_STATIC && cold_sum > sram - x->xlimit) feasible = 0;
-            if (x->mincold) entry = baseline_pick(x, i, budget, &cand_k);
-            else entry = elk_menu_best(mi, budget);
-            if (entry < 0) feasible = 0;
-            /* Basic and Static pick their candidate by rule, not by start
-             * time: the contended length is computed once, at commit */
-            if (feasible) L = mi->e[entry].exe;
-            break;
-        }
-        default: { /* Elk-Dyn, Elk-Full */
-            if (x->force_e >= 0 && (x->replay || x->force_q == q)) {
-                /* the exact search's pair: this plan, waiting preloads as they are */
-                for (int k = 0; k < nw; k++) x->Wc[k] = x->copt[x->W[k]];
-                entry = x->force_e;
-                const elk_menu_entry *e = &mi->e[entry];
-                if (e->hot + cold_sum > sram) {
-                    feasible = 0;
-                    break;
-                }
-                int k = initial_cold(x, i, entry);
-                double dist = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + k].dist : 0;
-                L = contended_len(x, e->exe + dist, e->xcyc + dist, D, q);
-                break;
-            }
-            a.entry = mi->neff[x->price] - 1;
-            a.n = nw;
-            a.w = x->W;
-            a.k = x->Wc;
-            for (int k = 0; k < nw; k++) a.k[k] = x->copt[x->W[k]];
-            if (!allocate(x, i, &a)) {
-                feasible = 0;
-                break;
-            }
-            entry = mi->eff[x->price][a.entry];
-            int k = initial_cold(x, i, entry);
-            const elk_menu_entry *e = &mi->e[entry];
-            double dist = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + k].dist : 0;
-            L = contended_len(x, e->exe + dist, e->xcyc + dist, D, q) + a.delta;
-            break;
-        }
-        }
-        if (!feasible) {
-            if (x->pol == ELK_POL_BASIC && q < basic_target && best_q >= 0) break;
-            if (q == qmin && nforced) return -1;
-            break;
-        }
-        start = D - L;
-        if (x->list_mode == 1) {
-            x->cand[x->ncand] = q;
-            x->cand_e[x->ncand++] = -1;
-            if (last || nw >= x->window) break;
-            continue;
-        }
-        if (x->list_mode == 2) {
-            /* every plan that fits beside the waiting preloads as they are */
-            double room = sram - cold_sum;
-            for (int k = mi->neff[x->price] - 1; k >= 0 && x->ncand < x->cand_cap; k--) {
-                int en = mi->eff[x->price][k];
-                if (mi->e[en].hot > room) continue;
-                x->cand[x->ncand] = q;
-                x->cand_e[x->ncand++] = en;
-            }
-            if (last || nw >= x->window) break;
-            continue;
-        }
-        int take;
-        if (x->replay) take = q <= x->force_q; /* the furthest the times allow */
-        else if (x->force_q >= 0) take = q == x->force_q;
-        else if (x->pol == ELK_POL_BASIC) take = q <= basic_target; /* the furthest allowed candidate */
-        else if (x->pol == ELK_POL_STATIC) take = 1;          /* as many preloads as fit */
-        else take = start > best_start;
-        if (take) {
-            best_start = start;
-            best_q = q;
-            best_L = L;
-            best_D = D;
-            best_entry = entry;
-            best_k = cand_k;
-            best_nw = nw;
-            if (x->pol == ELK_POL_DYN || x->pol == ELK_POL_FULL)
-                memcpy(x->bestWc, x->Wc, (size_t)nw * sizeof *x->Wc);
-            memcpy(x->bestW, x->W, (size_t)nw * sizeof *x->W);
-        }
-        if (last || nw >= x->window) break;
-        if (x->pol == ELK_POL_BASIC && q >= basic_target) break;
-        if (x->replay && q >= x->force_q) break;
+    /* Elk-Dyn, Elk-Full */
+    double delta = 0;
+    if (x->force_e >= 0 && (x->replay || x->force_q == q)) {
+        /* the exact search's pair: this plan, waiting preloads as they are */
+        for (int k = 0; k < nw; k++) x->Wc[k] = x->copt[x->W[k]];
+        *entry = x->force_e;
+        if (mi->e[*entry].hot + cold_sum > sram) return 0;
+    } else {
+        alloc_t a = {mi->neff[x->price] - 1, nw, x->W, x->Wc, 0};
+        for (int k = 0; k < nw; k++) a.k[k] = x->copt[x->W[k]];
+        if (!allocate(x, i, &a)) return 0;
+        *entry = mi->eff[x->price][a.entry];
+        delta = a.delta;
     }
-    if (x->list_mode) return 0;
-    if (best_q < 0) return -1;
+    int k = initial_cold(x, i, *entry);
+    const elk_menu_entry *e = &mi->e[*entry];
+    double dist = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + k].dist : 0;
+    *L = contended_len(x, e->exe + dist, e->xcyc + dist, D, q) + delta;
+    return 1;
+}
 
-    /* commit */
-    x->entry[i] = best_entry;
-    x->win[i] = best_q;
-    const elk_menu_entry *e = &mi->e[best_entry];
-    set_cold(x, i, x->mincold ? best_k : initial_cold(x, i, best_entry));
+/* The exact search's listing of candidate q (list_mode 2: every plan that
+ * fits beside the waiting preloads as they are). */
+static void list_plans(elk_sctx *x, int i, int q, double cold_sum)
+{
+    const elk_menu *mi = menu_of(x, i);
+    double room = x->pr->sram - cold_sum;
+    for (int k = mi->neff[x->price] - 1; k >= 0 && x->ncand < x->cand_cap; k--) {
+        int en = mi->eff[x->price][k];
+        if (mi->e[en].hot > room) continue;
+        x->cand[x->ncand] = q;
+        x->cand_e[x->ncand++] = en;
+    }
+}
+
+/* The candidate an op takes: its preload window and plan. */
+typedef struct {
+    double start, L, D;
+    int q, entry, k, nw;
+} pick_t;
+
+/* Fix op i's choice: its plan and cold layout, the cold options the
+ * allocator chose for the preloads beside it (which may move their
+ * preloads earlier and so its deadline), its interval and residency. */
+static void commit(elk_sctx *x, int i, pick_t *b)
+{
+    const elk_menu *mi = menu_of(x, i);
+    x->entry[i] = b->entry;
+    x->win[i] = b->q;
+    const elk_menu_entry *e = &mi->e[b->entry];
+    set_cold(x, i, x->mincold ? b->k : initial_cold(x, i, b->entry));
     double own = e->exe + x->dist[i];
-    double D = best_D;
-    if (x->pol == ELK_POL_BASIC || x->pol == ELK_POL_STATIC)
-        best_L = contended_len(x, own, e->xcyc + x->dist[i], D, best_q);
+    double D = b->D;
+    if (x->pol == ELK_POL_BASIC || x->pol == ELK_POL_STATIC) b->L = contended_len(x, own, e->xcyc + x->dist[i], D, b->q);
     if (x->pol == ELK_POL_DYN || x->pol == ELK_POL_FULL) {
         int changed = 0;
-        for (int k = 0; k < best_nw; k++) {
+        for (int k = 0; k < b->nw; k++) {
             int w = x->bestW[k];
             if (x->bestWc[k] != x->copt[w]) {
                 double old = x->dist[w];
@@ -495,24 +421,100 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
             }
         }
         if (changed) {
-            next = i == x->N - 1 ? 0 : x->es[i + 1];
-            D = (best_q >= x->N || x->ps[best_q] >= next) ? next : x->ps[best_q];
-            best_L = contended_len(x, own, e->xcyc + x->dist[i], D, best_q);
+            double next = i == x->N - 1 ? 0 : x->es[i + 1];
+            D = (b->q >= x->N || x->ps[b->q] >= next) ? next : x->ps[b->q];
+            b->L = contended_len(x, own, e->xcyc + x->dist[i], D, b->q);
         }
     }
     x->ee[i] = D;
-    x->es[i] = D - best_L;
-    x->stall[i] = best_L - own;
+    x->es[i] = D - b->L;
+    x->stall[i] = b->L - own;
     int pn = 0;
     double res = e->hot;
-    for (int k = 0; k < best_nw; k++) {
+    for (int k = 0; k < b->nw; k++) {
         pn += hbm_of(x, x->bestW[k]) > 0;
         res += x->cold[x->bestW[k]];
     }
     x->pnum[i] = pn;
     x->resident[i] = res;
-    if (x->artifact_noc && x->pol == ELK_POL_FULL) push_preloads(x, i, best_q);
+    if (x->artifact_noc && x->pol == ELK_POL_FULL) push_preloads(x, i, b->q);
     elk_sctx_place_preloads(x, i);
+}
+
+/* Schedule op i given the fixed schedule after it. Candidate q lets the
+ * preloads at positions qmin..q-1 wait in SRAM (or stream) while it runs;
+ * the policy's rule takes one. Returns -1 if nothing fits (the run is
+ * infeasible). */
+int elk_sctx_schedule_op(elk_sctx *x, int i)
+{
+    assert(x->pol != ELK_POL_IDEAL); /* Ideal is run_ideal's closed form */
+    if (x->replay) {
+        x->force_e = x->o->replay_entry[i];
+        x->force_q = x->o->replay_window[i];
+    }
+    double next = i == x->N - 1 ? 0 : x->es[i + 1];
+    int qmin = x->pmax[i] + 1;
+    int nw = 0;
+    if (grow(x, x->window + 64)) return -1;
+    /* preloads placed before qmin that op i must still hold */
+    for (int r = qmin - 1; r >= 0 && r >= qmin - x->lookback; r--)
+        if (x->order[r] > i) {
+            if (grow(x, nw + 1)) return -1;
+            x->W[nw++] = x->order[r];
+        }
+    int nforced = nw;
+    double cold_sum = 0;
+    for (int k = 0; k < nw; k++) cold_sum += x->cold[x->W[k]];
+
+    pick_t best = {-INFINITY, 0, 0, -1, -1, 0, 0};
+    int cand_k = 0;
+    int basic_target = x->pol == ELK_POL_BASIC ? basic_target_of(x, qmin) : -1;
+    for (int q = qmin;; q++) {
+        if (q > qmin) {
+            int j = x->order[q - 1];
+            if (grow(x, nw + 1)) return -1;
+            x->W[nw++] = j;
+            cold_sum += x->cold[j];
+        }
+        int last = q >= x->N || x->ps[q] >= next;
+        double D = last ? next : x->ps[q];
+        int entry = -1;
+        double L = 0;
+        if (!candidate(x, i, q, nw, cold_sum, D, &entry, &cand_k, &L)) {
+            if (x->pol == ELK_POL_BASIC && q < basic_target && best.q >= 0) break;
+            if (q == qmin && nforced) return -1;
+            break;
+        }
+        double start = D - L;
+        if (x->list_mode) {
+            if (x->list_mode == 1) {
+                x->cand[x->ncand] = q;
+                x->cand_e[x->ncand++] = -1;
+            } else {
+                list_plans(x, i, q, cold_sum);
+            }
+            if (last || nw >= x->window) break;
+            continue;
+        }
+        int take;
+        if (x->replay) take = q <= x->force_q; /* the furthest the times allow */
+        else if (x->force_q >= 0) take = q == x->force_q;
+        else if (x->pol == ELK_POL_BASIC) take = q <= basic_target; /* the furthest allowed candidate */
+        else if (x->pol == ELK_POL_STATIC) take = 1;          /* as many preloads as fit */
+        else take = start > best.start;
+        if (take) {
+            best = (pick_t){start, L, D, q, entry, cand_k, nw};
+            if (x->pol == ELK_POL_DYN || x->pol == ELK_POL_FULL)
+                memcpy(x->bestWc, x->Wc, (size_t)nw * sizeof *x->Wc);
+            memcpy(x->bestW, x->W, (size_t)nw * sizeof *x->W);
+        }
+        if (last || nw >= x->window) break;
+        if (x->pol == ELK_POL_BASIC && q >= basic_target) break;
+        if (x->replay && q >= x->force_q) break;
+    }
+    if (x->list_mode) return 0;
+    if (best.q < 0) return -1;
+    commit(x, i, &best);
     return 0;
 }
 
@@ -610,61 +612,44 @@ static double run_pass(elk_sctx *x)
 /* ------------------------------------------------------------------ */
 /* Metrics                                                              */
 
-int elk_sctx_fill(const elk_sctx *x, double makespan, elk_schedule *s)
+/* Op i's record from the state, its times shifted by off (the step then
+ * starts at 0); the peak residency is kept in s. */
+static void fill_op(const elk_sctx *x, int i, double off, elk_schedule *s)
 {
-    const elk_problem *pr = x->pr;
     const elk_chip *c = x->c;
-    int N = x->N;
-    s->nops = N;
-    s->ops = calloc((size_t)N, sizeof *s->ops);
-    s->order = malloc((size_t)N * sizeof *s->order);
-    if (!s->ops || !s->order) return -1;
-    double off = makespan; /* times were negative, ending at 0 */
-    memcpy(s->order, x->order, (size_t)N * sizeof *s->order);
-#ifndef NDEBUG
-    /* the state's invariants (elk_sctx): preloads serial in position order, each
-     * ending before its op's execution starts; the order a permutation */
-    if (x->pol != ELK_POL_IDEAL) {
-        double tol = 1e-6 * (fabs(makespan) + 1);
-        for (int r = x->placed_lo; r + 1 < N; r++) assert(x->pe[r] <= x->ps[r + 1] + tol);
-        for (int r = x->placed_lo; r < N; r++)
-            if (hbm_of(x, x->order[r]) > 0) assert(x->pe[r] <= x->es[x->order[r]] + tol);
-    }
-    for (int i = 0; i < N; i++) assert(x->order[x->pos[i]] == i);
-#endif
-    for (int i = 0; i < N; i++) {
-        elk_sched_op *o = &s->ops[i];
-        const elk_menu *m = menu_of(x, i);
-        const elk_menu_entry *e = &m->e[x->entry[i]];
-        int r = x->pos[i];
-        o->exe_start = x->es[i] + off;
-        o->exe_end = x->ee[i] + off;
-        o->pre_start = x->ps[r] + off;
-        o->pre_end = x->pe[r] + off;
-        if (hbm_of(x, i) <= 0) o->pre_start = o->pre_end;
-        o->entry = x->entry[i];
-        o->copt = e->nc ? e->c0 + x->copt[i] : -1;
-        o->hot = e->hot;
-        o->cold = x->pol == ELK_POL_IDEAL ? m->min_cold * (hbm_of(x, i) > 0) : x->cold[i];
-        o->preload_number = x->pnum[i];
-        o->preload_pos = r;
-        o->comp = e->comp;
-        o->xcyc = e->xcyc;
-        o->dist = x->dist[i];
-        o->stall = x->stall[i] > 0 ? x->stall[i] : 0;
-        o->hbm_cycles = x->hbmT[i];
-        o->deliv = x->deliv[i];
-        double db = o->copt >= 0 ? m->cold[o->copt].dist_bytes : 0;
-        o->exe_noc_bytes = (e->xbytes + (x->pol == ELK_POL_IDEAL ? 0 : db)) * c->cores;
-        o->resident = x->resident[i];
-        if (o->resident > s->peak_resident) s->peak_resident = o->resident;
-        o->plan = e->plan;
-        o->window = x->pol == ELK_POL_IDEAL ? -1 : x->win[i];
-    }
-    s->latency = makespan;
-    s->latency_ms = makespan / (c->clock_ghz * 1e6);
+    elk_sched_op *o = &s->ops[i];
+    const elk_menu *m = menu_of(x, i);
+    const elk_menu_entry *e = &m->e[x->entry[i]];
+    int r = x->pos[i];
+    o->exe_start = x->es[i] + off;
+    o->exe_end = x->ee[i] + off;
+    o->pre_start = x->ps[r] + off;
+    o->pre_end = x->pe[r] + off;
+    if (hbm_of(x, i) <= 0) o->pre_start = o->pre_end;
+    o->entry = x->entry[i];
+    o->copt = e->nc ? e->c0 + x->copt[i] : -1;
+    o->hot = e->hot;
+    o->cold = x->pol == ELK_POL_IDEAL ? m->min_cold * (hbm_of(x, i) > 0) : x->cold[i];
+    o->preload_number = x->pnum[i];
+    o->preload_pos = r;
+    o->comp = e->comp;
+    o->xcyc = e->xcyc;
+    o->dist = x->dist[i];
+    o->stall = x->stall[i] > 0 ? x->stall[i] : 0;
+    o->hbm_cycles = x->hbmT[i];
+    o->deliv = x->deliv[i];
+    double db = o->copt >= 0 ? m->cold[o->copt].dist_bytes : 0;
+    o->exe_noc_bytes = (e->xbytes + (x->pol == ELK_POL_IDEAL ? 0 : db)) * c->cores;
+    o->resident = x->resident[i];
+    if (o->resident > s->peak_resident) s->peak_resident = o->resident;
+    o->plan = e->plan;
+    o->window = x->pol == ELK_POL_IDEAL ? -1 : x->win[i];
+}
 
-    /* breakdown: sweep executions against preloads */
+/* The latency breakdown: executions swept against the preloads. */
+static void fill_breakdown(elk_schedule *s, double makespan)
+{
+    int N = s->nops;
     memset(s->brk, 0, sizeof s->brk);
     int ri = 0;
     double t = 0;
@@ -707,15 +692,21 @@ int elk_sctx_fill(const elk_sctx *x, double makespan, elk_schedule *s)
         }
         t = nt;
     }
-    /* NoC utilisation: bytes the cores' ports carry over their capacity
-     * times the latency, the same measure on every topology (grid link loads
-     * come from the simulator). Each preload's bytes are spread evenly over
-     * its interval; inside an operator's execution window the ports carry at
-     * most the window's length, so where exchange and preload traffic ask
-     * for more (the estimate's sharing rule is then optimistic, and the
-     * simulator shows by how much) the excess is reported as demand
-     * (noc_demand, which may exceed 1), not as utilisation. Ideal's preloads
-     * travel on a second network of their own: twice the capacity. */
+}
+
+/* NoC utilisation: bytes the cores' ports carry over their capacity
+ * times the latency, the same measure on every topology (grid link loads
+ * come from the simulator). Each preload's bytes are spread evenly over
+ * its interval; inside an operator's execution window the ports carry at
+ * most the window's length, so where exchange and preload traffic ask
+ * for more (the estimate's sharing rule is then optimistic, and the
+ * simulator shows by how much) the excess is reported as demand
+ * (noc_demand, which may exceed 1), not as utilisation. Ideal's preloads
+ * travel on a second network of their own: twice the capacity. */
+static int fill_utilisation(const elk_sctx *x, double makespan, elk_schedule *s)
+{
+    const elk_chip *c = x->c;
+    int N = x->N;
     double hb = 0, pre_bytes = 0, exe_bytes = 0;
     double cap = elk_chip_noc_bytes_per_cycle(c);
     double *win = calloc((size_t)N, sizeof *win); /* preload port time inside each window */
@@ -758,6 +749,37 @@ int elk_sctx_fill(const elk_sctx *x, double makespan, elk_schedule *s)
     s->noc_util = s->noc_pre_util + s->noc_exe_util;
     s->noc_demand = span > 0 && cap > 0 ? (pre_bytes + exe_bytes) / cap / span : 0;
     assert(s->noc_util <= 1 + 1e-9 || makespan <= 0);
+    return 0;
+}
+
+int elk_sctx_fill(const elk_sctx *x, double makespan, elk_schedule *s)
+{
+    const elk_problem *pr = x->pr;
+    const elk_chip *c = x->c;
+    int N = x->N;
+    s->nops = N;
+    s->ops = calloc((size_t)N, sizeof *s->ops);
+    s->order = malloc((size_t)N * sizeof *s->order);
+    if (!s->ops || !s->order) return -1;
+    double off = makespan; /* times were negative, ending at 0 */
+    memcpy(s->order, x->order, (size_t)N * sizeof *s->order);
+#ifndef NDEBUG
+    /* the state's invariants (elk_sctx): preloads serial in position order, each
+     * ending before its op's execution starts; the order a permutation */
+    if (x->pol != ELK_POL_IDEAL) {
+        double tol = 1e-6 * (fabs(makespan) + 1);
+        for (int r = x->placed_lo; r + 1 < N; r++) assert(x->pe[r] <= x->ps[r + 1] + tol);
+        for (int r = x->placed_lo; r < N; r++)
+            if (hbm_of(x, x->order[r]) > 0) assert(x->pe[r] <= x->es[x->order[r]] + tol);
+    }
+    for (int i = 0; i < N; i++) assert(x->order[x->pos[i]] == i);
+#endif
+    for (int i = 0; i < N; i++) fill_op(x, i, off, s);
+    s->latency = makespan;
+    s->latency_ms = makespan / (c->clock_ghz * 1e6);
+
+    fill_breakdown(s, makespan);
+    if (fill_utilisation(x, makespan, s)) return -1;
     s->tflops = makespan > 0 ? pr->graph.flops / (makespan / (c->clock_ghz * 1e9)) / 1e12 : 0;
     return 0;
 }
