@@ -642,10 +642,31 @@ static void app_free(tui_app *a)
     free(a);
 }
 
-int elk_tui_run(const elk_point *p, const tui_opts *o)
+/* --bench-which LIST into a->bench_knobs: 0, or the exit status. */
+static int bench_parse(tui_app *a, const tui_opts *o)
 {
+    a->bench_ms = calloc((size_t)o->bench_knobs, sizeof *a->bench_ms);
+    a->bench_compute = calloc((size_t)o->bench_knobs, sizeof *a->bench_compute);
+    char list[256];
+    snprintf(list, sizeof list, "%s", o->bench_which ? o->bench_which : "hbm,noc");
+    for (char *save = NULL, *t = strtok_r(list, ",", &save); t && a->bench_nknobs < 8; t = strtok_r(NULL, ",", &save)) {
+        int k = bench_knob(t);
+        if (k < 0) {
+            fprintf(stderr, "elk: --bench-which: unknown knob '%s' (hbm, noc, cores, sram, batch, seq, topology, profile)\n", t);
+            return 2;
+        }
+        a->bench_knobs[a->bench_nknobs++] = k;
+    }
+    return !a->bench_ms || !a->bench_compute || !a->bench_nknobs;
+}
+
+/* The workbench's state, views, wake pipe and threads, before the
+ * terminal is touched. NULL with *rc the exit status and the error printed. */
+static tui_app *app_new(const elk_point *p, const tui_opts *o, int *rc)
+{
+    *rc = 1;
     tui_app *a = calloc(1, sizeof *a);
-    if (!a) return 1;
+    if (!a) return NULL;
     a->o = *o;
     a->wake[0] = a->wake[1] = -1;
     a->design.focus = o->focus;
@@ -654,39 +675,21 @@ int elk_tui_run(const elk_point *p, const tui_opts *o)
     if (tui_design_set(&a->design, p, &err) != ELK_OK) {
         fprintf(stderr, "elk: %s\n", err.msg);
         free(a);
-        return 1;
+        return NULL;
     }
-    if (o->bench_knobs > 0) {
-        a->bench_ms = calloc((size_t)o->bench_knobs, sizeof *a->bench_ms);
-        a->bench_compute = calloc((size_t)o->bench_knobs, sizeof *a->bench_compute);
-        char list[256];
-        snprintf(list, sizeof list, "%s", o->bench_which ? o->bench_which : "hbm,noc");
-        for (char *save = NULL, *t = strtok_r(list, ",", &save); t && a->bench_nknobs < 8; t = strtok_r(NULL, ",", &save)) {
-            int k = bench_knob(t);
-            if (k < 0) {
-                fprintf(stderr, "elk: --bench-which: unknown knob '%s' (hbm, noc, cores, sram, batch, seq, topology, profile)\n", t);
-                free(a->bench_ms);
-                free(a->bench_compute);
-                free(a);
-                return 2;
-            }
-            a->bench_knobs[a->bench_nknobs++] = k;
-        }
-        if (!a->bench_ms || !a->bench_compute || !a->bench_nknobs) {
-            free(a->bench_ms);
-            free(a->bench_compute);
-            free(a);
-            return 1;
-        }
+    if (o->bench_knobs > 0 && (*rc = bench_parse(a, o)) != 0) {
+        free(a->bench_ms);
+        free(a->bench_compute);
+        free(a);
+        return NULL;
     }
+    *rc = 1;
     tui_knobs_init(&a->knobs, &a->design);
-    {
-        int nv = 0;
+    int nv = 0;
 #define TUI_VIEW_NEW(name) a->views[nv++] = view_##name##_new();
-        TUI_VIEWS(TUI_VIEW_NEW)
+    TUI_VIEWS(TUI_VIEW_NEW)
 #undef TUI_VIEW_NEW
-        assert(nv == NVIEWS);
-    }
+    assert(nv == NVIEWS);
     a->pc = elk_plan_cache_alloc();
     if (pipe(a->wake) == 0) {
         for (int i = 0; i < 2; i++) {
@@ -700,19 +703,23 @@ int elk_tui_run(const elk_point *p, const tui_opts *o)
         if (!a->views[i]) {
             app_free(a);
             fprintf(stderr, "elk: out of memory\n");
-            return 1;
+            return NULL;
         }
     if (!a->pc || !(a->worker = tui_worker_start(a->pc, a->wake[1])) ||
         !(a->sweeper = tui_sweeper_start(a->pc, a->wake[1])) || !(a->netsim = tui_netsim_start(a->pc, a->wake[1])) ||
         !(a->pin_sweeper = tui_sweeper_start(a->pc, a->wake[1]))) {
         app_free(a);
         fprintf(stderr, "elk: cannot start the worker threads\n");
-        return 1;
+        return NULL;
     }
+    *rc = 0;
+    return a;
+}
 
-    /* the first computation starts while the terminal is set up */
-    request(a, 1);
-
+/* Take the terminal: the log for stderr, signal handlers, curses. 0, or -1
+ * with the terminal restored and the error printed. */
+static int screen_open(tui_app *a, const tui_opts *o)
+{
     if (o->log_path) snprintf(a->log_path, sizeof a->log_path, "%s", o->log_path);
     else tui_log_default(a->log_path, sizeof a->log_path);
     tui_export_set_log(a->log_path);
@@ -725,10 +732,9 @@ int elk_tui_run(const elk_point *p, const tui_opts *o)
     SCREEN *scr = newterm(NULL, stdout, stdin);
     if (!scr) {
         term_restore();
-        app_free(a);
         const char *term = getenv("TERM");
         fprintf(stderr, "elk: cannot use the terminal (TERM=%s); try 'elk run' for a table\n", term ? term : "");
-        return 1;
+        return -1;
     }
     set_term(scr);
     curses_on = 1;
@@ -743,6 +749,20 @@ int elk_tui_run(const elk_point *p, const tui_opts *o)
     mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
     mouseinterval(0);
     tui_color_init(o->mono);
+    return 0;
+}
+
+int elk_tui_run(const elk_point *p, const tui_opts *o)
+{
+    int rc;
+    tui_app *a = app_new(p, o, &rc);
+    if (!a) return rc;
+    /* the first computation starts while the terminal is set up */
+    request(a, 1);
+    if (screen_open(a, o)) {
+        app_free(a);
+        return 1;
+    }
 
     double t_start = tui_now_ms(), first_ms = NAN;
     a->dirty = 1;
