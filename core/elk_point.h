@@ -37,7 +37,8 @@
     X(MODEL, "model", "Model", "", 0, 0, 2)                                                        \
     X(CHIP, "chip", "Chip", "", 0, 0, 2)                                                           \
     X(WORKLOAD, "workload", "Workload", "", 0, 0, 2)                                               \
-    X(PROFILE, "profile", "Cost profile", "", 0, 0, 2)
+    X(PROFILE, "profile", "Cost profile", "", 0, 0, 2)                                             \
+    X(MOE_PRELOAD, "moe-preload", "MoE preload", "", 0, 0, 2)
 
 typedef enum {
 #define ELK_KNOB_ENUM(id, name, label, unit, lo, hi, kind) ELK_KNOB_##id,
@@ -66,6 +67,7 @@ typedef struct {
     double hbm_tbps, noc_tbps, noc_scale, link_gbps, sram_kib, compute_scale, hbm_gbps_per_core;
     int cores, topology, hbm_controllers, hbm_broadcast;
     char profile[96];      /* cost profile spec (elk_profile_parse); "" = the chip preset's */
+    int moe_preload;       /* elk_moe_preload, -1 = the model preset's */
 } elk_point;
 
 /* The product's default design point: IPU-POD4, 16 TB/s, Llama2-13B decode,
@@ -88,6 +90,8 @@ elk_status elk_point_resolve(const elk_point *p, elk_chip *c, elk_model *m, elk_
  * the loaded chip. elk_point_resolve(p) == load both, then apply. */
 elk_status elk_point_load_chip(const char *path, elk_chip *c, elk_error *err);
 elk_status elk_point_load_model(const char *path, elk_model *m, elk_error *err);
+/* The knobs that belong to the model (moe-preload) applied to m. */
+void elk_point_apply_model(const elk_point *p, elk_model *m);
 elk_status elk_point_apply(const elk_point *p, elk_chip *c, elk_error *err);
 
 /* Point files: one design point as libconfig,

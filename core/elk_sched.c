@@ -325,6 +325,19 @@ void elk_sctx_place_preloads(elk_sctx *x, int i)
     }
 }
 
+/* The latest a router may end: before the preloads it gates start. */
+static double router_deadline(const elk_sctx *x, int i, double next)
+{
+    const elk_graph *g = &x->pr->graph;
+    for (int j = i + 1; j < x->N && g->ops[j].route != 1; j++)
+        if (x->gate[j] == i) {
+            int r = x->pos[j];
+            assert(r >= x->placed_lo); /* init_gates' order rule */
+            if (hbm_of(x, j) > 0 && x->ps[r] < next) next = x->ps[r];
+        }
+    return next;
+}
+
 /* Basic preloads only up to the next operator that has HBM data: the
  * candidate position just past it. */
 static int basic_target_of(const elk_sctx *x, int qmin)
@@ -453,6 +466,7 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
         x->force_q = x->o->replay_window[i];
     }
     double next = i == x->N - 1 ? 0 : x->es[i + 1];
+    if (x->gate && x->pr->graph.ops[i].route == 1) next = router_deadline(x, i, next);
     int qmin = x->pmax[i] + 1;
     int nw = 0;
     if (grow(x, x->window + 64)) return -1;
@@ -520,6 +534,7 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
 
 void elk_sctx_free(elk_sctx *x)
 {
+    free(x->gate);
     free(x->cand);
     free(x->pos);
     free(x->pmax);
@@ -530,6 +545,36 @@ void elk_sctx_free(elk_sctx *x)
     free(x->Wc);
     free(x->bestW);
     free(x->bestWc);
+}
+
+/* MoE under moe_preload "routed": each expert's preload waits for the end
+ * of its layer's router. The backward pass enforces that when it schedules
+ * the router, so every such preload must be placed by then: no op up to the
+ * router may sit after it in the preload order (program order never does;
+ * an Elk-Full order that does is infeasible). 0, or -1 out of memory. */
+static int init_gates(elk_sctx *x)
+{
+    const elk_graph *g = &x->pr->graph;
+    int N = x->N, any = 0;
+    for (int i = 0; i < N && !any; i++) any = g->ops[i].route == 2;
+    if (!any) return 0;
+    x->gate = malloc((size_t)N * sizeof *x->gate);
+    int *sufmin = malloc((size_t)N * sizeof *sufmin);
+    if (!x->gate || !sufmin) {
+        free(sufmin);
+        return -1;
+    }
+    int router = -1;
+    for (int i = 0; i < N; i++) {
+        if (g->ops[i].route == 1) router = i;
+        x->gate[i] = g->ops[i].route == 2 ? router : -1;
+    }
+    int mn = N;
+    for (int r = N - 1; r >= 0; r--) sufmin[r] = mn = x->order[r] < mn ? x->order[r] : mn;
+    for (int j = 0; j < N; j++)
+        if (x->gate[j] >= 0 && sufmin[x->pos[j]] <= x->gate[j]) x->bad_order = 1;
+    free(sufmin);
+    return 0;
 }
 
 int elk_sctx_init(elk_sctx *x, const elk_problem *pr, const elk_sched_opts *o, elk_policy pol, const int *order, int N)
@@ -578,6 +623,10 @@ int elk_sctx_init(elk_sctx *x, const elk_problem *pr, const elk_sched_opts *o, e
         if (m + 1 - x->pos[i] > x->lookback) x->lookback = m + 1 - x->pos[i];
     }
     x->placed_lo = N;
+    if (init_gates(x)) {
+        elk_sctx_free(x);
+        return -1;
+    }
     x->force_q = x->force_e = -1;
     x->replay = o->replay_entry && (pol == ELK_POL_DYN || pol == ELK_POL_FULL);
     unsigned prof = pr->chip.profile;
@@ -597,6 +646,7 @@ int elk_sctx_init(elk_sctx *x, const elk_problem *pr, const elk_sched_opts *o, e
 /* Run the backward pass; returns the makespan or INFINITY if infeasible. */
 static double run_pass(elk_sctx *x)
 {
+    if (x->bad_order) return INFINITY;
     for (int i = x->N - 1; i >= 0; i--) {
         if (x->o->cancel && atomic_load_explicit(x->o->cancel, memory_order_relaxed)) return NAN;
         if (elk_sctx_schedule_op(x, i)) return INFINITY;

@@ -36,6 +36,9 @@ typedef struct {
                            (theta, and int(5.5)/5.5), else 1 */
     int artifact_noc;   /* paper profile's "contention" switch */
     int mincold;        /* paper profile's "mincold" switch, Basic and Static only */
+    int *gate;          /* op -> the router whose end its preload must wait for, -1; NULL
+                           when nothing is routed (moe_preload "routed") */
+    int bad_order;      /* a routed expert's preload sits before an op the router precedes */
     const int *order;   /* position -> op */
     int *pos;           /* op -> position */
     int *pmax;          /* max position over ops 0..i */
