@@ -14,6 +14,7 @@
 #include "elk_csv.h"
 #include "elk_sched.h"
 #include "elk_sweep.h"
+#include "repro_reviews.h"
 
 /* One figure's CSV, indexed by point and policy. */
 typedef struct {
@@ -564,19 +565,32 @@ typedef struct {
     const char *name;
     const char *alias;   /* what --figure also accepts ("17" for fig17) */
     void (*summary)(FILE *md, const fig_data *d);
+    /* not a sweep file: runs itself and writes its own section ("reviews",
+     * which is not part of "all") */
+    int (*run)(const char *dir, int jobs, int draw, int quiet, long *points);
+    void (*summary_dir)(FILE *md, const char *dir);
 } repro_fig;
 
 static const repro_fig repro_figs[] = {
-    {"fig17", "17", summary_fig17}, {"fig18", "18", summary_fig18}, {"fig19", "19", summary_fig19},
-    {"fig20", "20", summary_fig20}, {"fig21", "21", summary_fig21}, {"fig22", "22", summary_fig22},
-    {"fig23", "23", summary_fig23}, {"fig24", "24", summary_fig24}, {"ref", "ref", summary_ref},
-    {"profiles", "profiles", summary_profiles},
+    {"fig17", "17", summary_fig17, NULL, NULL},  {"fig18", "18", summary_fig18, NULL, NULL},
+    {"fig19", "19", summary_fig19, NULL, NULL},  {"fig20", "20", summary_fig20, NULL, NULL},
+    {"fig21", "21", summary_fig21, NULL, NULL},  {"fig22", "22", summary_fig22, NULL, NULL},
+    {"fig23", "23", summary_fig23, NULL, NULL},  {"fig24", "24", summary_fig24, NULL, NULL},
+    {"ref", "ref", summary_ref, NULL, NULL},     {"profiles", "profiles", summary_profiles, NULL, NULL},
+    {"reviews", "reviews", NULL, elk_repro_reviews_run, elk_repro_reviews_summary},
 };
 #define NREPRO ((int)(sizeof repro_figs / sizeof repro_figs[0]))
 _Static_assert(NREPRO <= ELK_REPRO_MAX, "ELK_REPRO_MAX bounds the callers' per-figure arrays");
 const int elk_repro_nfigs = NREPRO;
 
 const char *elk_repro_name(int f) { return repro_figs[f].name; }
+
+int elk_repro_in_all(int f) { return repro_figs[f].run == NULL; }
+
+int elk_repro_run_own(int f, const char *dir, int jobs, int draw, int quiet, long *points)
+{
+    return repro_figs[f].run ? repro_figs[f].run(dir, jobs, draw, quiet, points) : -1;
+}
 
 int elk_repro_find(const char *item)
 {
@@ -600,6 +614,10 @@ void elk_repro_summary_write(FILE *md, const char *dir)
                 "ARTIFACT-NOTES section 8, item 15).\n\n");
     for (int f = 0; f < NREPRO; f++) {
         const char *fname = repro_figs[f].name;
+        if (repro_figs[f].summary_dir) {
+            repro_figs[f].summary_dir(md, dir);
+            continue;
+        }
         char csv[1200];
         snprintf(csv, sizeof csv, "%s/%s.csv", dir, fname);
         fig_data d;
