@@ -614,14 +614,13 @@ static const struct {
     const char *model;
     int batch;
 } moe_points[] = {
-    {"presets/models/mixtral-8x7b.cfg", 1},
     {"presets/models/mixtral-8x7b.cfg", 32},
     {"presets/models/qwen3-30b-a3b.cfg", 4},
 };
 
 static void moe_run(int i, elk_plan_cache *pc, elk_result *r, elk_problem **out)
 {
-    elk_problem *pr = load_point("presets/chips/ipu-pod4.cfg", moe_points[i].model, 2, moe_points[i].batch, 2048, pc);
+    elk_problem *pr = load_point("presets/chips/ipu-mk2.cfg", moe_points[i].model, 2, moe_points[i].batch, 2048, pc);
     elk_sched_opts o;
     elk_sched_opts_default(&o);
     o.screen_layers = 1;
@@ -670,7 +669,7 @@ START_TEST(moe_modes)
         elk_point p;
         elk_point_defaults(&p);
         char path[1024];
-        snprintf(p.chip_path, sizeof p.chip_path, "%s", src_path(path, sizeof path, "presets/chips/ipu-pod4.cfg"));
+        snprintf(p.chip_path, sizeof p.chip_path, "%s", src_path(path, sizeof path, "presets/chips/ipu-mk2.cfg"));
         snprintf(p.model_path, sizeof p.model_path, "%s", src_path(path, sizeof path, moe_points[_i].model));
         p.layers = 2;
         p.batch = moe_points[_i].batch;
@@ -704,7 +703,9 @@ static Suite *suite(void)
 {
     Suite *s = suite_create("sched");
     TCase *tc = tcase_create("sched");
-    tcase_set_timeout(tc, 120);
+    /* a guard against a hang, not a timing assertion: the ASan build on a
+     * busy 2-core machine takes 80-110 s */
+    tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, hand_worked_policies, 0, (int)(sizeof hand_cases / sizeof hand_cases[0]));
     tcase_add_loop_test(tc, policy_invariants, 0, (int)(sizeof points / sizeof points[0]));
     tcase_add_test(tc, orders_bounded_and_repeated);
