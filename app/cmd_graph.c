@@ -1,4 +1,5 @@
 /* elk graph: print a model's operator graph for one workload. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -53,6 +54,7 @@ int elk_cmd_graph(int argc, char **argv)
         elk_cli_error("%s", err.msg);
         return ELK_EXIT_FAIL;
     }
+    elk_point_apply_model(&p, &m);
     elk_graph g;
     if (elk_graph_build(&m, p.workload, p.batch, p.seq, p.layers, &g, &err) != ELK_OK) {
         elk_cli_error("%s", err.msg);
@@ -82,6 +84,16 @@ int elk_cmd_graph(int argc, char **argv)
         printf("layers              %d (%d ops per layer, %d identical-shape groups)\n", g.nlayers, g.per_layer, g.nshapes);
         printf("operators           %d\n", g.nops);
         printf("parameters          %.3f e9 (model, embedding counted once)\n", elk_model_params(&m) / 1e9);
+        if (m.experts && g.workload == ELK_WL_DECODE) {
+            /* what the experts.* operators read: the batch's expected distinct experts */
+            double E = m.experts, k = m.experts_per_token;
+            double want = E * (1.0 - pow(1.0 - k / E, (double)g.batch));
+            int nread = 0;
+            for (int i = 0; i < g.nops; i++)
+                if (!strncmp(g.ops[i].name, "L0.experts.up", 13)) nread += (int)g.ops[i].dim[0];
+            printf("experts/layer/step  %d of %d read (expected distinct %.2f for batch %d, top-%d); moe-preload %s\n",
+                   nread, m.experts, want, g.batch, m.experts_per_token, elk_moe_preload_names[m.moe_preload]);
+        }
         printf("weights read/step   %.2f GB\n", g.weight_bytes / 1e9);
         printf("KV cache read/step  %.2f GB\n", g.kv_bytes / 1e9);
         printf("HBM read/step       %.2f GB\n", (g.weight_bytes + g.kv_bytes) / 1e9);

@@ -65,25 +65,34 @@ int elk_cli_resolve(const elk_point *p, elk_chip *c, elk_model *m);
 void elk_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 typedef int (*elk_cmd_fn)(int argc, char **argv);
-int elk_cmd_graph(int argc, char **argv);
-int elk_cmd_validate(int argc, char **argv);
-int elk_cmd_import_hf(int argc, char **argv);
-int elk_cmd_run(int argc, char **argv);
-int elk_cmd_plans(int argc, char **argv);
-int elk_cmd_bench(int argc, char **argv);
-int elk_cmd_tui(int argc, char **argv);
-int elk_cmd_trace(int argc, char **argv);
-int elk_cmd_sweep(int argc, char **argv);
-int elk_cmd_merge(int argc, char **argv);
-int elk_cmd_plot(int argc, char **argv);
-int elk_cmd_reproduce(int argc, char **argv);
-int elk_cmd_fit(int argc, char **argv);
-int elk_cmd_gap(int argc, char **argv);
-int elk_cmd_ablate(int argc, char **argv);
-int elk_cmd_noise(int argc, char **argv);
-int elk_cmd_balance(int argc, char **argv);
-int elk_cmd_sensitivity(int argc, char **argv);
-int elk_cmd_controllers(int argc, char **argv);
-int elk_cmd_check(int argc, char **argv);
+/* Every subcommand, in `elk --help` order: X(function suffix, name,
+ * summary). Adding a command is app/cmd_NAME.c with elk_cmd_NAME and a row
+ * here; main.c's table, the declarations and the shell completions (which
+ * read `elk --help`) follow. */
+#define ELK_COMMANDS(X)                                                                                              \
+    X(tui, "tui", "open the interactive workbench (the default with no command, on a terminal)")                     \
+    X(run, "run", "plan one design point with every policy: latency, breakdown, utilisation")                         \
+    X(plans, "plans", "one operator's partition plans and Pareto front (CSV)")                                       \
+    X(graph, "graph", "the operator graph of a model: per-operator table and totals")                                \
+    X(validate, "validate", "check chip, model, sweep and point files; report problems with file:line")               \
+    X(import_hf, "import-hf", "turn a Hugging Face config.json into a model preset")                                  \
+    X(trace, "trace", "one policy's timeline as Chrome/Perfetto trace-event JSON")                                   \
+    X(sweep, "sweep", "run a sweep file over any knobs; tidy CSV out")                                               \
+    X(merge, "merge", "merge the CSV shards of a sweep")                                                             \
+    X(plot, "plot", "draw a CSV with a gnuplot template (png, svg, pdf)")                                            \
+    X(reproduce, "reproduce", "re-run the paper's Figures 17-24 and write a summary")                                \
+    X(gap, "gap", "the greedy scheduler's optimality gap against an exhaustive search (small graphs)")               \
+    X(ablate, "ablate", "is the complexity worth it: Basic to Elk-Full one idea at a time, per model")               \
+    X(noise, "noise", "what if the cost model is wrong: plan with seeded errors, time with the truth")               \
+    X(balance, "balance", "where more of one resource stops paying: the knee and the bound")                         \
+    X(sensitivity, "sensitivity", "which knob matters here: each one step down and up, ranked (tornado)")            \
+    X(controllers, "controllers", "one broadcasting HBM against N controllers, by topology (simulated)")             \
+    X(check, "check", "check the model's invariants on seeded random design points")                                 \
+    X(fit, "fit", "fit a chip's cost-model coefficients to measured tiles (GSL least squares)")                      \
+    X(bench, "bench", "time each stage of the pipeline on a design point")
+
+#define ELK_CMD_DECL(fn, name, summary) int elk_cmd_##fn(int argc, char **argv);
+ELK_COMMANDS(ELK_CMD_DECL)
+#undef ELK_CMD_DECL
 
 #endif

@@ -20,26 +20,9 @@ typedef struct {
 } command;
 
 static const command commands[] = {
-    {"tui", elk_cmd_tui, "open the interactive workbench (the default with no command, on a terminal)"},
-    {"run", elk_cmd_run, "plan one design point with every policy: latency, breakdown, utilisation"},
-    {"plans", elk_cmd_plans, "one operator's partition plans and Pareto front (CSV)"},
-    {"graph", elk_cmd_graph, "the operator graph of a model: per-operator table and totals"},
-    {"validate", elk_cmd_validate, "check chip, model, sweep and point files; report problems with file:line"},
-    {"import-hf", elk_cmd_import_hf, "turn a Hugging Face config.json into a model preset"},
-    {"trace", elk_cmd_trace, "one policy's timeline as Chrome/Perfetto trace-event JSON"},
-    {"sweep", elk_cmd_sweep, "run a sweep file over any knobs; tidy CSV out"},
-    {"merge", elk_cmd_merge, "merge the CSV shards of a sweep"},
-    {"plot", elk_cmd_plot, "draw a CSV with a gnuplot template (png, svg, pdf)"},
-    {"reproduce", elk_cmd_reproduce, "re-run the paper's Figures 17-24 and write a summary"},
-    {"gap", elk_cmd_gap, "the greedy scheduler's optimality gap against an exhaustive search (small graphs)"},
-    {"ablate", elk_cmd_ablate, "is the complexity worth it: Basic to Elk-Full one idea at a time, per model"},
-    {"noise", elk_cmd_noise, "what if the cost model is wrong: plan with seeded errors, time with the truth"},
-    {"balance", elk_cmd_balance, "where more of one resource stops paying: the knee and the bound"},
-    {"sensitivity", elk_cmd_sensitivity, "which knob matters here: each one step down and up, ranked (tornado)"},
-    {"controllers", elk_cmd_controllers, "one broadcasting HBM against N controllers, by topology (simulated)"},
-    {"check", elk_cmd_check, "check the model's invariants on seeded random design points"},
-    {"fit", elk_cmd_fit, "fit a chip's cost-model coefficients to measured tiles (GSL least squares)"},
-    {"bench", elk_cmd_bench, "time each stage of the pipeline on a design point"},
+#define ELK_CMD_ROW(fn, name, summary) {name, elk_cmd_##fn, summary},
+    ELK_COMMANDS(ELK_CMD_ROW)
+#undef ELK_CMD_ROW
     {NULL, NULL, NULL},
 };
 

@@ -7,7 +7,17 @@
 
 #include "elk_cfg.h"
 
-const char *const elk_topology_names[] = {"all-to-all", "mesh", "ring", "torus", NULL};
+#define ELK_TOPO_NAME(id, name, grid) name,
+const char *const elk_topology_names[] = {ELK_TOPOLOGIES(ELK_TOPO_NAME) NULL};
+#undef ELK_TOPO_NAME
+
+int elk_topology_is_grid(int topology)
+{
+#define ELK_TOPO_GRID(id, name, grid) grid,
+    static const int g[] = {ELK_TOPOLOGIES(ELK_TOPO_GRID)};
+#undef ELK_TOPO_GRID
+    return topology >= 0 && topology < ELK_TOPO_COUNT && g[topology];
+}
 const char *const elk_hbm_placement_names[] = {"edges", "corners", "west", NULL};
 const char *const elk_cost_kind_names[] = {"ipu", "parametric", NULL};
 #define ELK_PSW_NAME(id, name, help) name,
@@ -158,7 +168,7 @@ static elk_status check_chip(const config_setting_t *root, const char *file, voi
         return elk_fail(err, ELK_ERANGE,
                         "%s:%d: field 'chip.reserved_kib': %g KiB must be below sram_kib (%g KiB)",
                         file, elk_cfg_line(root, "reserved_kib"), c->reserved_kib, c->sram_kib);
-    int grid = c->topology == ELK_TOPO_MESH || c->topology == ELK_TOPO_TORUS;
+    int grid = elk_topology_is_grid(c->topology);
     if (grid) {
         if (!c->mesh_rows || !c->mesh_cols)
             return elk_fail(err, ELK_EMISSING,
@@ -208,7 +218,7 @@ elk_status elk_chip_set_cores(elk_chip *c, int cores, elk_error *err)
         return elk_fail(err, ELK_ERANGE, "--cores %d out of range (1 .. %d)", cores, ELK_CHIP_CORES_MAX);
     c->cores = cores;
     c->chips = (cores + c->cores_per_chip - 1) / c->cores_per_chip;
-    if (c->topology == ELK_TOPO_MESH || c->topology == ELK_TOPO_TORUS)
+    if (elk_topology_is_grid(c->topology))
         near_square(cores, &c->mesh_rows, &c->mesh_cols);
     if (c->hbm_controllers > cores) c->hbm_controllers = cores;
     return ELK_OK;
@@ -228,7 +238,7 @@ elk_status elk_chip_validate(elk_chip *c, elk_error *err)
         near_square(c->cores, &r, &k);
         c->mesh_link_gbps = c->link_gbps * c->cores / (4.0 * (r < k ? r : k));
     }
-    if (c->topology == ELK_TOPO_MESH || c->topology == ELK_TOPO_TORUS) {
+    if (elk_topology_is_grid(c->topology)) {
         if ((long)c->mesh_rows * c->mesh_cols != c->cores) near_square(c->cores, &c->mesh_rows, &c->mesh_cols);
     } else {
         c->mesh_rows = c->mesh_cols = 0;

@@ -10,7 +10,23 @@
 
 #include "elk_status.h"
 
-typedef enum { ELK_TOPO_ALL2ALL, ELK_TOPO_MESH, ELK_TOPO_RING, ELK_TOPO_TORUS, ELK_TOPO_COUNT } elk_topology;
+/* The interconnects: X(enum suffix, preset/CLI name, laid out on a 2-D grid
+ * of mesh_rows x mesh_cols). Adding one is a row here, its cases in
+ * elk_cost.c (hops, bisection) and elk_noc.c (links and routes). */
+#define ELK_TOPOLOGIES(X)                                                                                 \
+    X(ALL2ALL, "all-to-all", 0)                                                                           \
+    X(MESH, "mesh", 1)                                                                                    \
+    X(RING, "ring", 0)                                                                                    \
+    X(TORUS, "torus", 1)
+
+typedef enum {
+#define ELK_TOPO_ENUM(id, name, grid) ELK_TOPO_##id,
+    ELK_TOPOLOGIES(ELK_TOPO_ENUM)
+#undef ELK_TOPO_ENUM
+    ELK_TOPO_COUNT
+} elk_topology;
+/* 1 for a topology laid out on the mesh_rows x mesh_cols grid. */
+int elk_topology_is_grid(int topology);
 typedef enum { ELK_HBM_EDGES, ELK_HBM_CORNERS, ELK_HBM_WEST, ELK_HBM_COUNT } elk_hbm_placement;
 typedef enum { ELK_COSTK_IPU, ELK_COSTK_PARAMETRIC, ELK_COSTK_COUNT } elk_cost_kind;
 

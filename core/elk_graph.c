@@ -214,11 +214,15 @@ static void ffn(builder *b, long T)
     long H = m->hidden, F = m->ffn;
     int glu = m->ffn_kind == ELK_FFN_SWIGLU || m->ffn_kind == ELK_FFN_GEGLU;
     if (m->experts) {
-        /* Router, then the experts the batch activates (expected count). */
+        /* Router, then the experts the batch activates (expected count),
+         * or every expert when all are preloaded */
+        int gated = m->moe_preload == ELK_MOE_ROUTED;
         matmul(b, "router", T, m->experts, H, ELK_TR_WEIGHT);
+        if (gated && b->g->nops > 0) b->g->ops[b->g->nops - 1].route = 1;
         double k = m->experts_per_token, E = m->experts;
         long active = (long)ceil(E * (1.0 - pow(1.0 - k / E, (double)T)));
         if (active < 1) active = 1;
+        if (m->moe_preload == ELK_MOE_ALL) active = m->experts;
         long rows = (long)ceil((double)T * k / (double)active);
         elk_op *op = op_new(b, "experts.up", ELK_OP_MATMUL);
         if (!op) return;
@@ -227,6 +231,7 @@ static void ffn(builder *b, long T)
         add_tensor(op, ELK_TR_OUT, "emn");
         add_tensor(op, ELK_TR_ACT, "emk");
         add_tensor(op, ELK_TR_WEIGHT, "ekn");
+        op->route = 2 * gated;
         op_done(b, op, 2.0);
         if (glu) eltwise2(b, "experts.act", active * rows, F, 5.0);
         else unary(b, "experts.act", active * rows, F, 1.0);
@@ -237,6 +242,7 @@ static void ffn(builder *b, long T)
         add_tensor(op, ELK_TR_OUT, "emn");
         add_tensor(op, ELK_TR_ACT, "emk");
         add_tensor(op, ELK_TR_WEIGHT, "ekn");
+        op->route = 2 * gated;
         op_done(b, op, 2.0);
         return;
     }

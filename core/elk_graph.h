@@ -69,6 +69,9 @@ typedef struct {
      * mask), which ends Basic's look-ahead there (ARTIFACT-NOTES 4.7).
      * Charged only by the paper profile's "unfused" switch. */
     int unf_elem, unf_row, unf_slice, unf_cold;
+    /* MoE decode under moe_preload "routed": 1 on a router, whose end gates
+     * the preloads of the routed experts after it; 2 on those experts. */
+    int route;
 } elk_op;
 
 /* The whole step. Owns ops (malloc'd).

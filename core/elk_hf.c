@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-const char elk_hf_supported[] = "llama, mistral, gemma2, opt, mixtral, qwen2";
+const char elk_hf_supported[] = "llama, mistral, gemma2, opt, mixtral, qwen2, qwen3_moe";
 
 /* How one model_type maps onto elk_model. Families whose differences are
  * more than a key name (OPT's learned positions and biases, Gemma2's post
@@ -38,6 +38,9 @@ static const hf_kind kinds[] = {
     {"opt", ELK_FAM_OPT, "ffn_dim", {"activation_function", NULL}, "relu", ELK_NORM_LAYER, 0, 1},
     {"mixtral", ELK_FAM_MIXTRAL, "intermediate_size", {"hidden_act", NULL}, "silu", ELK_NORM_RMS, 1, 0},
     {"qwen2", ELK_FAM_LLAMA, "intermediate_size", {"hidden_act", NULL}, "silu", ELK_NORM_RMS, 1, 0},
+    /* Qwen3-MoE: Mixtral's graph (GQA, routed SwiGLU experts, no shared
+     * expert); its per-head q/k norms are 0.001% of the weights */
+    {"qwen3_moe", ELK_FAM_MIXTRAL, "moe_intermediate_size", {"hidden_act", NULL}, "silu", ELK_NORM_RMS, 1, 0},
 };
 
 /* One config being imported. Owns root (a jansson reference) and text (the
@@ -292,11 +295,26 @@ static elk_status read_family(hf_doc *d, const hf_kind *k, elk_model *m)
      * means alternate layers (Gemma2); it is dropped rather than misread,
      * which overstates KV reads only beyond the window (4096 tokens). */
     if (k->family == ELK_FAM_MIXTRAL) {
-        ELK_TRY(get_int(d, "num_local_experts", 1, 1, 4096, &m->experts));
+        int qwen = !strcmp(k->type, "qwen3_moe");
+        if (qwen) {
+            /* every layer must be an MoE layer: dense ones among them are
+             * not modelled */
+            int step = 1;
+            ELK_TRY(get_int(d, "decoder_sparse_step", 0, 1, 4096, &step));
+            json_t *dense = json_object_get(d->root, "mlp_only_layers");
+            if (step != 1)
+                return key_fail(d, "decoder_sparse_step", ELK_ERANGE,
+                                "key \"decoder_sparse_step\": %d (dense layers between MoE layers) is not supported; "
+                                "only 1", step);
+            if (dense && (!json_is_array(dense) || json_array_size(dense) > 0))
+                return key_fail(d, "mlp_only_layers", ELK_ERANGE,
+                                "key \"mlp_only_layers\": dense layers among MoE layers are not supported; only []");
+        }
+        ELK_TRY(get_int(d, qwen ? "num_experts" : "num_local_experts", 1, 1, 4096, &m->experts));
         ELK_TRY(get_int(d, "num_experts_per_tok", 1, 1, 4096, &m->experts_per_token));
         if (m->experts_per_token > m->experts)
             return key_fail(d, "num_experts_per_tok", ELK_ERANGE,
-                            "key \"num_experts_per_tok\": %d exceeds num_local_experts (%d)",
+                            "key \"num_experts_per_tok\": %d exceeds the experts (%d)",
                             m->experts_per_token, m->experts);
     }
     return ELK_OK;

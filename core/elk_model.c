@@ -12,6 +12,7 @@
 #include "elk_file.h"
 
 const char *const elk_family_names[] = {"llama", "mistral", "gemma2", "opt", "mixtral", "dit", NULL};
+const char *const elk_moe_preload_names[] = {"routed", "oracle", "all", NULL};
 const char *const elk_ffn_names[] = {"swiglu", "geglu", "relu", "gelu", NULL};
 const char *const elk_norm_names[] = {"rmsnorm", "layernorm", NULL};
 
@@ -40,6 +41,7 @@ static const elk_field model_schema[] = {
     OPT_I("sliding_window", sliding_window, 0, 1 << 24),
     OPT_I("experts", experts, 0, 4096),
     OPT_I("experts_per_token", experts_per_token, 0, 4096),
+    { "moe_preload", ELK_F_ENUM, 0, 0, 0, OFF(moe_preload), 0, elk_moe_preload_names, NULL, NULL },
     OPT_I("tokens", tokens, 0, 1 << 24),
     OPT_I("cond_dim", cond_dim, 0, 1 << 20),
     OPT_I("dtype_bytes", dtype_bytes, 1, 8),

@@ -10,6 +10,15 @@ typedef enum { ELK_FAM_LLAMA, ELK_FAM_MISTRAL, ELK_FAM_GEMMA2, ELK_FAM_OPT, ELK_
 typedef enum { ELK_FFN_SWIGLU, ELK_FFN_GEGLU, ELK_FFN_RELU, ELK_FFN_GELU, ELK_FFN_COUNT } elk_ffn_kind;
 typedef enum { ELK_NORM_RMS, ELK_NORM_LAYER, ELK_NORM_COUNT } elk_norm_kind;
 
+/* How a decode step's expert weights reach SRAM (docs/VALIDATION.md,
+ * Mixture-of-Experts): routed, the experts the batch is expected to route
+ * to, each preloaded only once its layer's router has run (the routing is
+ * not known before); oracle, the same experts preloaded as early as the
+ * schedule likes (a bound: it knows the routing in advance); all, every
+ * expert preloaded early, no routing needed, at E/expected times the bytes. */
+typedef enum { ELK_MOE_ROUTED, ELK_MOE_ORACLE, ELK_MOE_ALL, ELK_MOE_COUNT } elk_moe_preload;
+extern const char *const elk_moe_preload_names[];
+
 extern const char *const elk_family_names[];
 extern const char *const elk_ffn_names[];
 extern const char *const elk_norm_names[];
@@ -36,6 +45,7 @@ typedef struct {
     int sliding_window;      /* local-attention window on alternate layers, 0 if none */
     int experts;             /* MoE: experts per layer, 0 = dense */
     int experts_per_token;
+    elk_moe_preload moe_preload; /* MoE decode: how expert weights are preloaded */
     int tokens;              /* DiT: image tokens per sample */
     int cond_dim;            /* DiT: adaLN conditioning width */
     int dtype_bytes;

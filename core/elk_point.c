@@ -20,24 +20,9 @@
 #endif
 
 const elk_knob_info elk_knobs[ELK_KNOB_COUNT] = {
-    [ELK_KNOB_HBM_TBPS] = {"hbm-tbps", "HBM bandwidth", "TB/s", 0.001, 1000, 0},
-    [ELK_KNOB_NOC_TBPS] = {"noc-tbps", "NoC bandwidth", "TB/s", 0.001, 100000, 0},
-    [ELK_KNOB_NOC_SCALE] = {"noc-scale", "NoC scale", "x", 0.01, 100, 0},
-    [ELK_KNOB_LINK_GBPS] = {"link-gbps", "Link bandwidth", "GB/s", 0.01, 100000, 0},
-    [ELK_KNOB_CORES] = {"cores", "Cores", "", 1, 4194304, 1},
-    [ELK_KNOB_TOPOLOGY] = {"topology", "Topology", "", 0, 0, 2},
-    [ELK_KNOB_SRAM_KIB] = {"sram-kib", "SRAM per core", "KiB", 16, 1048576, 0},
-    [ELK_KNOB_COMPUTE_SCALE] = {"compute-scale", "Compute scale", "x", 0.01, 100, 0},
-    [ELK_KNOB_HBM_CONTROLLERS] = {"hbm-controllers", "HBM controllers", "", 1, 4096, 1},
-    [ELK_KNOB_HBM_BROADCAST] = {"hbm-broadcast", "HBM broadcast", "", 0, 1, 1},
-    [ELK_KNOB_HBM_GBPS_PER_CORE] = {"hbm-gbps-per-core", "HBM per core", "GB/s", 0.0001, 10000, 0},
-    [ELK_KNOB_BATCH] = {"batch", "Batch", "", 1, 1048576, 1},
-    [ELK_KNOB_SEQ] = {"seq", "Sequence", "tokens", 1, 16777216, 1},
-    [ELK_KNOB_LAYERS] = {"layers", "Layers", "", 0, 10000, 1},
-    [ELK_KNOB_MODEL] = {"model", "Model", "", 0, 0, 2},
-    [ELK_KNOB_CHIP] = {"chip", "Chip", "", 0, 0, 2},
-    [ELK_KNOB_WORKLOAD] = {"workload", "Workload", "", 0, 0, 2},
-    [ELK_KNOB_PROFILE] = {"profile", "Cost profile", "", 0, 0, 2},
+#define ELK_KNOB_ROW(id, name, label, unit, lo, hi, kind) [ELK_KNOB_##id] = {name, label, unit, lo, hi, kind},
+    ELK_KNOBS(ELK_KNOB_ROW)
+#undef ELK_KNOB_ROW
 };
 
 /* An installed elk finds its data beside it (PREFIX/bin/elk ->
@@ -101,6 +86,7 @@ void elk_point_defaults(elk_point *p)
     p->hbm_tbps = p->noc_tbps = p->noc_scale = p->link_gbps = p->sram_kib = NAN;
     p->compute_scale = p->hbm_gbps_per_core = NAN;
     p->cores = p->topology = p->hbm_controllers = p->hbm_broadcast = -1;
+    p->moe_preload = -1;
 }
 
 int elk_knob_find(const char *name)
@@ -166,6 +152,11 @@ elk_status elk_point_set(elk_point *p, elk_knob k, const char *value, elk_error 
             return ELK_OK;
         case ELK_KNOB_CHIP:
             elk_preset_path("chip", value, p->chip_path, sizeof p->chip_path);
+            return ELK_OK;
+        case ELK_KNOB_MOE_PRELOAD:
+            if ((i = word_index(elk_moe_preload_names, value)) < 0)
+                return elk_fail(err, ELK_ERANGE, "--moe-preload \"%s\": expected routed, oracle or all", value);
+            p->moe_preload = i;
             return ELK_OK;
         case ELK_KNOB_PROFILE: {
             unsigned mask;
@@ -236,7 +227,13 @@ elk_status elk_point_resolve(const elk_point *p, elk_chip *c, elk_model *m, elk_
     ELK_TRY(check_preset("model", p->model_path, err));
     ELK_TRY(elk_chip_load(p->chip_path, c, err));
     ELK_TRY(elk_model_load(p->model_path, m, err));
+    elk_point_apply_model(p, m);
     return elk_point_apply(p, c, err);
+}
+
+void elk_point_apply_model(const elk_point *p, elk_model *m)
+{
+    if (p->moe_preload >= 0) m->moe_preload = (elk_moe_preload)p->moe_preload;
 }
 
 elk_status elk_point_apply(const elk_point *p, elk_chip *c, elk_error *err)
@@ -290,6 +287,9 @@ void elk_point_format(const elk_point *p, const elk_chip *c, const elk_model *m,
     case ELK_KNOB_CHIP: snprintf(buf, n, "%s", c->name); break;
     case ELK_KNOB_WORKLOAD: snprintf(buf, n, "%s", elk_workload_names[p->workload]); break;
     case ELK_KNOB_PROFILE: elk_profile_format(c->profile, buf, n); break;
+    case ELK_KNOB_MOE_PRELOAD:
+        snprintf(buf, n, "%s", p->moe_preload >= 0 ? elk_moe_preload_names[p->moe_preload] : elk_moe_preload_names[m->moe_preload]);
+        break;
     default: snprintf(buf, n, "?"); break;
     }
 }
@@ -372,6 +372,8 @@ void elk_point_write(FILE *fp, const elk_point *p, const elk_chip *c, const elk_
             p->topology >= 0 ? "" : "  (the chip preset's)");
     elk_profile_format(c->profile, v, sizeof v);
     put_str(fp, "profile", v);
+    if (m->experts)
+        put_str(fp, "moe-preload", elk_moe_preload_names[p->moe_preload >= 0 ? p->moe_preload : (int)m->moe_preload]);
     fprintf(fp, "};\n");
 }
 

@@ -13,25 +13,37 @@
 #include "elk_model.h"
 #include "elk_status.h"
 
+/* Every knob, in the order the TUI's panel and --help list them:
+ * X(enum suffix, flag name without --, label, unit, min, max, kind) with
+ * kind 0 a real, 1 an integer, 2 a word (topology, model, ...). Adding one is
+ * a row here, its field in elk_point with its get/set cases in elk_point.c,
+ * and where the chip or model takes it (elk_point_resolve); the CLI flag,
+ * sweep axis, saved points and the TUI panel read this table. */
+#define ELK_KNOBS(X)                                                                                       \
+    X(HBM_TBPS, "hbm-tbps", "HBM bandwidth", "TB/s", 0.001, 1000, 0)                               \
+    X(NOC_TBPS, "noc-tbps", "NoC bandwidth", "TB/s", 0.001, 100000, 0)                             \
+    X(NOC_SCALE, "noc-scale", "NoC scale", "x", 0.01, 100, 0)                                      \
+    X(LINK_GBPS, "link-gbps", "Link bandwidth", "GB/s", 0.01, 100000, 0)                           \
+    X(CORES, "cores", "Cores", "", 1, 4194304, 1)                                                  \
+    X(TOPOLOGY, "topology", "Topology", "", 0, 0, 2)                                               \
+    X(SRAM_KIB, "sram-kib", "SRAM per core", "KiB", 16, 1048576, 0)                                \
+    X(COMPUTE_SCALE, "compute-scale", "Compute scale", "x", 0.01, 100, 0)                          \
+    X(HBM_CONTROLLERS, "hbm-controllers", "HBM controllers", "", 1, 4096, 1)                       \
+    X(HBM_BROADCAST, "hbm-broadcast", "HBM broadcast", "", 0, 1, 1)                                \
+    X(HBM_GBPS_PER_CORE, "hbm-gbps-per-core", "HBM per core", "GB/s", 0.0001, 10000, 0)            \
+    X(BATCH, "batch", "Batch", "", 1, 1048576, 1)                                                  \
+    X(SEQ, "seq", "Sequence", "tokens", 1, 16777216, 1)                                            \
+    X(LAYERS, "layers", "Layers", "", 0, 10000, 1)                                                 \
+    X(MODEL, "model", "Model", "", 0, 0, 2)                                                        \
+    X(CHIP, "chip", "Chip", "", 0, 0, 2)                                                           \
+    X(WORKLOAD, "workload", "Workload", "", 0, 0, 2)                                               \
+    X(PROFILE, "profile", "Cost profile", "", 0, 0, 2)                                             \
+    X(MOE_PRELOAD, "moe-preload", "MoE preload", "", 0, 0, 2)
+
 typedef enum {
-    ELK_KNOB_HBM_TBPS,
-    ELK_KNOB_NOC_TBPS,
-    ELK_KNOB_NOC_SCALE,
-    ELK_KNOB_LINK_GBPS,
-    ELK_KNOB_CORES,
-    ELK_KNOB_TOPOLOGY,
-    ELK_KNOB_SRAM_KIB,
-    ELK_KNOB_COMPUTE_SCALE,
-    ELK_KNOB_HBM_CONTROLLERS,
-    ELK_KNOB_HBM_BROADCAST,
-    ELK_KNOB_HBM_GBPS_PER_CORE,
-    ELK_KNOB_BATCH,
-    ELK_KNOB_SEQ,
-    ELK_KNOB_LAYERS,
-    ELK_KNOB_MODEL,
-    ELK_KNOB_CHIP,
-    ELK_KNOB_WORKLOAD,
-    ELK_KNOB_PROFILE,
+#define ELK_KNOB_ENUM(id, name, label, unit, lo, hi, kind) ELK_KNOB_##id,
+    ELK_KNOBS(ELK_KNOB_ENUM)
+#undef ELK_KNOB_ENUM
     ELK_KNOB_COUNT
 } elk_knob;
 
@@ -55,6 +67,7 @@ typedef struct {
     double hbm_tbps, noc_tbps, noc_scale, link_gbps, sram_kib, compute_scale, hbm_gbps_per_core;
     int cores, topology, hbm_controllers, hbm_broadcast;
     char profile[96];      /* cost profile spec (elk_profile_parse); "" = the chip preset's */
+    int moe_preload;       /* elk_moe_preload, -1 = the model preset's */
 } elk_point;
 
 /* The product's default design point: IPU-POD4, 16 TB/s, Llama2-13B decode,
@@ -77,6 +90,8 @@ elk_status elk_point_resolve(const elk_point *p, elk_chip *c, elk_model *m, elk_
  * the loaded chip. elk_point_resolve(p) == load both, then apply. */
 elk_status elk_point_load_chip(const char *path, elk_chip *c, elk_error *err);
 elk_status elk_point_load_model(const char *path, elk_model *m, elk_error *err);
+/* The knobs that belong to the model (moe-preload) applied to m. */
+void elk_point_apply_model(const elk_point *p, elk_model *m);
 elk_status elk_point_apply(const elk_point *p, elk_chip *c, elk_error *err);
 
 /* Point files: one design point as libconfig,

@@ -1,16 +1,19 @@
-#include "elk_sched.h"
+#include "elk_sched_int.h"
 
 #include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "elk_cost.h"
 
-const char *const elk_policy_names[] = {"basic", "static", "elk-dyn", "elk-full", "ideal", NULL};
-const char *const elk_policy_labels[] = {"Basic", "Static", "Elk-Dyn", "Elk-Full", "Ideal", NULL};
+#define ELK_POL_NAME(id, name, label, mark) name,
+#define ELK_POL_LABEL(id, name, label, mark) label,
+#define ELK_POL_MARK(id, name, label, mark) mark,
+const char *const elk_policy_names[] = {ELK_POLICIES(ELK_POL_NAME) NULL};
+const char *const elk_policy_labels[] = {ELK_POLICIES(ELK_POL_LABEL) NULL};
+const char elk_policy_marks[ELK_POL_COUNT] = {ELK_POLICIES(ELK_POL_MARK)};
 const char *const elk_brk_names[] = {"execute", "overlapped", "preload", "interconnect", "distribution", NULL};
 
 int elk_policy_find(const char *name)
@@ -36,222 +39,14 @@ void elk_sched_opts_default(elk_sched_opts *o)
     o->cancel = NULL;
 }
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/* ------------------------------------------------------------------ */
-/* Problem                                                              */
-
-elk_status elk_problem_init(elk_problem *pr, const elk_point *p, elk_plan_cache *pc, elk_error *err)
-{
-    return elk_problem_init_opts(pr, p, pc, NULL, err);
-}
-
-elk_status elk_problem_init_opts(elk_problem *pr, const elk_point *p, elk_plan_cache *pc, const elk_plan_opts *po,
-                                 elk_error *err)
-{
-    memset(pr, 0, sizeof *pr);
-    elk_chip c;
-    elk_model m;
-    elk_graph g;
-    ELK_TRY(elk_point_resolve(p, &c, &m, err));
-    ELK_TRY(elk_graph_build(&m, p->workload, p->batch, p->seq, p->layers, &g, err));
-    elk_graph_apply_profile(&g, c.profile);
-    elk_status st = elk_problem_init_graph_opts(pr, &c, &m, &g, pc, po, err);
-    pr->point = *p;
-    return st;
-}
-
-/* Choosing the cut of an operator that outgrows SRAM: the least summed
- * execution of its pieces (and a reduced cut's adds), each at its fastest
- * plan. (Adding the largest piece's preload, which no schedule overlaps with
- * that piece, favoured cutting weights that fit whole, and the policies lost
- * up to 12% on Llama2-70B.) The plan sets are the cache's, so the chosen
- * cut's pieces are enumerated once. The candidates (elk_split_ladder) nest as
- * SRAM grows, so more SRAM never raises the least total, and with it Ideal,
- * which sees a cut operator only through its pieces' summed execution. Ties
- * go to the earlier candidate: the whole op, then fewer pieces. */
-typedef struct {
-    const elk_chip *c;
-    elk_plan_cache *pc;
-    const elk_plan_opts *po;
-} split_ctx;
-
-static double fastest_exe(const split_ctx *sc, const elk_op *op)
-{
-    const elk_plan_set *set;
-    elk_error err;
-    elk_menu m;
-    if (elk_plan_cache_get_opts(sc->pc, sc->c, op, sc->po, &set, &err) != ELK_OK) return INFINITY;
-    elk_status st = elk_menu_build(sc->c, op, set, &m, &err);
-    elk_plan_cache_release(sc->pc, set);
-    if (st != ELK_OK) return INFINITY;
-    double e = m.n > 0 ? m.e[m.n - 1].exe : INFINITY;
-    elk_menu_free(&m);
-    return e;
-}
-
-static int pick_split(const elk_op *op, const elk_split *opt, int n, void *ctx)
-{
-    const split_ctx *sc = ctx;
-    int best = -1, dim = -1;
-    double bestT = INFINITY, lastT = INFINITY;
-    for (int k = 0; k < n; k++) {
-        if (!opt[k].fits) continue;
-        /* along one dim the total falls, then rises once pieces get too
-         * small for the cores: stop at the first rise */
-        if (opt[k].pieces > 1 && opt[k].dim == dim && lastT == -INFINITY) continue;
-        if (opt[k].pieces == 1 || opt[k].dim != dim) lastT = INFINITY;
-        dim = opt[k].pieces > 1 ? opt[k].dim : -1;
-        double E;
-        if (opt[k].pieces == 1) {
-            E = fastest_exe(sc, op);
-        } else {
-            long D = op->dim[opt[k].dim];
-            int K = opt[k].pieces, nlong = (int)(D % K);
-            elk_op piece;
-            elk_split_piece(op, &opt[k], K - 1, &piece);
-            E = (K - nlong) * fastest_exe(sc, &piece);
-            elk_split_piece(op, &opt[k], 0, &piece); /* a longer one */
-            if (nlong > 0 && isfinite(E)) E += nlong * fastest_exe(sc, &piece);
-            if (opt[k].kind == ELK_SPLIT_REDUCED && isfinite(E)) {
-                elk_op add;
-                elk_split_add(op, 1, &add);
-                E += (K - 1) * fastest_exe(sc, &add);
-            }
-        }
-        if (E < bestT * (1 - 1e-12)) {
-            bestT = E;
-            best = k;
-        }
-        lastT = E > lastT ? -INFINITY : E;
-    }
-    if (best >= 0) return best;
-    /* nothing fits: the finest cut, and the planner names what does not fit */
-    for (int k = 0; k < n; k++)
-        if (best < 0 || opt[k].pieces > opt[best].pieces) best = k;
-    return best;
-}
-
-elk_status elk_problem_init_graph(elk_problem *pr, const elk_chip *c, const elk_model *m, elk_graph *g,
-                                  elk_plan_cache *pc, elk_error *err)
-{
-    return elk_problem_init_graph_opts(pr, c, m, g, pc, NULL, err);
-}
-
-elk_status elk_problem_init_graph_opts(elk_problem *pr, const elk_chip *c, const elk_model *m, elk_graph *g,
-                                       elk_plan_cache *pc, const elk_plan_opts *po, elk_error *err)
-{
-    memset(pr, 0, sizeof *pr);
-    elk_point_defaults(&pr->point);
-    pr->chip = *c;
-    if (m) pr->model = *m;
-    pr->graph = *g;
-    memset(g, 0, sizeof *g);
-    pr->sram = elk_chip_sram_bytes(&pr->chip);
-    /* operators whose data cannot fit half the chip's SRAM are split, the cut
-     * chosen by the pieces' own fastest times */
-    split_ctx sc = {&pr->chip, pc, po};
-    pr->split_ops = elk_graph_split_large_ladder(&pr->graph, 0.5 * pr->sram * pr->chip.cores, pick_split, &sc);
-    int ns = pr->graph.nshapes;
-    pr->menus = calloc((size_t)ns, sizeof *pr->menus);
-    pr->sets = calloc((size_t)ns, sizeof *pr->sets);
-    int *rep = malloc((size_t)ns * sizeof *rep);
-    if (!pr->menus || !pr->sets || !rep) {
-        free(rep);
-        elk_problem_free(pr);
-        return elk_fail(err, ELK_ENOMEM, "out of memory");
-    }
-    for (int s = 0; s < ns; s++) rep[s] = -1;
-    for (int i = 0; i < pr->graph.nops; i++)
-        if (rep[pr->graph.ops[i].shape_id] < 0) rep[pr->graph.ops[i].shape_id] = i;
-    double t0 = now_ms();
-    elk_status st = ELK_OK;
-    pr->cache = pc;
-    for (int s = 0; s < ns && st == ELK_OK; s++)
-        st = elk_plan_cache_get_opts(pc, &pr->chip, &pr->graph.ops[rep[s]], po, &pr->sets[s], err);
-    double t1 = now_ms();
-    for (int s = 0; s < ns && st == ELK_OK; s++)
-        st = elk_menu_build(&pr->chip, &pr->graph.ops[rep[s]], pr->sets[s], &pr->menus[s], err);
-    pr->plan_ms = t1 - t0;
-    pr->menu_ms = now_ms() - t1;
-    free(rep);
-    if (st != ELK_OK) elk_problem_free(pr);
-    return st;
-}
-
-double elk_problem_exec_floor(const elk_problem *pr)
-{
-    double s = 0;
-    for (int i = 0; i < pr->graph.nops; i++) {
-        const elk_menu *m = &pr->menus[pr->graph.ops[i].shape_id];
-        s += m->e[m->n - 1].exe;
-    }
-    return s;
-}
-
-void elk_problem_free(elk_problem *pr)
-{
-    if (pr->menus)
-        for (int s = 0; s < pr->graph.nshapes; s++) elk_menu_free(&pr->menus[s]);
-    free(pr->menus);
-    if (pr->sets)
-        for (int s = 0; s < pr->graph.nshapes; s++) elk_plan_cache_release(pr->cache, pr->sets[s]);
-    free(pr->sets);
-    elk_graph_free(&pr->graph);
-    memset(pr, 0, sizeof *pr);
-}
+/* Elk-Dyn's NoC shares under the paper profile's "noccap". */
+const double elk_sched_dyn_theta[3] = {0.9, 0.7, 0.5};
 
 /* ------------------------------------------------------------------ */
 /* Schedule state                                                       */
 
-/* The backward list scheduler's working state for one run. Times are
- * cycles, negative, with the last execution ending at 0.
- * Invariants: positions >= placed_lo have their preload placed; preloads are
- * serial in position order (pe[r] <= ps[r+1]); an op's preload ends before
- * its execution starts. */
-typedef struct {
-    const elk_problem *pr;
-    const elk_chip *c;
-    const elk_sched_opts *o;
-    elk_policy pol;
-    int N;              /* ops scheduled (a prefix when screening) */
-    int window;
-    int variant;        /* Basic/Static: 0 fully distributed, 1 replicated;
-                           Elk: the allocator's price slot */
-    double xlimit;      /* Static: execution region, bytes; Dyn: execution ceiling */
-    int price;          /* Elk: which allocator price slot (elk_menu eff) */
-    int force_q;        /* exact search: take only this candidate (-1: the policy's rule) */
-    int force_e;        /* exact search: with this execute-state entry (-1: the allocator's) */
-    int replay;         /* o->replay_*: force_e at every candidate, the furthest up to force_q */
-    int list_mode;      /* exact search: list feasible candidates (1) or (candidate, plan) pairs (2) */
-    int *cand, *cand_e; /* exact search: the listed pairs */
-    int ncand, cand_cap;
-    double abort_at;    /* give up once the makespan exceeds this */
-    double noc_share;   /* paper profile: the share of the preload NoC rate this policy may use
-                           (theta, and int(5.5)/5.5), else 1 */
-    int artifact_noc;   /* paper profile's "contention" switch */
-    int mincold;        /* paper profile's "mincold" switch, Basic and Static only */
-    const int *order;   /* position -> op */
-    int *pos;           /* op -> position */
-    int *pmax;          /* max position over ops 0..i */
-    double *es, *ee, *ps, *pe;
-    int *entry, *copt, *pnum, *win;
-    double *cold, *dist, *deliv, *dur, *nocT, *hbmT, *stall, *resident;
-    int placed_lo;
-    int lookback;       /* max over ops j of pmax[j] + 1 - pos[j]: how far before an op's first
-                           candidate position a preload it must hold can sit */
-    /* scratch */
-    int *W, *Wc, *bestW, *bestWc;
-    int wcap;
-} sctx;
 
-static const elk_menu *menu_of(const sctx *x, int i) { return &x->pr->menus[x->pr->graph.ops[i].shape_id]; }
-static double hbm_of(const sctx *x, int i) { return x->pr->graph.ops[i].hbm_bytes; }
+
 
 static double pre_noc_cycles(const elk_chip *c, double hbm, double deliv)
 {
@@ -261,7 +56,7 @@ static double pre_noc_cycles(const elk_chip *c, double hbm, double deliv)
 }
 
 /* Preload duration and NoC time of op i with cold option k. */
-static void set_cold(sctx *x, int i, int k)
+static void set_cold(elk_sctx *x, int i, int k)
 {
     const elk_menu *m = menu_of(x, i);
     const elk_menu_entry *e = &m->e[x->entry[i]];
@@ -288,7 +83,7 @@ static void set_cold(sctx *x, int i, int k)
 
 /* The cold option an op starts with: cheapest distribution plus the time its
  * preload would run past the HBM time because of replication. */
-static int initial_cold(const sctx *x, int i, int entry)
+static int initial_cold(const elk_sctx *x, int i, int entry)
 {
     const elk_menu *m = menu_of(x, i);
     const elk_menu_entry *e = &m->e[entry];
@@ -306,7 +101,7 @@ static int initial_cold(const sctx *x, int i, int entry)
  * most) replicated layout, which at 1472 cores avoids the artifact's slow
  * exactly-least-size plans of the attention matmuls (464k cycles against
  * 41k). Returns the entry (-1 if none) and its cold option in *kout. */
-static int baseline_pick(const sctx *x, int i, double budget, int *kout)
+static int baseline_pick(const elk_sctx *x, int i, double budget, int *kout)
 {
     const elk_menu *m = menu_of(x, i);
     *kout = 0;
@@ -342,7 +137,7 @@ static int baseline_pick(const sctx *x, int i, double budget, int *kout)
  * (elk_sim) shares links both ways and reports how far this estimate is off. */
 /* NoC time the preloads placed at positions < q keep busy in [s, D], and
  * (if bytes) the bytes they deliver into cores meanwhile. */
-static double window_noc(const sctx *x, double s, double D, int q, double *bytes)
+static double window_noc(const elk_sctx *x, double s, double D, int q, double *bytes)
 {
     double B = 0, by = 0;
     for (int r = q - 1; r >= x->placed_lo; r--) {
@@ -363,7 +158,7 @@ static double window_noc(const sctx *x, double s, double D, int q, double *bytes
  * Basic, Static and Elk-Dyn delay an op until its exchange and syncs fit in
  * the NoC time its preloads leave, L = max(own, xc + busy); Elk-Full leaves
  * the op alone and pushes the preloads earlier (push_preloads). */
-static double artifact_len(const sctx *x, double own, double xc, double D, int q)
+static double artifact_len(const elk_sctx *x, double own, double xc, double D, int q)
 {
     if (x->pol == ELK_POL_FULL) return own;
     double L = own;
@@ -378,7 +173,7 @@ static double artifact_len(const sctx *x, double own, double xc, double D, int q
 /* Elk-Full under the artifact's rules: the preload NoC time in op i's window
  * that its compute cannot hide moves those preloads, and every earlier one,
  * earlier by the excess. */
-static void push_preloads(sctx *x, int i, int q)
+static void push_preloads(elk_sctx *x, int i, int q)
 {
     double s = x->es[i], D = x->ee[i];
     double excess = window_noc(x, s, D, q, NULL) - menu_of(x, i)->e[x->entry[i]].comp;
@@ -389,7 +184,7 @@ static void push_preloads(sctx *x, int i, int q)
     }
 }
 
-static double contended_len(const sctx *x, double own, double xc, double D, int q)
+static double contended_len(const elk_sctx *x, double own, double xc, double D, int q)
 {
     if (x->artifact_noc) return artifact_len(x, own, xc, D, q);
     const elk_chip *c = x->c;
@@ -421,7 +216,7 @@ typedef struct {
 
 /* Shrink the group until it fits: repeatedly take the step with the most
  * space saved per unit of time added. Returns 0 if nothing fits. */
-static int allocate(const sctx *x, int i, alloc_t *a)
+static int allocate(const elk_sctx *x, int i, alloc_t *a)
 {
     const elk_menu *mi = menu_of(x, i);
     const int *ef = mi->eff[x->price];
@@ -480,7 +275,7 @@ static int allocate(const sctx *x, int i, alloc_t *a)
 
 /* Move ops (i, j] earlier by d to make room for a longer distribution of
  * op j, keeping preloads serial. */
-static void shift_earlier(sctx *x, int i, int j, double d)
+static void shift_earlier(elk_sctx *x, int i, int j, double d)
 {
     if (d <= 0) return;
     for (int k = i + 1; k <= j; k++) {
@@ -503,7 +298,7 @@ static void shift_earlier(sctx *x, int i, int j, double d)
 /* ------------------------------------------------------------------ */
 /* The backward pass                                                    */
 
-static int grow(sctx *x, int n)
+static int grow(elk_sctx *x, int n)
 {
     if (n <= x->wcap) return 0;
     int cap = n * 2;
@@ -518,7 +313,7 @@ static int grow(sctx *x, int n)
     return 0;
 }
 
-static void place_preloads(sctx *x, int i)
+void elk_sctx_place_preloads(elk_sctx *x, int i)
 {
     while (x->placed_lo > 0 && x->order[x->placed_lo - 1] >= i) {
         int r = --x->placed_lo;
@@ -530,165 +325,104 @@ static void place_preloads(sctx *x, int i)
     }
 }
 
-/* Schedule op i given the fixed schedule after it. Returns -1 if nothing
- * fits (the run is infeasible). */
-static int schedule_op(sctx *x, int i)
+/* The latest a router may end: before the preloads it gates start. */
+static double router_deadline(const elk_sctx *x, int i, double next)
 {
-    assert(x->pol != ELK_POL_IDEAL); /* Ideal is run_ideal's closed form */
-    if (x->replay) {
-        x->force_e = x->o->replay_entry[i];
-        x->force_q = x->o->replay_window[i];
-    }
+    const elk_graph *g = &x->pr->graph;
+    for (int j = i + 1; j < x->N && g->ops[j].route != 1; j++)
+        if (x->gate[j] == i) {
+            int r = x->pos[j];
+            assert(r >= x->placed_lo); /* init_gates' order rule */
+            if (hbm_of(x, j) > 0 && x->ps[r] < next) next = x->ps[r];
+        }
+    return next;
+}
+
+/* Basic preloads only up to the next operator that has HBM data: the
+ * candidate position just past it. */
+static int basic_target_of(const elk_sctx *x, int qmin)
+{
+    int unf = (x->pr->chip.profile >> ELK_PSW_UNFUSED) & 1u;
+    for (int r = qmin; r < x->N; r++)
+        if (hbm_of(x, x->order[r]) > 0 || (unf && x->pr->graph.ops[x->order[r]].unf_cold)) return r + 1;
+    return x->N;
+}
+
+/* Op i's execute-state entry and its length L ending at D beside the nw
+ * preloads in x->W (their cold options chosen into x->Wc), under the
+ * policy's rule. Returns 0 when nothing fits. */
+static int candidate(elk_sctx *x, int i, int q, int nw, double cold_sum, double D, int *entry, int *cand_k, double *L)
+{
     const elk_menu *mi = menu_of(x, i);
-    const elk_problem *pr = x->pr;
-    double sram = pr->sram;
-    double next = i == x->N - 1 ? 0 : x->es[i + 1];
-    int qmin = x->pmax[i] + 1;
-    int nw = 0;
-    if (grow(x, x->window + 64)) return -1;
-    for (int r = qmin - 1; r >= 0 && r >= qmin - x->lookback; r--)
-        if (x->order[r] > i) {
-            if (grow(x, nw + 1)) return -1;
-            x->W[nw++] = x->order[r];
-        }
-    int nforced = nw;
-    double cold_sum = 0;
-    for (int k = 0; k < nw; k++) cold_sum += x->cold[x->W[k]];
-
-    double best_start = -INFINITY, best_L = 0, best_D = 0;
-    int best_q = -1, best_entry = -1, best_nw = 0, best_k = 0, cand_k = 0;
-    int basic_target = -1;
-    if (x->pol == ELK_POL_BASIC) {
-        /* preload only up to the next operator that has HBM data */
-        int unf = (pr->chip.profile >> ELK_PSW_UNFUSED) & 1u;
-        for (int r = qmin; r < x->N; r++)
-            if (hbm_of(x, x->order[r]) > 0 || (unf && pr->graph.ops[x->order[r]].unf_cold)) {
-                basic_target = r + 1;
-                break;
-            }
-        if (basic_target < 0) basic_target = x->N;
+    double sram = x->pr->sram;
+    if (x->pol == ELK_POL_BASIC || x->pol == ELK_POL_STATIC) {
+        for (int k = 0; k < nw; k++) x->Wc[k] = x->copt[x->W[k]];
+        double budget = x->pol == ELK_POL_STATIC ? x->xlimit : sram - cold_sum;
+        if (x->pol == ELK_POL_STATIC && cold_sum > sram - x->xlimit) return 0;
+        *entry = x->mincold ? baseline_pick(x, i, budget, cand_k) : elk_menu_best(mi, budget);
+        if (*entry < 0) return 0;
+        /* Basic and Static pick their candidate by rule, not by start
+         * time: the contended length is computed once, at commit */
+        *L = mi->e[*entry].exe;
+        return 1;
     }
-
-    for (int q = qmin;; q++) {
-        if (q > qmin) {
-            int j = x->order[q - 1];
-            if (grow(x, nw + 1)) return -1;
-            x->W[nw++] = j;
-            cold_sum += x->cold[j];
-        }
-        int last = q >= x->N || x->ps[q] >= next;
-        double D = last ? next : x->ps[q];
-        int feasible = 1, entry = -1;
-        double L = 0, start = -INFINITY;
-        alloc_t a = {0, 0, NULL, NULL, 0};
-
-        switch (x->pol) {
-        case ELK_POL_BASIC:
-        case ELK_POL_STATIC: {
-            for (int k = 0; k < nw; k++) x->Wc[k] = x->copt[x->W[k]];
-            double budget = x->pol == ELK_POL_STATIC ? x->xlimit : sram - cold_sum;
-            if (x->pol == ELK_POL_STATIC && cold_sum > sram - x->xlimit) feasible = 0;
-            if (x->mincold) entry = baseline_pick(x, i, budget, &cand_k);
-            else entry = elk_menu_best(mi, budget);
-            if (entry < 0) feasible = 0;
-            /* Basic and Static pick their candidate by rule, not by start
-             * time: the contended length is computed once, at commit */
-            if (feasible) L = mi->e[entry].exe;
-            break;
-        }
-        default: { /* Elk-Dyn, Elk-Full */
-            if (x->force_e >= 0 && (x->replay || x->force_q == q)) {
-                /* the exact search's pair: this plan, waiting preloads as they are */
-                for (int k = 0; k < nw; k++) x->Wc[k] = x->copt[x->W[k]];
-                entry = x->force_e;
-                const elk_menu_entry *e = &mi->e[entry];
-                if (e->hot + cold_sum > sram) {
-                    feasible = 0;
-                    break;
-                }
-                int k = initial_cold(x, i, entry);
-                double dist = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + k].dist : 0;
-                L = contended_len(x, e->exe + dist, e->xcyc + dist, D, q);
-                break;
-            }
-            a.entry = mi->neff[x->price] - 1;
-            a.n = nw;
-            a.w = x->W;
-            a.k = x->Wc;
-            for (int k = 0; k < nw; k++) a.k[k] = x->copt[x->W[k]];
-            if (!allocate(x, i, &a)) {
-                feasible = 0;
-                break;
-            }
-            entry = mi->eff[x->price][a.entry];
-            int k = initial_cold(x, i, entry);
-            const elk_menu_entry *e = &mi->e[entry];
-            double dist = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + k].dist : 0;
-            L = contended_len(x, e->exe + dist, e->xcyc + dist, D, q) + a.delta;
-            break;
-        }
-        }
-        if (!feasible) {
-            if (x->pol == ELK_POL_BASIC && q < basic_target && best_q >= 0) break;
-            if (q == qmin && nforced) return -1;
-            break;
-        }
-        start = D - L;
-        if (x->list_mode == 1) {
-            x->cand[x->ncand] = q;
-            x->cand_e[x->ncand++] = -1;
-            if (last || nw >= x->window) break;
-            continue;
-        }
-        if (x->list_mode == 2) {
-            /* every plan that fits beside the waiting preloads as they are */
-            double room = sram - cold_sum;
-            for (int k = mi->neff[x->price] - 1; k >= 0 && x->ncand < x->cand_cap; k--) {
-                int en = mi->eff[x->price][k];
-                if (mi->e[en].hot > room) continue;
-                x->cand[x->ncand] = q;
-                x->cand_e[x->ncand++] = en;
-            }
-            if (last || nw >= x->window) break;
-            continue;
-        }
-        int take;
-        if (x->replay) take = q <= x->force_q; /* the furthest the times allow */
-        else if (x->force_q >= 0) take = q == x->force_q;
-        else if (x->pol == ELK_POL_BASIC) take = q <= basic_target; /* the furthest allowed candidate */
-        else if (x->pol == ELK_POL_STATIC) take = 1;          /* as many preloads as fit */
-        else take = start > best_start;
-        if (take) {
-            best_start = start;
-            best_q = q;
-            best_L = L;
-            best_D = D;
-            best_entry = entry;
-            best_k = cand_k;
-            best_nw = nw;
-            if (x->pol == ELK_POL_DYN || x->pol == ELK_POL_FULL)
-                memcpy(x->bestWc, x->Wc, (size_t)nw * sizeof *x->Wc);
-            memcpy(x->bestW, x->W, (size_t)nw * sizeof *x->W);
-        }
-        if (last || nw >= x->window) break;
-        if (x->pol == ELK_POL_BASIC && q >= basic_target) break;
-        if (x->replay && q >= x->force_q) break;
+    /* Elk-Dyn, Elk-Full */
+    double delta = 0;
+    if (x->force_e >= 0 && (x->replay || x->force_q == q)) {
+        /* the exact search's pair: this plan, waiting preloads as they are */
+        for (int k = 0; k < nw; k++) x->Wc[k] = x->copt[x->W[k]];
+        *entry = x->force_e;
+        if (mi->e[*entry].hot + cold_sum > sram) return 0;
+    } else {
+        alloc_t a = {mi->neff[x->price] - 1, nw, x->W, x->Wc, 0};
+        for (int k = 0; k < nw; k++) a.k[k] = x->copt[x->W[k]];
+        if (!allocate(x, i, &a)) return 0;
+        *entry = mi->eff[x->price][a.entry];
+        delta = a.delta;
     }
-    if (x->list_mode) return 0;
-    if (best_q < 0) return -1;
+    int k = initial_cold(x, i, *entry);
+    const elk_menu_entry *e = &mi->e[*entry];
+    double dist = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + k].dist : 0;
+    *L = contended_len(x, e->exe + dist, e->xcyc + dist, D, q) + delta;
+    return 1;
+}
 
-    /* commit */
-    x->entry[i] = best_entry;
-    x->win[i] = best_q;
-    const elk_menu_entry *e = &mi->e[best_entry];
-    set_cold(x, i, x->mincold ? best_k : initial_cold(x, i, best_entry));
+/* The exact search's listing of candidate q (list_mode 2: every plan that
+ * fits beside the waiting preloads as they are). */
+static void list_plans(elk_sctx *x, int i, int q, double cold_sum)
+{
+    const elk_menu *mi = menu_of(x, i);
+    double room = x->pr->sram - cold_sum;
+    for (int k = mi->neff[x->price] - 1; k >= 0 && x->ncand < x->cand_cap; k--) {
+        int en = mi->eff[x->price][k];
+        if (mi->e[en].hot > room) continue;
+        x->cand[x->ncand] = q;
+        x->cand_e[x->ncand++] = en;
+    }
+}
+
+/* The candidate an op takes: its preload window and plan. */
+typedef struct {
+    double start, L, D;
+    int q, entry, k, nw;
+} pick_t;
+
+/* Fix op i's choice: its plan and cold layout, the cold options the
+ * allocator chose for the preloads beside it (which may move their
+ * preloads earlier and so its deadline), its interval and residency. */
+static void commit(elk_sctx *x, int i, pick_t *b)
+{
+    const elk_menu *mi = menu_of(x, i);
+    x->entry[i] = b->entry;
+    x->win[i] = b->q;
+    const elk_menu_entry *e = &mi->e[b->entry];
+    set_cold(x, i, x->mincold ? b->k : initial_cold(x, i, b->entry));
     double own = e->exe + x->dist[i];
-    double D = best_D;
-    if (x->pol == ELK_POL_BASIC || x->pol == ELK_POL_STATIC)
-        best_L = contended_len(x, own, e->xcyc + x->dist[i], D, best_q);
+    double D = b->D;
+    if (x->pol == ELK_POL_BASIC || x->pol == ELK_POL_STATIC) b->L = contended_len(x, own, e->xcyc + x->dist[i], D, b->q);
     if (x->pol == ELK_POL_DYN || x->pol == ELK_POL_FULL) {
         int changed = 0;
-        for (int k = 0; k < best_nw; k++) {
+        for (int k = 0; k < b->nw; k++) {
             int w = x->bestW[k];
             if (x->bestWc[k] != x->copt[w]) {
                 double old = x->dist[w];
@@ -700,29 +434,107 @@ static int schedule_op(sctx *x, int i)
             }
         }
         if (changed) {
-            next = i == x->N - 1 ? 0 : x->es[i + 1];
-            D = (best_q >= x->N || x->ps[best_q] >= next) ? next : x->ps[best_q];
-            best_L = contended_len(x, own, e->xcyc + x->dist[i], D, best_q);
+            double next = i == x->N - 1 ? 0 : x->es[i + 1];
+            D = (b->q >= x->N || x->ps[b->q] >= next) ? next : x->ps[b->q];
+            b->L = contended_len(x, own, e->xcyc + x->dist[i], D, b->q);
         }
     }
     x->ee[i] = D;
-    x->es[i] = D - best_L;
-    x->stall[i] = best_L - own;
+    x->es[i] = D - b->L;
+    x->stall[i] = b->L - own;
     int pn = 0;
     double res = e->hot;
-    for (int k = 0; k < best_nw; k++) {
+    for (int k = 0; k < b->nw; k++) {
         pn += hbm_of(x, x->bestW[k]) > 0;
         res += x->cold[x->bestW[k]];
     }
     x->pnum[i] = pn;
     x->resident[i] = res;
-    if (x->artifact_noc && x->pol == ELK_POL_FULL) push_preloads(x, i, best_q);
-    place_preloads(x, i);
+    if (x->artifact_noc && x->pol == ELK_POL_FULL) push_preloads(x, i, b->q);
+    elk_sctx_place_preloads(x, i);
+}
+
+/* Schedule op i given the fixed schedule after it. Candidate q lets the
+ * preloads at positions qmin..q-1 wait in SRAM (or stream) while it runs;
+ * the policy's rule takes one. Returns -1 if nothing fits (the run is
+ * infeasible). */
+int elk_sctx_schedule_op(elk_sctx *x, int i)
+{
+    assert(x->pol != ELK_POL_IDEAL); /* Ideal is run_ideal's closed form */
+    if (x->replay) {
+        x->force_e = x->o->replay_entry[i];
+        x->force_q = x->o->replay_window[i];
+    }
+    double next = i == x->N - 1 ? 0 : x->es[i + 1];
+    if (x->gate && x->pr->graph.ops[i].route == 1) next = router_deadline(x, i, next);
+    int qmin = x->pmax[i] + 1;
+    int nw = 0;
+    if (grow(x, x->window + 64)) return -1;
+    /* preloads placed before qmin that op i must still hold */
+    for (int r = qmin - 1; r >= 0 && r >= qmin - x->lookback; r--)
+        if (x->order[r] > i) {
+            if (grow(x, nw + 1)) return -1;
+            x->W[nw++] = x->order[r];
+        }
+    int nforced = nw;
+    double cold_sum = 0;
+    for (int k = 0; k < nw; k++) cold_sum += x->cold[x->W[k]];
+
+    pick_t best = {-INFINITY, 0, 0, -1, -1, 0, 0};
+    int cand_k = 0;
+    int basic_target = x->pol == ELK_POL_BASIC ? basic_target_of(x, qmin) : -1;
+    for (int q = qmin;; q++) {
+        if (q > qmin) {
+            int j = x->order[q - 1];
+            if (grow(x, nw + 1)) return -1;
+            x->W[nw++] = j;
+            cold_sum += x->cold[j];
+        }
+        int last = q >= x->N || x->ps[q] >= next;
+        double D = last ? next : x->ps[q];
+        int entry = -1;
+        double L = 0;
+        if (!candidate(x, i, q, nw, cold_sum, D, &entry, &cand_k, &L)) {
+            if (x->pol == ELK_POL_BASIC && q < basic_target && best.q >= 0) break;
+            if (q == qmin && nforced) return -1;
+            break;
+        }
+        double start = D - L;
+        if (x->list_mode) {
+            if (x->list_mode == 1) {
+                x->cand[x->ncand] = q;
+                x->cand_e[x->ncand++] = -1;
+            } else {
+                list_plans(x, i, q, cold_sum);
+            }
+            if (last || nw >= x->window) break;
+            continue;
+        }
+        int take;
+        if (x->replay) take = q <= x->force_q; /* the furthest the times allow */
+        else if (x->force_q >= 0) take = q == x->force_q;
+        else if (x->pol == ELK_POL_BASIC) take = q <= basic_target; /* the furthest allowed candidate */
+        else if (x->pol == ELK_POL_STATIC) take = 1;          /* as many preloads as fit */
+        else take = start > best.start;
+        if (take) {
+            best = (pick_t){start, L, D, q, entry, cand_k, nw};
+            if (x->pol == ELK_POL_DYN || x->pol == ELK_POL_FULL)
+                memcpy(x->bestWc, x->Wc, (size_t)nw * sizeof *x->Wc);
+            memcpy(x->bestW, x->W, (size_t)nw * sizeof *x->W);
+        }
+        if (last || nw >= x->window) break;
+        if (x->pol == ELK_POL_BASIC && q >= basic_target) break;
+        if (x->replay && q >= x->force_q) break;
+    }
+    if (x->list_mode) return 0;
+    if (best.q < 0) return -1;
+    commit(x, i, &best);
     return 0;
 }
 
-static void sctx_free(sctx *x)
+void elk_sctx_free(elk_sctx *x)
 {
+    free(x->gate);
     free(x->cand);
     free(x->pos);
     free(x->pmax);
@@ -735,7 +547,37 @@ static void sctx_free(sctx *x)
     free(x->bestWc);
 }
 
-static int sctx_init(sctx *x, const elk_problem *pr, const elk_sched_opts *o, elk_policy pol, const int *order, int N)
+/* MoE under moe_preload "routed": each expert's preload waits for the end
+ * of its layer's router. The backward pass enforces that when it schedules
+ * the router, so every such preload must be placed by then: no op up to the
+ * router may sit after it in the preload order (program order never does;
+ * an Elk-Full order that does is infeasible). 0, or -1 out of memory. */
+static int init_gates(elk_sctx *x)
+{
+    const elk_graph *g = &x->pr->graph;
+    int N = x->N, any = 0;
+    for (int i = 0; i < N && !any; i++) any = g->ops[i].route == 2;
+    if (!any) return 0;
+    x->gate = malloc((size_t)N * sizeof *x->gate);
+    int *sufmin = malloc((size_t)N * sizeof *sufmin);
+    if (!x->gate || !sufmin) {
+        free(sufmin);
+        return -1;
+    }
+    int router = -1;
+    for (int i = 0; i < N; i++) {
+        if (g->ops[i].route == 1) router = i;
+        x->gate[i] = g->ops[i].route == 2 ? router : -1;
+    }
+    int mn = N;
+    for (int r = N - 1; r >= 0; r--) sufmin[r] = mn = x->order[r] < mn ? x->order[r] : mn;
+    for (int j = 0; j < N; j++)
+        if (x->gate[j] >= 0 && sufmin[x->pos[j]] <= x->gate[j]) x->bad_order = 1;
+    free(sufmin);
+    return 0;
+}
+
+int elk_sctx_init(elk_sctx *x, const elk_problem *pr, const elk_sched_opts *o, elk_policy pol, const int *order, int N)
 {
     memset(x, 0, sizeof *x);
     x->pr = pr;
@@ -752,7 +594,7 @@ static int sctx_init(sctx *x, const elk_problem *pr, const elk_sched_opts *o, el
     x->entry = malloc((size_t)N * 4 * sizeof *x->entry);
     x->cold = malloc((size_t)N * 8 * sizeof *x->cold);
     if (!x->pos || !x->pmax || !x->es || !x->entry || !x->cold) {
-        sctx_free(x);
+        elk_sctx_free(x);
         return -1;
     }
     x->ee = x->es + N;
@@ -781,6 +623,10 @@ static int sctx_init(sctx *x, const elk_problem *pr, const elk_sched_opts *o, el
         if (m + 1 - x->pos[i] > x->lookback) x->lookback = m + 1 - x->pos[i];
     }
     x->placed_lo = N;
+    if (init_gates(x)) {
+        elk_sctx_free(x);
+        return -1;
+    }
     x->force_q = x->force_e = -1;
     x->replay = o->replay_entry && (pol == ELK_POL_DYN || pol == ELK_POL_FULL);
     unsigned prof = pr->chip.profile;
@@ -796,20 +642,17 @@ static int sctx_init(sctx *x, const elk_problem *pr, const elk_sched_opts *o, el
     return 0;
 }
 
-/* Elk-Dyn's NoC shares under the paper profile's "noccap" (the artifact
- * runs it at each and keeps the fastest). */
-static const double dyn_theta[] = {0.9, 0.7, 0.5};
-#define DYN_THETAS(pr) (((pr)->chip.profile & (1u << ELK_PSW_NOCCAP)) ? 3 : 1)
 
 /* Run the backward pass; returns the makespan or INFINITY if infeasible. */
-static double run_pass(sctx *x)
+static double run_pass(elk_sctx *x)
 {
+    if (x->bad_order) return INFINITY;
     for (int i = x->N - 1; i >= 0; i--) {
         if (x->o->cancel && atomic_load_explicit(x->o->cancel, memory_order_relaxed)) return NAN;
-        if (schedule_op(x, i)) return INFINITY;
+        if (elk_sctx_schedule_op(x, i)) return INFINITY;
         if (-x->es[i] > x->abort_at) return INFINITY;
     }
-    place_preloads(x, 0);
+    elk_sctx_place_preloads(x, 0);
     double t0 = x->es[0];
     for (int r = 0; r < x->N; r++)
         if (x->ps[r] < t0) t0 = x->ps[r];
@@ -819,61 +662,44 @@ static double run_pass(sctx *x)
 /* ------------------------------------------------------------------ */
 /* Metrics                                                              */
 
-static int fill_schedule(const sctx *x, double makespan, elk_schedule *s)
+/* Op i's record from the state, its times shifted by off (the step then
+ * starts at 0); the peak residency is kept in s. */
+static void fill_op(const elk_sctx *x, int i, double off, elk_schedule *s)
 {
-    const elk_problem *pr = x->pr;
     const elk_chip *c = x->c;
-    int N = x->N;
-    s->nops = N;
-    s->ops = calloc((size_t)N, sizeof *s->ops);
-    s->order = malloc((size_t)N * sizeof *s->order);
-    if (!s->ops || !s->order) return -1;
-    double off = makespan; /* times were negative, ending at 0 */
-    memcpy(s->order, x->order, (size_t)N * sizeof *s->order);
-#ifndef NDEBUG
-    /* the state's invariants (sctx): preloads serial in position order, each
-     * ending before its op's execution starts; the order a permutation */
-    if (x->pol != ELK_POL_IDEAL) {
-        double tol = 1e-6 * (fabs(makespan) + 1);
-        for (int r = x->placed_lo; r + 1 < N; r++) assert(x->pe[r] <= x->ps[r + 1] + tol);
-        for (int r = x->placed_lo; r < N; r++)
-            if (hbm_of(x, x->order[r]) > 0) assert(x->pe[r] <= x->es[x->order[r]] + tol);
-    }
-    for (int i = 0; i < N; i++) assert(x->order[x->pos[i]] == i);
-#endif
-    for (int i = 0; i < N; i++) {
-        elk_sched_op *o = &s->ops[i];
-        const elk_menu *m = menu_of(x, i);
-        const elk_menu_entry *e = &m->e[x->entry[i]];
-        int r = x->pos[i];
-        o->exe_start = x->es[i] + off;
-        o->exe_end = x->ee[i] + off;
-        o->pre_start = x->ps[r] + off;
-        o->pre_end = x->pe[r] + off;
-        if (hbm_of(x, i) <= 0) o->pre_start = o->pre_end;
-        o->entry = x->entry[i];
-        o->copt = e->nc ? e->c0 + x->copt[i] : -1;
-        o->hot = e->hot;
-        o->cold = x->pol == ELK_POL_IDEAL ? m->min_cold * (hbm_of(x, i) > 0) : x->cold[i];
-        o->preload_number = x->pnum[i];
-        o->preload_pos = r;
-        o->comp = e->comp;
-        o->xcyc = e->xcyc;
-        o->dist = x->dist[i];
-        o->stall = x->stall[i] > 0 ? x->stall[i] : 0;
-        o->hbm_cycles = x->hbmT[i];
-        o->deliv = x->deliv[i];
-        double db = o->copt >= 0 ? m->cold[o->copt].dist_bytes : 0;
-        o->exe_noc_bytes = (e->xbytes + (x->pol == ELK_POL_IDEAL ? 0 : db)) * c->cores;
-        o->resident = x->resident[i];
-        if (o->resident > s->peak_resident) s->peak_resident = o->resident;
-        o->plan = e->plan;
-        o->window = x->pol == ELK_POL_IDEAL ? -1 : x->win[i];
-    }
-    s->latency = makespan;
-    s->latency_ms = makespan / (c->clock_ghz * 1e6);
+    elk_sched_op *o = &s->ops[i];
+    const elk_menu *m = menu_of(x, i);
+    const elk_menu_entry *e = &m->e[x->entry[i]];
+    int r = x->pos[i];
+    o->exe_start = x->es[i] + off;
+    o->exe_end = x->ee[i] + off;
+    o->pre_start = x->ps[r] + off;
+    o->pre_end = x->pe[r] + off;
+    if (hbm_of(x, i) <= 0) o->pre_start = o->pre_end;
+    o->entry = x->entry[i];
+    o->copt = e->nc ? e->c0 + x->copt[i] : -1;
+    o->hot = e->hot;
+    o->cold = x->pol == ELK_POL_IDEAL ? m->min_cold * (hbm_of(x, i) > 0) : x->cold[i];
+    o->preload_number = x->pnum[i];
+    o->preload_pos = r;
+    o->comp = e->comp;
+    o->xcyc = e->xcyc;
+    o->dist = x->dist[i];
+    o->stall = x->stall[i] > 0 ? x->stall[i] : 0;
+    o->hbm_cycles = x->hbmT[i];
+    o->deliv = x->deliv[i];
+    double db = o->copt >= 0 ? m->cold[o->copt].dist_bytes : 0;
+    o->exe_noc_bytes = (e->xbytes + (x->pol == ELK_POL_IDEAL ? 0 : db)) * c->cores;
+    o->resident = x->resident[i];
+    if (o->resident > s->peak_resident) s->peak_resident = o->resident;
+    o->plan = e->plan;
+    o->window = x->pol == ELK_POL_IDEAL ? -1 : x->win[i];
+}
 
-    /* breakdown: sweep executions against preloads */
+/* The latency breakdown: executions swept against the preloads. */
+static void fill_breakdown(elk_schedule *s, double makespan)
+{
+    int N = s->nops;
     memset(s->brk, 0, sizeof s->brk);
     int ri = 0;
     double t = 0;
@@ -916,15 +742,21 @@ static int fill_schedule(const sctx *x, double makespan, elk_schedule *s)
         }
         t = nt;
     }
-    /* NoC utilisation: bytes the cores' ports carry over their capacity
-     * times the latency, the same measure on every topology (grid link loads
-     * come from the simulator). Each preload's bytes are spread evenly over
-     * its interval; inside an operator's execution window the ports carry at
-     * most the window's length, so where exchange and preload traffic ask
-     * for more (the estimate's sharing rule is then optimistic, and the
-     * simulator shows by how much) the excess is reported as demand
-     * (noc_demand, which may exceed 1), not as utilisation. Ideal's preloads
-     * travel on a second network of their own: twice the capacity. */
+}
+
+/* NoC utilisation: bytes the cores' ports carry over their capacity
+ * times the latency, the same measure on every topology (grid link loads
+ * come from the simulator). Each preload's bytes are spread evenly over
+ * its interval; inside an operator's execution window the ports carry at
+ * most the window's length, so where exchange and preload traffic ask
+ * for more (the estimate's sharing rule is then optimistic, and the
+ * simulator shows by how much) the excess is reported as demand
+ * (noc_demand, which may exceed 1), not as utilisation. Ideal's preloads
+ * travel on a second network of their own: twice the capacity. */
+static int fill_utilisation(const elk_sctx *x, double makespan, elk_schedule *s)
+{
+    const elk_chip *c = x->c;
+    int N = x->N;
     double hb = 0, pre_bytes = 0, exe_bytes = 0;
     double cap = elk_chip_noc_bytes_per_cycle(c);
     double *win = calloc((size_t)N, sizeof *win); /* preload port time inside each window */
@@ -967,20 +799,51 @@ static int fill_schedule(const sctx *x, double makespan, elk_schedule *s)
     s->noc_util = s->noc_pre_util + s->noc_exe_util;
     s->noc_demand = span > 0 && cap > 0 ? (pre_bytes + exe_bytes) / cap / span : 0;
     assert(s->noc_util <= 1 + 1e-9 || makespan <= 0);
+    return 0;
+}
+
+int elk_sctx_fill(const elk_sctx *x, double makespan, elk_schedule *s)
+{
+    const elk_problem *pr = x->pr;
+    const elk_chip *c = x->c;
+    int N = x->N;
+    s->nops = N;
+    s->ops = calloc((size_t)N, sizeof *s->ops);
+    s->order = malloc((size_t)N * sizeof *s->order);
+    if (!s->ops || !s->order) return -1;
+    double off = makespan; /* times were negative, ending at 0 */
+    memcpy(s->order, x->order, (size_t)N * sizeof *s->order);
+#ifndef NDEBUG
+    /* the state's invariants (elk_sctx): preloads serial in position order, each
+     * ending before its op's execution starts; the order a permutation */
+    if (x->pol != ELK_POL_IDEAL) {
+        double tol = 1e-6 * (fabs(makespan) + 1);
+        for (int r = x->placed_lo; r + 1 < N; r++) assert(x->pe[r] <= x->ps[r + 1] + tol);
+        for (int r = x->placed_lo; r < N; r++)
+            if (hbm_of(x, x->order[r]) > 0) assert(x->pe[r] <= x->es[x->order[r]] + tol);
+    }
+    for (int i = 0; i < N; i++) assert(x->order[x->pos[i]] == i);
+#endif
+    for (int i = 0; i < N; i++) fill_op(x, i, off, s);
+    s->latency = makespan;
+    s->latency_ms = makespan / (c->clock_ghz * 1e6);
+
+    fill_breakdown(s, makespan);
+    if (fill_utilisation(x, makespan, s)) return -1;
     s->tflops = makespan > 0 ? pr->graph.flops / (makespan / (c->clock_ghz * 1e9)) / 1e12 : 0;
     return 0;
 }
 
-static elk_status run_one(const elk_problem *pr, elk_policy pol, const elk_sched_opts *o, const int *order, int N,
+elk_status elk_sched_run_one(const elk_problem *pr, elk_policy pol, const elk_sched_opts *o, const int *order, int N,
                           int variant, double xlimit, double abort_at, double *makespan, elk_schedule *out,
                           elk_error *err)
 {
-    sctx x;
-    if (sctx_init(&x, pr, o, pol, order, N)) return elk_fail(err, ELK_ENOMEM, "out of memory");
+    elk_sctx x;
+    if (elk_sctx_init(&x, pr, o, pol, order, N)) return elk_fail(err, ELK_ENOMEM, "out of memory");
     x.variant = variant;
     if (pol == ELK_POL_DYN || pol == ELK_POL_FULL) x.price = variant % ELK_PRICES;
     if (pol == ELK_POL_DYN && (pr->chip.profile & (1u << ELK_PSW_NOCCAP)))
-        x.noc_share *= dyn_theta[variant / ELK_PRICES] / 0.7;
+        x.noc_share *= elk_sched_dyn_theta[variant / ELK_PRICES] / 0.7;
     x.xlimit = xlimit;
     x.abort_at = abort_at;
     double ms = run_pass(&x);
@@ -990,9 +853,9 @@ static elk_status run_one(const elk_problem *pr, elk_policy pol, const elk_sched
     if (st == ELK_OK && out && isfinite(ms)) {
         out->policy = pol;
         out->run_variant = variant;
-        if (fill_schedule(&x, ms, out)) st = elk_fail(err, ELK_ENOMEM, "out of memory");
+        if (elk_sctx_fill(&x, ms, out)) st = elk_fail(err, ELK_ENOMEM, "out of memory");
     }
-    sctx_free(&x);
+    elk_sctx_free(&x);
     return st;
 }
 
@@ -1019,12 +882,12 @@ static elk_status run_one(const elk_problem *pr, elk_policy pol, const elk_sched
  * exact: not a realisable machine, since its preloads sit in a buffer of
  * their own, travel on a network of their own and overlap their own
  * operator, so the simulator's replay of it is a little slower. */
-static elk_status run_ideal(const elk_problem *pr, const elk_sched_opts *o, const int *ident, elk_schedule *out,
+elk_status elk_sched_run_ideal(const elk_problem *pr, const elk_sched_opts *o, const int *ident, elk_schedule *out,
                             elk_error *err)
 {
     int N = pr->graph.nops;
-    sctx x;
-    if (sctx_init(&x, pr, o, ELK_POL_IDEAL, ident, N)) return elk_fail(err, ELK_ENOMEM, "out of memory");
+    elk_sctx x;
+    if (elk_sctx_init(&x, pr, o, ELK_POL_IDEAL, ident, N)) return elk_fail(err, ELK_ENOMEM, "out of memory");
     const elk_chip *c = x.c;
     double cum = 0, t = 0;
     for (int i = 0; i < N; i++) {
@@ -1071,667 +934,7 @@ static elk_status run_ideal(const elk_problem *pr, const elk_sched_opts *o, cons
     x.placed_lo = 0;
     elk_status st = ELK_OK;
     out->policy = ELK_POL_IDEAL;
-    if (fill_schedule(&x, T, out)) st = elk_fail(err, ELK_ENOMEM, "out of memory");
-    sctx_free(&x);
+    if (elk_sctx_fill(&x, T, out)) st = elk_fail(err, ELK_ENOMEM, "out of memory");
+    elk_sctx_free(&x);
     return st;
-}
-
-/* ------------------------------------------------------------------ */
-/* Exact search over preload numbers                                    */
-
-/* The paper calls its inductive scheduling provably optimal "assuming it can
- * obtain the optimal execution time for each preload number"; the reviewers
- * doubted it. This search tries every feasible preload number of every
- * operator (depth-first from the last, each candidate timed and allocated
- * exactly as Elk-Dyn does), pruned by a lower bound, so the greedy choice can
- * be compared with the best sequence of choices on small graphs. */
-
-typedef struct {
-    sctx *x;
-    double *snap_d;  /* per depth: es..pe (4N) and cold..resident (8N) */
-    int *snap_i;     /* per depth: entry, copt, pnum, win (4N) */
-    int *snap_lo;
-    int *cands;      /* per depth: candidate preload numbers */
-    int *cands_e;    /* per depth: their execute-state entries */
-    int cap;         /* pairs per depth */
-    double *minexe;  /* prefix sums of each op's fastest execution */
-    double *hbm_cycles; /* prefix sums, by preload position, of HBM time */
-    double best;
-    double *best_d;
-    int *best_i;
-    int best_lo;
-    long nodes, max_nodes;
-    int truncated;
-    int plans;       /* branch on execute-state plans too */
-} exact_ctx;
-
-static void ex_save(exact_ctx *e, int depth)
-{
-    sctx *x = e->x;
-    int N = x->N;
-    memcpy(e->snap_d + (size_t)depth * 12 * N, x->es, (size_t)4 * N * sizeof(double));
-    memcpy(e->snap_d + (size_t)depth * 12 * N + 4 * N, x->cold, (size_t)8 * N * sizeof(double));
-    memcpy(e->snap_i + (size_t)depth * 4 * N, x->entry, (size_t)4 * N * sizeof(int));
-    e->snap_lo[depth] = x->placed_lo;
-}
-
-static void ex_load(exact_ctx *e, int depth)
-{
-    sctx *x = e->x;
-    int N = x->N;
-    memcpy(x->es, e->snap_d + (size_t)depth * 12 * N, (size_t)4 * N * sizeof(double));
-    memcpy(x->cold, e->snap_d + (size_t)depth * 12 * N + 4 * N, (size_t)8 * N * sizeof(double));
-    memcpy(x->entry, e->snap_i + (size_t)depth * 4 * N, (size_t)4 * N * sizeof(int));
-    x->placed_lo = e->snap_lo[depth];
-}
-
-/* A lower bound on the makespan of any completion: executions of ops 0..i-1
- * at their fastest before es[i], and the HBM time of the unplaced preloads
- * before the first placed one. */
-static double ex_bound(const exact_ctx *e, int i)
-{
-    const sctx *x = e->x;
-    double b = -x->es[i] + (i > 0 ? e->minexe[i - 1] : 0);
-    if (x->placed_lo < x->N && x->placed_lo > 0) b = fmax(b, -x->ps[x->placed_lo] + e->hbm_cycles[x->placed_lo - 1]);
-    return b;
-}
-
-static void ex_dfs(exact_ctx *e, int i)
-{
-    sctx *x = e->x;
-    if (x->o->cancel && atomic_load_explicit(x->o->cancel, memory_order_relaxed)) {
-        e->truncated = 1;
-        return;
-    }
-    if (i < 0) {
-        place_preloads(x, 0);
-        double t0 = x->es[0];
-        for (int r = 0; r < x->N; r++)
-            if (x->ps[r] < t0) t0 = x->ps[r];
-        if (-t0 < e->best - 1e-9) {
-            e->best = -t0;
-            ex_save(e, x->N); /* the slot past the deepest holds the best */
-            memcpy(e->best_d, e->snap_d + (size_t)x->N * 12 * x->N, (size_t)12 * x->N * sizeof(double));
-            memcpy(e->best_i, e->snap_i + (size_t)x->N * 4 * x->N, (size_t)4 * x->N * sizeof(int));
-            e->best_lo = x->placed_lo;
-        }
-        return;
-    }
-    if (++e->nodes > e->max_nodes) {
-        e->truncated = 1;
-        return;
-    }
-    int *c = e->cands + (size_t)i * e->cap, *ce = e->cands_e + (size_t)i * e->cap;
-    x->list_mode = e->plans ? 2 : 1;
-    x->ncand = 0;
-    x->cand = c;
-    x->cand_e = ce;
-    x->cand_cap = e->cap;
-    schedule_op(x, i);
-    x->list_mode = 0;
-    x->cand = x->cand_e = NULL;
-    int nc = x->ncand;
-    ex_save(e, i);
-    /* later preload numbers and larger plans first: they tend to be good */
-    for (int k = nc - 1; k >= 0 && !e->truncated; k--) {
-        ex_load(e, i);
-        x->force_q = c[k];
-        x->force_e = ce[k];
-        int r = schedule_op(x, i);
-        x->force_q = x->force_e = -1;
-        if (r) continue;
-        if (ex_bound(e, i) >= e->best - 1e-9) continue;
-        ex_dfs(e, i - 1);
-    }
-    ex_load(e, i);
-}
-
-/* The exhaustive search of policy pol's model (Elk-Dyn or Elk-Full) in one
- * preload order at one allocator price, pruned by the bound and by upper
- * (the makespan to beat). g->exact is the best found, or upper if nothing
- * beats it (s then empty, s->ops NULL). */
-static elk_status exact_run(const elk_problem *pr, const elk_sched_opts *o, elk_policy pol, const int *order,
-                            int price, double upper, long max_nodes, int plans, elk_gap *g, elk_schedule *s,
-                            elk_error *err)
-{
-    int N = pr->graph.nops;
-    memset(s, 0, sizeof *s);
-    sctx x;
-    if (sctx_init(&x, pr, o, pol, order, N)) return elk_fail(err, ELK_ENOMEM, "out of memory");
-    x.variant = price;
-    x.price = price % ELK_PRICES;
-    if (pol == ELK_POL_DYN && (pr->chip.profile & (1u << ELK_PSW_NOCCAP)))
-        x.noc_share *= dyn_theta[price / ELK_PRICES] / 0.7;
-    exact_ctx e;
-    memset(&e, 0, sizeof e);
-    e.x = &x;
-    e.best = upper * (1 + 1e-12);
-    e.max_nodes = max_nodes;
-    e.plans = plans;
-    e.best_lo = -1;
-    e.snap_d = malloc((size_t)(N + 1) * 12 * N * sizeof(double));
-    e.snap_i = malloc((size_t)(N + 1) * 4 * N * sizeof(int));
-    e.snap_lo = malloc((size_t)(N + 1) * sizeof(int));
-    int maxe = 1;
-    for (int k = 0; k < pr->graph.nshapes; k++)
-        if (pr->menus[k].neff[x.price] > maxe) maxe = pr->menus[k].neff[x.price];
-    e.cap = (x.window + 2) * maxe;
-    e.cands = malloc((size_t)N * e.cap * sizeof(int));
-    e.cands_e = malloc((size_t)N * e.cap * sizeof(int));
-    e.minexe = malloc((size_t)N * sizeof(double));
-    e.hbm_cycles = malloc((size_t)N * sizeof(double));
-    e.best_d = malloc((size_t)12 * N * sizeof(double));
-    e.best_i = malloc((size_t)4 * N * sizeof(int));
-    elk_status st = ELK_OK;
-    if (!e.snap_d || !e.snap_i || !e.snap_lo || !e.cands || !e.cands_e || !e.minexe || !e.hbm_cycles || !e.best_d || !e.best_i) {
-        st = elk_fail(err, ELK_ENOMEM, "out of memory");
-        goto out;
-    }
-    /* prefix sums: executions by op, HBM time by preload position (the
-     * bound's preloads not yet placed are those before placed_lo) */
-    for (int i = 0; i < N; i++) {
-        const elk_menu *m = menu_of(&x, i);
-        e.minexe[i] = (i ? e.minexe[i - 1] : 0) + m->e[m->n - 1].exe;
-        e.hbm_cycles[i] = (i ? e.hbm_cycles[i - 1] : 0) + hbm_of(&x, order[i]) / elk_chip_hbm_bytes_per_cycle(x.c);
-    }
-    ex_dfs(&e, N - 1);
-    if (o->cancel && atomic_load_explicit(o->cancel, memory_order_relaxed)) {
-        st = elk_fail(err, ELK_ECANCEL, "cancelled");
-        goto out;
-    }
-    g->nodes += e.nodes;
-    g->complete = g->complete && !e.truncated;
-    g->exact = e.best_lo >= 0 ? e.best : upper;
-    if (e.best_lo >= 0) {
-        memcpy(x.es, e.best_d, (size_t)4 * N * sizeof(double));
-        memcpy(x.cold, e.best_d + 4 * N, (size_t)8 * N * sizeof(double));
-        memcpy(x.entry, e.best_i, (size_t)4 * N * sizeof(int));
-        x.placed_lo = e.best_lo;
-        s->policy = pol;
-        s->adopted = -1;
-        if (fill_schedule(&x, e.best, s)) st = elk_fail(err, ELK_ENOMEM, "out of memory");
-        s->static_variant = price % ELK_PRICES;
-        s->run_variant = price;
-    }
-out:
-    free(e.snap_d);
-    free(e.snap_i);
-    free(e.snap_lo);
-    free(e.cands);
-    free(e.cands_e);
-    free(e.minexe);
-    free(e.hbm_cycles);
-    free(e.best_d);
-    free(e.best_i);
-    sctx_free(&x);
-    return st;
-}
-
-elk_status elk_schedule_exact(const elk_problem *pr, const elk_sched_opts *o, long max_nodes, int plans,
-                              elk_gap *g, elk_schedule *s, elk_error *err)
-{
-    memset(g, 0, sizeof *g);
-    memset(s, 0, sizeof *s);
-    int N = pr->graph.nops;
-    if (N > 512) return elk_fail(err, ELK_EINVAL, "the exact search is for small graphs (%d operators; at most 512)", N);
-    /* the greedy answer is the first upper bound */
-    elk_schedule greedy;
-    ELK_TRY(elk_schedule_run(pr, ELK_POL_DYN, o, &greedy, err));
-    int price = greedy.run_variant;
-    g->greedy = greedy.latency;
-    elk_schedule_free(&greedy);
-    int *ident = malloc((size_t)N * sizeof *ident);
-    if (!ident) return elk_fail(err, ELK_ENOMEM, "out of memory");
-    for (int r = 0; r < N; r++) ident[r] = r;
-    g->complete = 1;
-    elk_status st = exact_run(pr, o, ELK_POL_DYN, ident, price, g->greedy, max_nodes, plans, g, s, err);
-    free(ident);
-    if (st == ELK_OK && !s->ops) st = elk_schedule_run(pr, ELK_POL_DYN, o, s, err);
-    return st;
-}
-
-elk_status elk_schedule_exact_orders(const elk_problem *pr, const elk_sched_opts *o, int max_orders, long max_nodes,
-                                     int plans, elk_gap_orders *g, elk_error *err)
-{
-    memset(g, 0, sizeof *g);
-    int N = pr->graph.nops;
-    if (N > 512) return elk_fail(err, ELK_EINVAL, "the exact search is for small graphs (%d operators; at most 512)", N);
-    elk_schedule full;
-    ELK_TRY(elk_schedule_run(pr, ELK_POL_FULL, o, &full, err));
-    g->heuristic = full.latency;
-    g->adopted = full.adopted;
-    /* the price Elk-Full's own search settled on; an adopted schedule's
-     * policy had its own, so search at every price then */
-    int p0 = full.adopted < 0 ? full.run_variant % ELK_PRICES : 0, p1 = full.adopted < 0 ? p0 + 1 : ELK_PRICES;
-    elk_schedule_free(&full);
-    int *orders = NULL;
-    int no = elk_orders_build(&pr->graph, o, &orders, max_orders);
-    if (no <= 0) return elk_fail(err, ELK_ENOMEM, "out of memory building preload orders");
-    g->orders = no;
-    g->exact = g->heuristic;
-    g->complete = 1;
-    g->best_order = -1;
-    elk_status st = ELK_OK;
-    for (int c = 0; c < no && st == ELK_OK; c++)
-        for (int pv = p0; pv < p1 && st == ELK_OK; pv++) {
-            elk_gap one = {0, 0, 0, 1};
-            elk_schedule s;
-            st = exact_run(pr, o, ELK_POL_FULL, orders + (size_t)c * N, pv, g->exact, max_nodes, plans, &one, &s, err);
-            if (st != ELK_OK) break;
-            g->nodes += one.nodes;
-            if (!one.complete) g->complete = 0;
-            if (s.ops && one.exact < g->exact) {
-                g->exact = one.exact;
-                g->best_order = c;
-                g->best_edit = 0;
-                for (int r = 0; r < N; r++) g->best_edit += abs(s.order[r] - r);
-                g->best_edit /= N;
-            }
-            elk_schedule_free(&s);
-        }
-    free(orders);
-    return st;
-}
-
-/* ------------------------------------------------------------------ */
-/* Preload orders (paper section 4.4)                                   */
-
-typedef struct {
-    int *perm;
-    int G, disp, max, n;
-    int *out; /* n x G */
-} perm_ctx;
-
-static void perm_rec(perm_ctx *p, int k, int *used)
-{
-    if (p->n >= p->max) return;
-    if (k == p->G) {
-        memcpy(p->out + (size_t)p->n * p->G, p->perm, (size_t)p->G * sizeof *p->perm);
-        p->n++;
-        return;
-    }
-    for (int g = 0; g < p->G; g++) {
-        if (used[g] || abs(g - k) > p->disp) continue;
-        /* a group left behind must still be placeable within its bound */
-        int ok = 1;
-        for (int h = 0; h < p->G && ok; h++)
-            if (!used[h] && h != g && h < k + 1 - p->disp) ok = 0;
-        if (!ok) continue;
-        used[g] = 1;
-        p->perm[k] = g;
-        perm_rec(p, k + 1, used);
-        used[g] = 0;
-    }
-}
-
-int elk_orders_build(const elk_graph *g, const elk_sched_opts *o, int **orders, int max)
-{
-    int N = g->nops, L = g->per_layer;
-    *orders = NULL;
-    if (max < 1) return 0;
-    /* groups of layer 0: each ends at an HBM-heavy op (above average bytes) */
-    double avg = (g->weight_bytes + g->kv_bytes) / (N ? N : 1);
-    int ends[256], G = 0;
-    for (int k = 0; k < L && G < 255; k++)
-        if (g->ops[g->head + k].hbm_bytes > o->heavy_factor * avg) ends[G++] = k;
-    int start_of[257];
-    if (G > 0) ends[G - 1] = L - 1; /* trailing small ops join the last group */
-    start_of[0] = 0;
-    for (int k = 1; k < G; k++) start_of[k] = ends[k - 1] + 1;
-    int *perms = NULL, np = 1;
-    if (G >= 2 && L > 0 && g->nlayers > 0) {
-        perm_ctx p = {0};
-        p.G = G;
-        p.disp = o->max_disp;
-        p.max = max;
-        p.perm = calloc((size_t)G, sizeof *p.perm);
-        int *used = calloc((size_t)G, sizeof *used);
-        p.out = malloc((size_t)max * G * sizeof *p.out);
-        if (!p.perm || !used || !p.out) {
-            free(p.perm);
-            free(used);
-            free(p.out);
-            return 0;
-        }
-        perm_rec(&p, 0, used);
-        free(p.perm);
-        free(used);
-        perms = p.out;
-        np = p.n;
-    }
-    int *out = malloc((size_t)np * N * sizeof *out);
-    if (!out) {
-        free(perms);
-        return 0;
-    }
-    for (int c = 0; c < np; c++) {
-        int *ord = out + (size_t)c * N;
-        for (int r = 0; r < N; r++) ord[r] = r;
-        if (!perms) continue;
-        const int *pm = perms + (size_t)c * G;
-        for (int l = 0; l < g->nlayers; l++) {
-            int base = g->head + l * L, w = base;
-            for (int k = 0; k < G; k++) {
-                int grp = pm[k];
-                for (int u = start_of[grp]; u <= ends[grp]; u++) ord[w++] = base + u;
-            }
-        }
-    }
-    free(perms);
-    *orders = out;
-    return np;
-}
-
-static double edit_dist(const int *order, int N)
-{
-    double s = 0;
-    for (int r = 0; r < N; r++) s += abs(order[r] - r);
-    return N ? s / N : 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* Policies                                                             */
-
-/* The better of the allocator's price slots for Elk-Dyn in program order. */
-static int best_price(const elk_problem *pr, const elk_sched_opts *o, const int *ident, int N, elk_status *st,
-                      elk_error *err)
-{
-    double best = INFINITY;
-    int bv = 0;
-    for (int v = 0; v < ELK_PRICES * DYN_THETAS(pr) && *st == ELK_OK; v++) {
-        double m;
-        *st = run_one(pr, ELK_POL_DYN, o, ident, N, v, 0, best, &m, NULL, err);
-        if (*st == ELK_OK && m < best) {
-            best = m;
-            bv = v;
-        }
-    }
-    return bv;
-}
-
-static elk_status run_full(const elk_problem *pr, const elk_sched_opts *o, const elk_schedule *const *given,
-                           elk_schedule *s, elk_error *err);
-
-/* Most preload orders Elk-Full schedules: the paper searches 720 for
- * Llama2-70B (PAPER-NOTES); graphs whose cut operators make many heavy
- * groups per layer would otherwise enumerate thousands. */
-#define ELK_FULL_MAX_ORDERS 720
-
-/* Elk-Full's own search: every candidate preload order (screened on a
- * prefix of identical layers, the best few and program order re-run on the
- * whole graph) at every allocator price slot, or only at o->price. Leaves the
- * winner in *s (s->ops NULL if nothing fits). */
-static elk_status full_search(const elk_problem *pr, const elk_sched_opts *o, elk_schedule *s, elk_error *err)
-{
-    int N = pr->graph.nops;
-    int *orders = NULL;
-    int no = elk_orders_build(&pr->graph, o, &orders, ELK_FULL_MAX_ORDERS);
-    if (no <= 0) return elk_fail(err, ELK_ENOMEM, "out of memory building preload orders");
-    const elk_graph *g = &pr->graph;
-    int M = N;
-    if (o->screen_layers > 0 && g->nlayers > o->screen_layers + 1) M = g->head + o->screen_layers * g->per_layer;
-    double *score = malloc((size_t)no * sizeof *score);
-    int *idx = malloc((size_t)no * sizeof *idx);
-    if (!score || !idx) {
-        free(score);
-        free(idx);
-        free(orders);
-        return elk_fail(err, ELK_ENOMEM, "out of memory");
-    }
-    elk_status st = ELK_OK;
-    double best = INFINITY;
-    int bc = -1, bv = 0;
-    int fixed = o->price >= 0 && o->price < ELK_PRICES;
-    /* Orders are screened at the price slot that suits program order (what
-     * Elk-Dyn runs); the finalists are then re-run at every slot, since the
-     * price that suits program order need not suit a reordered one (fixing
-     * it made Elk-Full lose to Elk-Dyn's own price search at some points). */
-    int pv = fixed ? o->price : best_price(pr, o, orders, N, &st, err);
-    for (int c = 0; c < no; c++) {
-        idx[c] = c;
-        score[c] = INFINITY;
-    }
-    for (int c = 0; c < no && st == ELK_OK; c++)
-        st = run_one(pr, ELK_POL_FULL, o, orders + (size_t)c * N, M, pv, 0, INFINITY, &score[c], NULL, err);
-    /* stable selection of the finalists by score (identity is order 0) */
-    for (int a = 1; a < no; a++)
-        for (int b = a; b > 0 && score[idx[b]] < score[idx[b - 1]]; b--) {
-            int t = idx[b];
-            idx[b] = idx[b - 1];
-            idx[b - 1] = t;
-        }
-    int nf = o->finalists < no ? o->finalists : no;
-    for (int v = fixed ? pv : 0; v < (fixed ? pv + 1 : ELK_PRICES) && st == ELK_OK; v++)
-        for (int f = -1; f < nf && st == ELK_OK; f++) {
-            int c = f < 0 ? 0 : idx[f];
-            if (f >= 0 && c == 0) continue;
-            if (!isfinite(score[c]) && c != 0) continue;
-            double m;
-            st = run_one(pr, ELK_POL_FULL, o, orders + (size_t)c * N, N, v, 0, best, &m, NULL, err);
-            if (st == ELK_OK && m < best) {
-                best = m;
-                bc = c;
-                bv = v;
-            }
-        }
-    if (st == ELK_OK && bc >= 0) {
-        double ms;
-        st = run_one(pr, ELK_POL_FULL, o, orders + (size_t)bc * N, N, bv, 0, INFINITY, &ms, s, err);
-        s->static_variant = bv;
-        s->orders_tried = no;
-        if (st == ELK_OK && s->order) s->avg_edit_dist = edit_dist(s->order, N);
-    }
-    free(score);
-    free(idx);
-    free(orders);
-    return st;
-}
-
-/* Elk-Full as a compiler runs it: its own search, and the schedules of
- * Elk-Dyn, Static and Basic as further candidates. Every candidate is timed
- * by the same model, so keeping the fastest is sound, and it makes Elk-Full
- * never slower than any of them at the same point. given[p], when not NULL,
- * is policy p's schedule of this point already computed (elk_result_run);
- * the others are computed here. */
-static elk_status run_full(const elk_problem *pr, const elk_sched_opts *o, const elk_schedule *const *given,
-                           elk_schedule *s, elk_error *err)
-{
-    ELK_TRY(full_search(pr, o, s, err));
-    s->adopted = -1;
-    static const elk_policy cands[] = {ELK_POL_DYN, ELK_POL_STATIC, ELK_POL_BASIC};
-    for (int k = 0; k < 3; k++) {
-        elk_policy p = cands[k];
-        elk_schedule mine = {0};
-        const elk_schedule *c = given ? given[p] : NULL;
-        if (!c) {
-            elk_error e2;
-            elk_status st = elk_schedule_run(pr, p, o, &mine, &e2);
-            if (st == ELK_ECANCEL) {
-                elk_schedule_free(s);
-                *err = e2;
-                return st;
-            }
-            if (st != ELK_OK) continue; /* that policy fits no schedule here */
-            c = &mine;
-        }
-        if (c->ops && (!s->ops || c->latency < s->latency)) {
-            int tried = s->orders_tried;
-            double edit = s->avg_edit_dist;
-            elk_schedule_free(s);
-            elk_status st = elk_schedule_copy(s, c);
-            elk_schedule_free(&mine);
-            if (st != ELK_OK) return elk_fail(err, st, "out of memory");
-            s->orders_tried = tried;
-            s->avg_edit_dist = edit;
-            s->adopted = p;
-            s->policy = ELK_POL_FULL;
-        } else {
-            elk_schedule_free(&mine);
-        }
-    }
-    return ELK_OK;
-}
-
-/* elk_schedule_run, with Elk-Full handed the candidates already scheduled
- * (given[p] or NULL; given itself may be NULL). */
-static elk_status schedule_run(const elk_problem *pr, elk_policy pol, const elk_sched_opts *o,
-                               const elk_schedule *const *given, elk_schedule *s, elk_error *err)
-{
-    memset(s, 0, sizeof *s);
-    double t0 = now_ms();
-    int N = pr->graph.nops;
-    int *ident = malloc((size_t)N * sizeof *ident);
-    if (!ident) return elk_fail(err, ELK_ENOMEM, "out of memory");
-    for (int r = 0; r < N; r++) ident[r] = r;
-    elk_status st = ELK_OK;
-    double ms = INFINITY;
-
-    switch (pol) {
-    case ELK_POL_IDEAL:
-        st = run_ideal(pr, o, ident, s, err);
-        ms = s->latency;
-        break;
-    case ELK_POL_DYN:
-    case ELK_POL_FULL:
-        if (o->replay_entry) {
-            st = run_one(pr, pol, o, o->replay_order ? o->replay_order : ident, N, o->replay_variant, 0, INFINITY,
-                         &ms, s, err);
-            s->static_variant = o->replay_variant % ELK_PRICES;
-            break;
-        }
-        if (pol == ELK_POL_FULL) {
-            st = run_full(pr, o, given, s, err);
-            ms = s->ops ? s->latency : INFINITY;
-            break;
-        }
-        {
-        /* the allocator's price of replication traffic is searched, as the
-         * artifact searches its NoC threshold for Elk-Dyn */
-        int v = best_price(pr, o, ident, N, &st, err);
-        if (st == ELK_OK) st = run_one(pr, pol, o, ident, N, v, 0, INFINITY, &ms, s, err);
-        s->static_variant = v % ELK_PRICES;
-        break;
-    }
-    case ELK_POL_BASIC: {
-        double m0, m1;
-        st = run_one(pr, pol, o, ident, N, 0, 0, INFINITY, &m0, NULL, err);
-        if (st == ELK_OK) st = run_one(pr, pol, o, ident, N, 1, 0, INFINITY, &m1, NULL, err);
-        if (st == ELK_OK) {
-            int v = m1 < m0;
-            st = run_one(pr, pol, o, ident, N, v, 0, INFINITY, &ms, s, err);
-            s->static_variant = v;
-        }
-        break;
-    }
-    case ELK_POL_STATIC: {
-        double lo = 0;
-        for (int k = 0; k < pr->graph.nshapes; k++) lo = fmax(lo, pr->menus[k].e[0].hot);
-        double step = o->static_step_kib * 1024.0;
-        double bx = -1;
-        int bv = 0;
-        double best = INFINITY;
-        /* X from the largest smallest plan up to all of SRAM, in steps */
-        int nx = (int)floor((pr->sram - lo) / step) + 1;
-        for (int v = 0; v < 2 && st == ELK_OK; v++)
-            for (int k = 0; k <= nx && st == ELK_OK; k++) {
-                double X = k < nx ? lo + k * step : pr->sram, m;
-                if (X > pr->sram || (k == nx && lo + (nx - 1) * step >= pr->sram)) continue;
-                st = run_one(pr, pol, o, ident, N, v, X, best, &m, NULL, err);
-                if (st == ELK_OK && m < best) {
-                    best = m;
-                    bx = X;
-                    bv = v;
-                }
-            }
-        if (st == ELK_OK && bx > 0) {
-            st = run_one(pr, pol, o, ident, N, bv, bx, INFINITY, &ms, s, err);
-            s->static_exec_kib = bx / 1024.0;
-            s->static_variant = bv;
-        }
-        break;
-    }
-    default: st = elk_fail(err, ELK_EINVAL, "unknown policy %d", (int)pol);
-    }
-    free(ident);
-    if (st == ELK_OK && !isfinite(ms)) {
-        elk_schedule_free(s);
-        return elk_fail(err, ELK_ENOPLAN,
-                        "%s: no schedule fits in %.0f KiB of usable SRAM per core (an operator's smallest plan plus "
-                        "the preloads it must hold exceed it)",
-                        elk_policy_labels[pol], pr->sram / 1024.0);
-    }
-    if (st != ELK_OK) {
-        elk_schedule_free(s);
-        return st;
-    }
-    s->policy = pol;
-    if (pol != ELK_POL_FULL) s->adopted = -1;
-    s->solve_ms = now_ms() - t0;
-    return ELK_OK;
-}
-
-elk_status elk_schedule_run(const elk_problem *pr, elk_policy pol, const elk_sched_opts *o, elk_schedule *s,
-                            elk_error *err)
-{
-    return schedule_run(pr, pol, o, NULL, s, err);
-}
-
-void elk_schedule_free(elk_schedule *s)
-{
-    free(s->ops);
-    free(s->order);
-    memset(s, 0, sizeof *s);
-}
-
-elk_status elk_schedule_copy(elk_schedule *dst, const elk_schedule *src)
-{
-    *dst = *src;
-    dst->ops = malloc((size_t)src->nops * sizeof *dst->ops);
-    dst->order = malloc((size_t)src->nops * sizeof *dst->order);
-    if (!dst->ops || !dst->order) {
-        free(dst->ops);
-        free(dst->order);
-        memset(dst, 0, sizeof *dst);
-        return ELK_ENOMEM;
-    }
-    memcpy(dst->ops, src->ops, (size_t)src->nops * sizeof *dst->ops);
-    memcpy(dst->order, src->order, (size_t)src->nops * sizeof *dst->order);
-    return ELK_OK;
-}
-
-elk_status elk_result_run(const elk_problem *pr, const elk_sched_opts *o, unsigned mask, elk_result *r,
-                          elk_error *err)
-{
-    memset(r, 0, sizeof *r);
-    static const elk_policy run_order[] = {ELK_POL_IDEAL, ELK_POL_BASIC, ELK_POL_STATIC, ELK_POL_DYN, ELK_POL_FULL};
-    for (int k = 0; k < ELK_POL_COUNT; k++) {
-        elk_policy p = run_order[k];
-        if (!(mask & (1u << p))) continue;
-        /* Elk-Full takes the policies run before it as candidates */
-        const elk_schedule *given[ELK_POL_COUNT] = {0};
-        for (int q = 0; q < ELK_POL_COUNT; q++)
-            if (r->have[q]) given[q] = &r->pol[q];
-        elk_status st = schedule_run(pr, p, o, given, &r->pol[p], err);
-        if (st != ELK_OK) {
-            elk_result_free(r);
-            return st;
-        }
-        r->have[p] = 1;
-    }
-    elk_result_finish(r);
-    return ELK_OK;
-}
-
-void elk_result_finish(elk_result *r)
-{
-    for (int p = 0; p < ELK_POL_COUNT; p++)
-        r->pct_ideal[p] = r->have[p] && r->have[ELK_POL_IDEAL]
-                              ? 100.0 * r->pol[ELK_POL_IDEAL].latency / r->pol[p].latency
-                              : 0;
-}
-
-void elk_result_free(elk_result *r)
-{
-    for (int p = 0; p < ELK_POL_COUNT; p++) elk_schedule_free(&r->pol[p]);
-    memset(r, 0, sizeof *r);
 }

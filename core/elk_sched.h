@@ -17,9 +17,26 @@
 #include "elk_point.h"
 #include "elk_status.h"
 
-typedef enum { ELK_POL_BASIC, ELK_POL_STATIC, ELK_POL_DYN, ELK_POL_FULL, ELK_POL_IDEAL, ELK_POL_COUNT } elk_policy;
-extern const char *const elk_policy_names[];  /* "basic", "static", "elk-dyn", "elk-full", "ideal" */
-extern const char *const elk_policy_labels[]; /* "Basic", "Static", "Elk-Dyn", "Elk-Full", "Ideal" */
+/* The policies, in the order every table and CSV lists them:
+ * X(enum suffix, CSV name, label, one-letter mark). Adding one is a row
+ * here and its case in elk_sched_run.c's schedule_run; names, labels, marks,
+ * CLI parsing, sweep policy lists and the TUI's columns follow. */
+#define ELK_POLICIES(X)                                                                                   \
+    X(BASIC, "basic", "Basic", 'B')                                                                       \
+    X(STATIC, "static", "Static", 'S')                                                                    \
+    X(DYN, "elk-dyn", "Elk-Dyn", 'D')                                                                     \
+    X(FULL, "elk-full", "Elk-Full", 'F')                                                                  \
+    X(IDEAL, "ideal", "Ideal", 'I')
+
+typedef enum {
+#define ELK_POL_ENUM(id, name, label, mark) ELK_POL_##id,
+    ELK_POLICIES(ELK_POL_ENUM)
+#undef ELK_POL_ENUM
+    ELK_POL_COUNT
+} elk_policy;
+extern const char *const elk_policy_names[];  /* CSV names, NULL-terminated */
+extern const char *const elk_policy_labels[]; /* labels, NULL-terminated */
+extern const char elk_policy_marks[ELK_POL_COUNT]; /* one letter each, for narrow columns */
 int elk_policy_find(const char *name);        /* accepts names, labels, "dyn", "full"; -1 if none */
 
 typedef enum {

@@ -38,6 +38,9 @@ static const struct {
     /* 8 experts, top-2; sliding_window null */
     {"mixtral-8x7b", "mixtral-8x7b", ELK_FAM_MIXTRAL, 32, 4096, 32, 8, 128, 14336, ELK_FFN_SWIGLU, ELK_NORM_RMS,
      32000, 0, 0, 0, 0, 0, 8, 2, 46.7e9},
+    /* qwen3_moe: moe_intermediate_size, num_experts; 128 experts, top-8 */
+    {"qwen3-30b-a3b", "qwen3-30b-a3b", ELK_FAM_MIXTRAL, 48, 2048, 32, 4, 128, 768, ELK_FFN_SWIGLU, ELK_NORM_RMS,
+     151936, 0, 0, 0, 0, 0, 128, 8, 30.5e9},
 };
 
 START_TEST(good_import)
@@ -284,9 +287,11 @@ static const struct {
     {"bad-activation", ELK_ERANGE, 8, 17, "\"hidden_act\": activation \"tanh\""},
     {"nested-decoy", ELK_EFIELD, 13, 18, "\"hidden_size\""},
     {"utf8-column", ELK_EFIELD, 2, 48, "\"vocab_size\""},
-    {"experts-per-token", ELK_ERANGE, 15, 26, "\"num_experts_per_tok\": 4 exceeds num_local_experts (2)"},
+    {"experts-per-token", ELK_ERANGE, 15, 26, "\"num_experts_per_tok\": 4 exceeds the experts (2)"},
     {"missing-experts", ELK_EMISSING, 1, 1, "\"num_local_experts\""},
     {"opt-proj-dim", ELK_ERANGE, 28, 26, "\"word_embed_proj_dim\": 512"},
+    {"qwen3-sparse-step", ELK_ERANGE, 8, 26, "\"decoder_sparse_step\": 2 (dense layers"},
+    {"qwen3-dense-layers", ELK_ERANGE, 17, 22, "\"mlp_only_layers\": dense layers"},
 };
 
 START_TEST(bad_json)

@@ -606,11 +606,106 @@ START_TEST(regress_far_preload_is_held)
 }
 END_TEST
 
+/* MoE under moe_preload "routed": no routed expert's preload starts before
+ * its layer's router has finished, in any policy but Ideal (a bound, which
+ * ignores the routing); "oracle" reads the same bytes without that rule, so
+ * Ideal is the same under both, and "all" reads every expert. */
+static const struct {
+    const char *model;
+    int batch;
+} moe_points[] = {
+    {"presets/models/mixtral-8x7b.cfg", 32},
+    {"presets/models/qwen3-30b-a3b.cfg", 4},
+};
+
+static void moe_run(int i, elk_plan_cache *pc, elk_result *r, elk_problem **out)
+{
+    elk_problem *pr = load_point("presets/chips/ipu-mk2.cfg", moe_points[i].model, 2, moe_points[i].batch, 2048, pc);
+    elk_sched_opts o;
+    elk_sched_opts_default(&o);
+    o.screen_layers = 1;
+    elk_error err;
+    ck_assert_msg(elk_result_run(pr, &o, (1u << ELK_POL_COUNT) - 1, r, &err) == ELK_OK, "%s", err.msg);
+    *out = pr;
+}
+
+START_TEST(moe_routed_preloads_wait_for_the_router)
+{
+    elk_plan_cache *pc = elk_plan_cache_alloc();
+    elk_result r;
+    elk_problem *pr;
+    moe_run(_i, pc, &r, &pr);
+    int routers = 0, gated = 0;
+    for (int p = 0; p < ELK_POL_IDEAL; p++) {
+        const elk_schedule *s = &r.pol[p];
+        int router = -1;
+        for (int k = 0; k < pr->graph.nops; k++) {
+            const elk_op *op = &pr->graph.ops[k];
+            if (op->route == 1) router = k, routers += p == 0;
+            if (op->route != 2 || op->hbm_bytes <= 0) continue;
+            ck_assert_int_ge(router, 0);
+            gated += p == 0;
+            double tol = 1e-6 * s->latency;
+            ck_assert_msg(s->ops[k].pre_start >= s->ops[router].exe_end - tol,
+                          "%s: %s's preload starts at %.1f, before %s ends at %.1f", elk_policy_labels[p], op->name,
+                          s->ops[k].pre_start, pr->graph.ops[router].name, s->ops[router].exe_end);
+        }
+        check_memory(pr, s);
+    }
+    ck_assert_int_eq(routers, 2); /* one per layer */
+    ck_assert_int_ge(gated, 4);   /* up and down, at least, per layer */
+    elk_result_free(&r);
+    elk_problem_free(pr);
+    elk_plan_cache_free(pc);
+}
+END_TEST
+
+START_TEST(moe_modes)
+{
+    elk_plan_cache *pc = elk_plan_cache_alloc();
+    double ideal[ELK_MOE_COUNT], hbm[ELK_MOE_COUNT], full[ELK_MOE_COUNT];
+    for (int m = 0; m < ELK_MOE_COUNT; m++) {
+        static elk_problem pr;
+        elk_point p;
+        elk_point_defaults(&p);
+        char path[1024];
+        snprintf(p.chip_path, sizeof p.chip_path, "%s", src_path(path, sizeof path, "presets/chips/ipu-mk2.cfg"));
+        snprintf(p.model_path, sizeof p.model_path, "%s", src_path(path, sizeof path, moe_points[_i].model));
+        p.layers = 2;
+        p.batch = moe_points[_i].batch;
+        p.moe_preload = m;
+        elk_error err;
+        ck_assert_msg(elk_problem_init(&pr, &p, pc, &err) == ELK_OK, "%s", err.msg);
+        int routes = 0;
+        for (int k = 0; k < pr.graph.nops; k++) routes += pr.graph.ops[k].route != 0;
+        ck_assert_int_eq(routes > 0, m == ELK_MOE_ROUTED);
+        elk_sched_opts o;
+        elk_sched_opts_default(&o);
+        o.screen_layers = 1;
+        elk_result r;
+        ck_assert_msg(elk_result_run(&pr, &o, (1u << ELK_POL_COUNT) - 1, &r, &err) == ELK_OK, "%s", err.msg);
+        ideal[m] = r.pol[ELK_POL_IDEAL].latency;
+        full[m] = r.pol[ELK_POL_FULL].latency;
+        hbm[m] = pr.graph.weight_bytes;
+        elk_result_free(&r);
+        elk_problem_free(&pr);
+    }
+    ck_assert_double_eq_tol(ideal[ELK_MOE_ROUTED], ideal[ELK_MOE_ORACLE], 1e-9 * ideal[ELK_MOE_ORACLE]);
+    ck_assert_double_eq(hbm[ELK_MOE_ROUTED], hbm[ELK_MOE_ORACLE]);
+    ck_assert(hbm[ELK_MOE_ALL] >= hbm[ELK_MOE_ORACLE]);
+    /* the routing rule only takes schedules away */
+    ck_assert_msg(full[ELK_MOE_ROUTED] >= ideal[ELK_MOE_ROUTED] * (1 - 1e-9), "Elk-Full below Ideal");
+    elk_plan_cache_free(pc);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("sched");
     TCase *tc = tcase_create("sched");
-    tcase_set_timeout(tc, 120);
+    /* a guard against a hang, not a timing assertion: the ASan build on a
+     * busy 2-core machine takes 80-110 s */
+    tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, hand_worked_policies, 0, (int)(sizeof hand_cases / sizeof hand_cases[0]));
     tcase_add_loop_test(tc, policy_invariants, 0, (int)(sizeof points / sizeof points[0]));
     tcase_add_test(tc, orders_bounded_and_repeated);
@@ -622,6 +717,8 @@ static Suite *suite(void)
                         (int)(sizeof full_points / sizeof full_points[0]));
     tcase_add_test(tc, regress_ideal_monotone_in_resources);
     tcase_add_test(tc, regress_far_preload_is_held);
+    tcase_add_loop_test(tc, moe_routed_preloads_wait_for_the_router, 0, (int)(sizeof moe_points / sizeof moe_points[0]));
+    tcase_add_loop_test(tc, moe_modes, 0, (int)(sizeof moe_points / sizeof moe_points[0]));
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,6 +1,7 @@
 #include "elk_gnuplot.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -321,6 +322,60 @@ int elk_gp_find(char *path, size_t n)
     }
 }
 
+elk_status elk_gp_start(elk_gp_proc *p, const char *gp, int outfd, elk_error *err)
+{
+    int pfd[2];
+    p->fp = NULL;
+    p->pid = -1;
+    if (pipe(pfd) != 0) return elk_fail(err, ELK_ETOOL, "cannot start gnuplot: %s", strerror(errno));
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        close(pfd[0]);
+        close(pfd[1]);
+        return elk_fail(err, ELK_ETOOL, "cannot start gnuplot: %s", strerror(e));
+    }
+    if (pid == 0) {
+        dup2(pfd[0], 0);
+        int out = outfd >= 0 ? outfd : open("/dev/null", O_WRONLY);
+        dup2(out, 1);
+        dup2(out, 2);
+        close(pfd[0]);
+        close(pfd[1]);
+        signal(SIGPIPE, SIG_DFL);
+        execl(gp, "gnuplot", (char *)NULL);
+        _exit(127);
+    }
+    close(pfd[0]);
+    fcntl(pfd[1], F_SETFD, FD_CLOEXEC);
+    p->fp = fdopen(pfd[1], "w");
+    if (!p->fp) {
+        int e = errno;
+        close(pfd[1]);
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
+        }
+        return elk_fail(err, ELK_ETOOL, "cannot talk to gnuplot: %s", strerror(e));
+    }
+    p->pid = pid;
+    return ELK_OK;
+}
+
+int elk_gp_finish(elk_gp_proc *p)
+{
+    if (p->fp) fclose(p->fp);
+    p->fp = NULL;
+    int status = -1;
+    if (p->pid > 0)
+        while (waitpid(p->pid, &status, 0) < 0) {
+            if (errno != EINTR) {
+                status = -1;
+                break;
+            }
+        }
+    p->pid = -1;
+    return status;
+}
+
 /* gnuplot single-quoted string: only ' needs doubling. */
 static void put_sq(FILE *fp, const char *s)
 {
@@ -417,7 +472,6 @@ elk_status elk_gp_render(const elk_gp_job *j, elk_error *err)
                         "gnuplot is not installed (no 'gnuplot' in PATH), so %s was not drawn; install it "
                         "(Debian/Ubuntu: apt-get install gnuplot-nox) or plot the CSV with another tool",
                         j->output);
-    if (strchr(gp, '\'')) return elk_fail(err, ELK_ETOOL, "gnuplot path %s has a quote in it", gp);
     if (elk_file_is_std(j->output))
         return elk_fail(err, ELK_EINVAL, "a figure cannot go to stdout (-o -); name a .png, .svg or .pdf file");
     const char *ext = ext_of(j->output);
@@ -445,22 +499,21 @@ static elk_status draw(const elk_gp_job *j, const char *gp, const char *wpath, e
     if (fd < 0) return elk_fail(err, ELK_EIO, "cannot create a temporary file for gnuplot's messages: %s",
                                 strerror(errno));
     close(fd);
-    char cmd[2200];
-    snprintf(cmd, sizeof cmd, "exec '%s' 2>'%s'", gp, errpath);
     struct sigaction ign, old;
     memset(&ign, 0, sizeof ign);
     ign.sa_handler = SIG_IGN;
     sigemptyset(&ign.sa_mask);
     sigaction(SIGPIPE, &ign, &old);
-    elk_status st = ELK_OK;
-    FILE *p = popen(cmd, "w");
+    int efd = open(errpath, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    elk_gp_proc gpp;
+    elk_status st = efd < 0 ? elk_fail(err, ELK_EIO, "%s: %s", errpath, strerror(errno))
+                            : elk_gp_start(&gpp, gp, efd, err);
+    if (efd >= 0) close(efd);
     int rc = -1;
-    if (!p) {
-        st = elk_fail(err, ELK_ETOOL, "cannot start gnuplot: %s", strerror(errno));
-    } else {
+    if (st == ELK_OK) {
         elk_error serr;
-        elk_status ss = elk_gp_script(j, wpath, p, &serr);
-        rc = pclose(p);
+        elk_status ss = elk_gp_script(j, wpath, gpp.fp, &serr);
+        rc = elk_gp_finish(&gpp);
         if (ss != ELK_OK && !(ss == ELK_EIO && rc != 0)) st = elk_fail(err, ss, "%s", serr.msg);
     }
     sigaction(SIGPIPE, &old, NULL);

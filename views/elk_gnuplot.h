@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "elk_csv.h"
 #include "elk_status.h"
@@ -45,6 +46,19 @@ elk_status elk_gp_from_csv(elk_gp_job *j, const elk_csv_table *t, const elk_swee
 
 /* gnuplot's path in PATH, or 0 if it is not installed. */
 int elk_gp_find(char *path, size_t n);
+
+/* A running gnuplot: the workbench's one way to start it (elk_gp_render
+ * and the TUI's own view scripts). Its script goes to fp; its stdout and
+ * stderr to outfd, never to the caller's terminal. */
+typedef struct {
+    FILE *fp;
+    pid_t pid;
+} elk_gp_proc;
+/* Start gp (a path from elk_gp_find) with its output to outfd (-1:
+ * /dev/null). outfd stays the caller's. */
+elk_status elk_gp_start(elk_gp_proc *p, const char *gp, int outfd, elk_error *err);
+/* Close gnuplot's input and wait for it: its waitpid status, or -1. */
+int elk_gp_finish(elk_gp_proc *p);
 
 /* Write the whole self-contained script (terminal, output, variables,
  * datablock, plots/common.gp, the template) to fp; the script writes to

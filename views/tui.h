@@ -128,7 +128,7 @@ double tui_now_ms(void);
 /* Cycles to milliseconds on the snapshot's chip. */
 double tui_cyc_ms(const tui_snap *s, double cycles);
 /* A one-letter mark per policy (B S D F I). */
-extern const char tui_policy_mark[ELK_POL_COUNT];
+#define tui_policy_mark elk_policy_marks /* core/elk_sched.h ELK_POLICIES */
 /* The snapshot is usable for drawing results. */
 int tui_snap_ok(const tui_snap *s);
 

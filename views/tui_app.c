@@ -1,5 +1,6 @@
 #include "tui_app.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <langinfo.h>
@@ -27,6 +28,7 @@
 #include "tui_knobs.h"
 #include "tui_log.h"
 #include "tui_statusline.h"
+#include "tui_keys.h"
 #include "tui_netsim.h"
 #include "tui_worker.h"
 #include "view_breakdown.h"
@@ -36,7 +38,13 @@
 #include "view_sweep.h"
 #include "view_timeline.h"
 
-#define NVIEWS 6
+/* The views, in tab order (key 1 is the first): each is view_NAME.c with
+ * view_NAME_new() returning its elk_view (tui.h). Adding a view is its
+ * file pair and a row here; the tabs, number keys and help follow. */
+#define TUI_VIEWS(X) X(breakdown) X(pareto) X(roofline) X(timeline) X(sweep) X(network)
+#define TUI_VIEW_COUNT(name) +1
+#define NVIEWS (0 TUI_VIEWS(TUI_VIEW_COUNT))
+_Static_assert(NVIEWS <= 9, "views are chosen with the keys 1-9");
 #define MIN_COLS 80
 #define MIN_LINES 24
 
@@ -505,37 +513,35 @@ static void handle_key1(tui_app *a, int ch)
         if (bits & ELK_VIEW_RECOMPUTE) request(a, 0);
         return;
     }
-    switch (ch) {
-    case 'q':
-    case 'Q': a->quit = 1; break;
-    case '1':
-    case '2':
-    case '3':
-    case '4':
-    case '5':
-    case '6': set_view(a, ch - '1'); break;
-    case KEY_F(1):
-    case '?':
-    case 'h': a->help_on = 1; break;
-    case 'e': do_export(a, 0); break;
-    case 'g': do_export(a, 1); break;
-    case 'p': a->design.focus = (a->design.focus + 1) % ELK_POL_COUNT; break;
-    case 'P': a->design.focus = (a->design.focus + ELK_POL_COUNT - 1) % ELK_POL_COUNT; break;
-    case 'r': request(a, 1); break;
-    case 'b': toggle_pin(a); break;
-    case 'u': undo_redo(a, 0); break;
-    case 'U': undo_redo(a, 1); break;
-    case 'f':
+    switch (tui_key_action(ch)) {
+    case TUI_ACT_QUIT: a->quit = 1; break;
+    case TUI_ACT_VIEW:
+        if (ch - '1' < NVIEWS) set_view(a, ch - '1');
+        break;
+    case TUI_ACT_HELP: a->help_on = 1; break;
+    case TUI_ACT_EXPORT: do_export(a, 0); break;
+    case TUI_ACT_PLOT: do_export(a, 1); break;
+    case TUI_ACT_FOCUS:
+        a->design.focus = (a->design.focus + (ch == 'p' ? 1 : ELK_POL_COUNT - 1)) % ELK_POL_COUNT;
+        break;
+    case TUI_ACT_RECOMPUTE: request(a, 1); break;
+    case TUI_ACT_PIN: toggle_pin(a); break;
+    case TUI_ACT_UNDO: undo_redo(a, ch == 'U'); break;
+    case TUI_ACT_AXES:
         a->fixed_axes = !a->fixed_axes;
         ctx_message(&a->cx, 0, a->fixed_axes ? "axes fixed: scales stay as they are now (f frees them)"
                                              : "axes free: scales follow each point again");
         break;
-    case 'w': ctx_prompt(&a->cx, "Save the point to", "elk-point.cfg", save_done, a); break;
-    case 'o': ctx_prompt(&a->cx, "Load a point from", "elk-point.cfg", load_done, a); break;
-    case '/': ctx_prompt(&a->cx, "Find a knob or operator", "", find_done, a); break;
-    case 12: /* ^L */ clearok(curscr, TRUE); break;
-    case 27: break;
-    default: a->dirty = 0; break;
+    case TUI_ACT_SAVE:
+        if (ch == 'w') ctx_prompt(&a->cx, "Save the point to", "elk-point.cfg", save_done, a);
+        else ctx_prompt(&a->cx, "Load a point from", "elk-point.cfg", load_done, a);
+        break;
+    case TUI_ACT_FIND: ctx_prompt(&a->cx, "Find a knob or operator", "", find_done, a); break;
+    case TUI_ACT_REPAINT: clearok(curscr, TRUE); break;
+    case TUI_ACT_PANEL: break; /* the panel had its chance above */
+    case TUI_ACT_NONE:
+        if (ch != 27) a->dirty = 0; /* Esc repaints (it may close a message) */
+        break;
     }
 }
 
@@ -663,10 +669,33 @@ static void app_free(tui_app *a)
     free(a);
 }
 
-int elk_tui_run(const elk_point *p, const tui_opts *o)
+/* --bench-which LIST into a->bench_knobs: 0, or the exit status. */
+static int bench_parse(tui_app *a, const tui_opts *o)
 {
+    a->bench_ms = calloc((size_t)o->bench_knobs, sizeof *a->bench_ms);
+    a->bench_compute = calloc((size_t)o->bench_knobs, sizeof *a->bench_compute);
+    a->bench_first = calloc((size_t)o->bench_knobs, sizeof *a->bench_first);
+    char list[256];
+    snprintf(list, sizeof list, "%s", o->bench_which ? o->bench_which : "hbm,noc");
+    for (char *save = NULL, *t = strtok_r(list, ",", &save); t && a->bench_nknobs < 8; t = strtok_r(NULL, ",", &save)) {
+        int k = bench_knob(t);
+        if (k < 0) {
+            fprintf(stderr, "elk: --bench-which: unknown knob '%s' (hbm, hbm-ctrl, hbm-model, noc, link, cores, "
+                            "topology, sram, compute, chip, model, workload, batch, seq, layers, profile)\n", t);
+            return 2;
+        }
+        a->bench_knobs[a->bench_nknobs++] = k;
+    }
+    return !a->bench_ms || !a->bench_compute || !a->bench_first || !a->bench_nknobs;
+}
+
+/* The workbench's state, views, wake pipe and threads, before the
+ * terminal is touched. NULL with *rc the exit status and the error printed. */
+static tui_app *app_new(const elk_point *p, const tui_opts *o, int *rc)
+{
+    *rc = 1;
     tui_app *a = calloc(1, sizeof *a);
-    if (!a) return 1;
+    if (!a) return NULL;
     a->o = *o;
     a->wake[0] = a->wake[1] = -1;
     a->design.focus = o->focus;
@@ -675,42 +704,22 @@ int elk_tui_run(const elk_point *p, const tui_opts *o)
     if (tui_design_set(&a->design, p, &err) != ELK_OK) {
         fprintf(stderr, "elk: %s\n", err.msg);
         free(a);
-        return 1;
+        return NULL;
     }
-    if (o->bench_knobs > 0) {
-        a->bench_ms = calloc((size_t)o->bench_knobs, sizeof *a->bench_ms);
-        a->bench_compute = calloc((size_t)o->bench_knobs, sizeof *a->bench_compute);
-        a->bench_first = calloc((size_t)o->bench_knobs, sizeof *a->bench_first);
-        char list[256];
-        snprintf(list, sizeof list, "%s", o->bench_which ? o->bench_which : "hbm,noc");
-        for (char *save = NULL, *t = strtok_r(list, ",", &save); t && a->bench_nknobs < 8; t = strtok_r(NULL, ",", &save)) {
-            int k = bench_knob(t);
-            if (k < 0) {
-                fprintf(stderr, "elk: --bench-which: unknown knob '%s' (hbm, hbm-ctrl, hbm-model, noc, link, cores, "
-                                "topology, sram, compute, chip, model, workload, batch, seq, layers, profile)\n", t);
-                free(a->bench_ms);
-                free(a->bench_compute);
-                free(a->bench_first);
-                free(a);
-                return 2;
-            }
-            a->bench_knobs[a->bench_nknobs++] = k;
-        }
-        if (!a->bench_ms || !a->bench_compute || !a->bench_first || !a->bench_nknobs) {
-            free(a->bench_ms);
-            free(a->bench_compute);
-            free(a->bench_first);
-            free(a);
-            return 1;
-        }
+    if (o->bench_knobs > 0 && (*rc = bench_parse(a, o)) != 0) {
+        free(a->bench_ms);
+        free(a->bench_compute);
+        free(a->bench_first);
+        free(a);
+        return NULL;
     }
+    *rc = 1;
     tui_knobs_init(&a->knobs, &a->design);
-    a->views[0] = view_breakdown_new();
-    a->views[1] = view_pareto_new();
-    a->views[2] = view_roofline_new();
-    a->views[3] = view_timeline_new();
-    a->views[4] = view_sweep_new();
-    a->views[5] = view_network_new();
+    int nv = 0;
+#define TUI_VIEW_NEW(name) a->views[nv++] = view_##name##_new();
+    TUI_VIEWS(TUI_VIEW_NEW)
+#undef TUI_VIEW_NEW
+    assert(nv == NVIEWS);
     a->pc = elk_plan_cache_alloc();
     if (pipe(a->wake) == 0) {
         for (int i = 0; i < 2; i++) {
@@ -724,19 +733,23 @@ int elk_tui_run(const elk_point *p, const tui_opts *o)
         if (!a->views[i]) {
             app_free(a);
             fprintf(stderr, "elk: out of memory\n");
-            return 1;
+            return NULL;
         }
     if (!a->pc || !(a->worker = tui_worker_start(a->pc, a->wake[1])) ||
         !(a->sweeper = tui_sweeper_start(a->pc, a->wake[1])) || !(a->netsim = tui_netsim_start(a->pc, a->wake[1])) ||
         !(a->pin_sweeper = tui_sweeper_start(a->pc, a->wake[1]))) {
         app_free(a);
         fprintf(stderr, "elk: cannot start the worker threads\n");
-        return 1;
+        return NULL;
     }
+    *rc = 0;
+    return a;
+}
 
-    /* the first computation starts while the terminal is set up */
-    request(a, 1);
-
+/* Take the terminal: the log for stderr, signal handlers, curses. 0, or -1
+ * with the terminal restored and the error printed. */
+static int screen_open(tui_app *a, const tui_opts *o)
+{
     if (o->log_path) snprintf(a->log_path, sizeof a->log_path, "%s", o->log_path);
     else tui_log_default(a->log_path, sizeof a->log_path);
     tui_export_set_log(a->log_path);
@@ -749,10 +762,9 @@ int elk_tui_run(const elk_point *p, const tui_opts *o)
     SCREEN *scr = newterm(NULL, stdout, stdin);
     if (!scr) {
         term_restore();
-        app_free(a);
         const char *term = getenv("TERM");
         fprintf(stderr, "elk: cannot use the terminal (TERM=%s); try 'elk run' for a table\n", term ? term : "");
-        return 1;
+        return -1;
     }
     set_term(scr);
     curses_on = 1;
@@ -767,6 +779,20 @@ int elk_tui_run(const elk_point *p, const tui_opts *o)
     mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
     mouseinterval(0);
     tui_color_init(o->mono);
+    return 0;
+}
+
+int elk_tui_run(const elk_point *p, const tui_opts *o)
+{
+    int rc;
+    tui_app *a = app_new(p, o, &rc);
+    if (!a) return rc;
+    /* the first computation starts while the terminal is set up */
+    request(a, 1);
+    if (screen_open(a, o)) {
+        app_free(a);
+        return 1;
+    }
 
     double t_start = tui_now_ms(), first_ms = NAN;
     a->dirty = 1;

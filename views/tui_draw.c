@@ -230,7 +230,6 @@ double tui_now_ms(void)
     return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
-const char tui_policy_mark[ELK_POL_COUNT] = {'B', 'S', 'D', 'F', 'I'};
 
 int tui_snap_ok(const tui_snap *s) { return s && s->status == ELK_OK && s->have_pr && s->have_res; }
 

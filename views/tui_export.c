@@ -62,26 +62,10 @@ int tui_export_csv(elk_view *v, const tui_ctx *cx, char *path, size_t pn, char *
     return rc;
 }
 
-static int find_in_path(const char *prog, char *out, size_t n)
-{
-    const char *path = getenv("PATH");
-    if (!path || !*path) path = "/usr/bin:/bin";
-    while (*path) {
-        const char *e = strchr(path, ':');
-        size_t len = e ? (size_t)(e - path) : strlen(path);
-        snprintf(out, n, "%.*s/%s", (int)len, len ? path : ".", prog);
-        struct stat st;
-        if (stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, X_OK) == 0) return 1;
-        path += len;
-        if (*path == ':') path++;
-    }
-    return 0;
-}
-
 int tui_gnuplot_available(void)
 {
     char p[1024];
-    return find_in_path("gnuplot", p, sizeof p);
+    return elk_gp_find(p, sizeof p);
 }
 
 void tui_gp_quote(char *out, size_t n, const char *s)
@@ -136,7 +120,7 @@ int tui_export_plot(elk_view *v, const tui_ctx *cx, const char *format, char *pa
 {
     char gp[1024];
     if (v->figure) {
-        if (!find_in_path("gnuplot", gp, sizeof gp)) {
+        if (!elk_gp_find(gp, sizeof gp)) {
             snprintf(msg, mn, "gnuplot is not installed (not in PATH); 'e' still exports the CSV");
             return -1;
         }
@@ -151,7 +135,7 @@ int tui_export_plot(elk_view *v, const tui_ctx *cx, const char *format, char *pa
         snprintf(msg, mn, "%s has no figure to draw", v->title);
         return -1;
     }
-    if (!find_in_path("gnuplot", gp, sizeof gp)) {
+    if (!elk_gp_find(gp, sizeof gp)) {
         snprintf(msg, mn, "gnuplot is not installed (not in PATH); 'e' still exports the CSV");
         return -1;
     }
@@ -168,43 +152,15 @@ int tui_export_plot(elk_view *v, const tui_ctx *cx, const char *format, char *pa
     }
     const char *tmp = elk_file_wpath(&fig);
     int logfd = tui_log_open(log_path);
-    int pfd[2];
-    if (pipe(pfd) != 0) {
-        if (logfd >= 0) close(logfd);
-        snprintf(msg, mn, "cannot start gnuplot: %s", strerror(errno));
-        elk_file_abort(&fig);
-        return -1;
-    }
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(pfd[0]);
-        close(pfd[1]);
-        if (logfd >= 0) close(logfd);
-        snprintf(msg, mn, "cannot start gnuplot: %s", strerror(errno));
-        elk_file_abort(&fig);
-        return -1;
-    }
-    if (pid == 0) {
-        dup2(pfd[0], 0);
-        int out = logfd >= 0 ? logfd : open("/dev/null", O_WRONLY);
-        dup2(out, 1);
-        dup2(out, 2);
-        close(pfd[0]);
-        close(pfd[1]);
-        signal(SIGPIPE, SIG_DFL);
-        execl(gp, "gnuplot", (char *)NULL);
-        _exit(127);
-    }
-    close(pfd[0]);
+    elk_gp_proc gpp;
+    elk_status gs = elk_gp_start(&gpp, gp, logfd, &err);
     if (logfd >= 0) close(logfd);
-    FILE *fp = fdopen(pfd[1], "w");
-    if (!fp) {
-        close(pfd[1]);
-        waitpid(pid, NULL, 0);
-        snprintf(msg, mn, "cannot talk to gnuplot: %s", strerror(errno));
+    if (gs != ELK_OK) {
+        snprintf(msg, mn, "%s", err.msg);
         elk_file_abort(&fig);
         return -1;
     }
+    FILE *fp = gpp.fp;
     char q[1200];
     tui_gp_quote(q, sizeof q, tmp);
     fprintf(fp, "set encoding utf8\n");
@@ -216,10 +172,7 @@ int tui_export_plot(elk_view *v, const tui_ctx *cx, const char *format, char *pa
     fprintf(fp, "set output %s\n", q);
     int rc = v->gnuplot(v, fp, cx, msg, mn);
     fprintf(fp, "unset output\nexit\n");
-    fclose(fp);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    int status = elk_gp_finish(&gpp);
     struct stat st;
     if (!rc && (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || stat(tmp, &st) != 0 ||
                 (S_ISREG(st.st_mode) && st.st_size == 0))) {

@@ -7,6 +7,7 @@
 
 #include "tui_draw.h"
 #include "tui_keybar.h"
+#include "tui_keys.h"
 
 #define MAX_LINES 96
 
@@ -24,27 +25,6 @@ struct tui_help {
     int n, top, rows;
 };
 
-static const char *const global_keys[][2] = {
-    {"1 2 3 4 5 6", "views: Breakdown, Pareto, Roofline, Timeline, Sweep, Network"},
-    {"Up Down Tab", "select a knob"},
-    {"Left Right", "step it: HBM 1 TB/s, NoC 25%, cores by chip, batch/seq x2; a limit clamps"},
-    {"Shift+Left/Right", "big step (x2, /2)"},
-    {"Enter", "type the knob's value: typing replaces it (Right keeps it to edit, Esc cancels)"},
-    {"b", "pin this point; every view compares the live one with it (b unpins)"},
-    {"u U", "undo / redo a change of the design point"},
-    {"w o", "save / load the design point (a point file: elk run --point FILE)"},
-    {"f", "fix the axes (scales stop following each point; f frees them)"},
-    {"/", "find a knob, or an operator by name (shown in Pareto)"},
-    {"mouse", "click a tab, a knob or a policy; the wheel steps the knob"},
-    {"p P", "focus the next / previous policy"},
-    {"c", "flip the cost profile: paper (the artifact's rules) / physical"},
-    {"e", "export the view's data as CSV (current directory)"},
-    {"g", "draw the view's figure with gnuplot (png or svg)"},
-    {"r", "recompute the design point"},
-    {"Ctrl-L", "repaint the screen"},
-    {"?", "this help"},
-    {"q", "quit (Ctrl-C too)"},
-};
 
 static void add(tui_help *h, const char *key, const char *what, int heading)
 {
@@ -101,8 +81,22 @@ tui_help *tui_help_open(elk_view *const *views, int nviews, int ascii)
     if (!hp) return NULL;
     hp->ascii = ascii;
     add(hp, "", "Everywhere", 1);
-    for (size_t i = 0; i < sizeof global_keys / sizeof global_keys[0]; i++) add(hp, global_keys[i][0], global_keys[i][1], 0);
     char key[32], label[160];
+    for (int r = 0; r < tui_nkeys; r++) {
+        if (tui_keys[r].act != TUI_ACT_VIEW) {
+            add(hp, tui_keys[r].label, tui_keys[r].help, 0);
+            continue;
+        }
+        /* the view keys are as many as the views: "1 2 3", "views: A, B, C" */
+        size_t kl = 0, ll = (size_t)snprintf(label, sizeof label, "views:");
+        key[0] = '\0';
+        for (int i = 0; i < nviews && i < 9; i++) {
+            kl += (size_t)snprintf(key + kl, kl < sizeof key ? sizeof key - kl : 0, "%s%d", i ? " " : "", i + 1);
+            ll += (size_t)snprintf(label + ll, ll < sizeof label ? sizeof label - ll : 0, "%s %s", i ? "," : "",
+                                   views[i]->title);
+        }
+        add(hp, key, label, 0);
+    }
     for (int i = 0; i < nviews; i++) {
         char t[64];
         snprintf(t, sizeof t, "%d %s", i + 1, views[i]->title);

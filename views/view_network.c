@@ -92,6 +92,12 @@ static void draw_grid(const elk_sim_net *n, const tui_rect *r)
                         east = fmax(east, fmax(n->mesh[b * 4 + ELK_DIR_E], n->mesh[(b + 1) * 4 + ELK_DIR_W]));
                     if (i == (ci + 1) * gr - 1 && i + 1 < n->nbr)
                         south = fmax(south, fmax(n->mesh[b * 4 + ELK_DIR_S], n->mesh[(b + n->nbc) * 4 + ELK_DIR_N]));
+                    /* a torus's wrap-around links leave the last column and
+                     * row (a mesh has none there: -1), drawn past the edge */
+                    if (j == n->nbc - 1 && n->nbc > 1 && n->mesh[b * 4 + ELK_DIR_E] >= 0)
+                        east = fmax(east, fmax(n->mesh[b * 4 + ELK_DIR_E], n->mesh[(b - j) * 4 + ELK_DIR_W]));
+                    if (i == n->nbr - 1 && n->nbr > 1 && n->mesh[b * 4 + ELK_DIR_S] >= 0)
+                        south = fmax(south, fmax(n->mesh[b * 4 + ELK_DIR_S], n->mesh[j * 4 + ELK_DIR_N]));
                 }
             int y = r->y + ci * sy, x = r->x + cj * sx;
             if (y >= r->y + r->h || x >= r->x + r->w) continue;
@@ -185,8 +191,9 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
         int y = left.y + left.h - 2;
         tui_printf(y, left.x, left.w, tui_attr(TC_DIM), "%s node: its ingress ports   links: %s <25%% %s <50%% %s <75%% %s >=75%%",
                    tui_ascii() ? "o" : "\u25cf", shade(0.1), shade(0.3), shade(0.6), shade(0.9));
-        tui_printf(y + 1, left.x, left.w, tui_attr(TC_DIM), "busiest link %.0f%%, mean %.0f%% (elk run --sim linkmax, linkavg)",
-                   100 * sr->link_max, 100 * sr->link_mean);
+        tui_printf(y + 1, left.x, left.w, tui_attr(TC_DIM), "busiest link %.0f%%, mean %.0f%% (elk run --sim linkmax, linkavg)%s",
+                   100 * sr->link_max, 100 * sr->link_mean,
+                   ns->chip.topology == ELK_TOPO_TORUS ? "; links past the edge: the wrap" : "");
     } else {
         tui_printf(left.y, left.x, left.w, A_BOLD, "all-to-all: ingress ports and chip-to-chip links, utilisation over the step");
         int y = left.y + 2;

@@ -1,0 +1,90 @@
+/* Internals shared by the scheduler's units (elk_sched.c: the backward list
+ * scheduler and Ideal; elk_sched_exact.c: the exact search over preload
+ * numbers; elk_sched_run.c: the policy drivers and Elk-Full's order search;
+ * elk_problem.c: design point to plan menus). Not part of libelkcore's API. */
+#ifndef ELK_SCHED_INT_H
+#define ELK_SCHED_INT_H
+
+#include <time.h>
+
+#include "elk_sched.h"
+
+/* The backward list scheduler's working state for one run. Times are
+ * cycles, negative, with the last execution ending at 0.
+ * Invariants: positions >= placed_lo have their preload placed; preloads are
+ * serial in position order (pe[r] <= ps[r+1]); an op's preload ends before
+ * its execution starts. */
+typedef struct {
+    const elk_problem *pr;
+    const elk_chip *c;
+    const elk_sched_opts *o;
+    elk_policy pol;
+    int N;              /* ops scheduled (a prefix when screening) */
+    int window;
+    int variant;        /* Basic/Static: 0 fully distributed, 1 replicated;
+                           Elk: the allocator's price slot */
+    double xlimit;      /* Static: execution region, bytes; Dyn: execution ceiling */
+    int price;          /* Elk: which allocator price slot (elk_menu eff) */
+    int force_q;        /* exact search: take only this candidate (-1: the policy's rule) */
+    int force_e;        /* exact search: with this execute-state entry (-1: the allocator's) */
+    int replay;         /* o->replay_*: force_e at every candidate, the furthest up to force_q */
+    int list_mode;      /* exact search: list feasible candidates (1) or (candidate, plan) pairs (2) */
+    int *cand, *cand_e; /* exact search: the listed pairs */
+    int ncand, cand_cap;
+    double abort_at;    /* give up once the makespan exceeds this */
+    double noc_share;   /* paper profile: the share of the preload NoC rate this policy may use
+                           (theta, and int(5.5)/5.5), else 1 */
+    int artifact_noc;   /* paper profile's "contention" switch */
+    int mincold;        /* paper profile's "mincold" switch, Basic and Static only */
+    int *gate;          /* op -> the router whose end its preload must wait for, -1; NULL
+                           when nothing is routed (moe_preload "routed") */
+    int bad_order;      /* a routed expert's preload sits before an op the router precedes */
+    const int *order;   /* position -> op */
+    int *pos;           /* op -> position */
+    int *pmax;          /* max position over ops 0..i */
+    double *es, *ee, *ps, *pe;
+    int *entry, *copt, *pnum, *win;
+    double *cold, *dist, *deliv, *dur, *nocT, *hbmT, *stall, *resident;
+    int placed_lo;
+    int lookback;       /* max over ops j of pmax[j] + 1 - pos[j]: how far before an op's first
+                           candidate position a preload it must hold can sit */
+    /* scratch */
+    int *W, *Wc, *bestW, *bestWc;
+    int wcap;
+} elk_sctx;
+
+static inline const elk_menu *menu_of(const elk_sctx *x, int i) { return &x->pr->menus[x->pr->graph.ops[i].shape_id]; }
+static inline double hbm_of(const elk_sctx *x, int i) { return x->pr->graph.ops[i].hbm_bytes; }
+
+
+/* Elk-Dyn's NoC shares under the paper profile's "noccap" (the artifact
+ * runs it at each and keeps the fastest). */
+extern const double elk_sched_dyn_theta[3];
+#define DYN_THETAS(pr) (((pr)->chip.profile & (1u << ELK_PSW_NOCCAP)) ? 3 : 1)
+
+static inline double elk_sched_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Allocate the state for scheduling order[0..N) under policy pol; 0 or -1 (out of memory). */
+int elk_sctx_init(elk_sctx *x, const elk_problem *pr, const elk_sched_opts *o, elk_policy pol, const int *order, int N);
+void elk_sctx_free(elk_sctx *x);
+/* Schedule op i given the fixed schedule after it; -1 if nothing fits. */
+int elk_sctx_schedule_op(elk_sctx *x, int i);
+/* Place the preloads op i's choice made resident. */
+void elk_sctx_place_preloads(elk_sctx *x, int i);
+/* Turn a finished pass into a schedule with its metrics; 0 or -1 (out of memory). */
+int elk_sctx_fill(const elk_sctx *x, double makespan, elk_schedule *s);
+/* One pass of policy pol over order (variant: Basic/Static layout or Elk's
+ * price slot; xlimit: Static's execution region); gives up above abort_at. */
+elk_status elk_sched_run_one(const elk_problem *pr, elk_policy pol, const elk_sched_opts *o, const int *order, int N,
+                             int variant, double xlimit, double abort_at, double *makespan, elk_schedule *out,
+                             elk_error *err);
+/* The fluid flow-shop bound (Ideal). */
+elk_status elk_sched_run_ideal(const elk_problem *pr, const elk_sched_opts *o, const int *ident, elk_schedule *out,
+                               elk_error *err);
+
+#endif

@@ -1,0 +1,413 @@
+#include "elk_sched_int.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elk_cost.h"
+
+/* ------------------------------------------------------------------ */
+/* Preload orders (paper section 4.4)                                   */
+
+typedef struct {
+    int *perm;
+    int G, disp, max, n;
+    int *out; /* n x G */
+} perm_ctx;
+
+static void perm_rec(perm_ctx *p, int k, int *used)
+{
+    if (p->n >= p->max) return;
+    if (k == p->G) {
+        memcpy(p->out + (size_t)p->n * p->G, p->perm, (size_t)p->G * sizeof *p->perm);
+        p->n++;
+        return;
+    }
+    for (int g = 0; g < p->G; g++) {
+        if (used[g] || abs(g - k) > p->disp) continue;
+        /* a group left behind must still be placeable within its bound */
+        int ok = 1;
+        for (int h = 0; h < p->G && ok; h++)
+            if (!used[h] && h != g && h < k + 1 - p->disp) ok = 0;
+        if (!ok) continue;
+        used[g] = 1;
+        p->perm[k] = g;
+        perm_rec(p, k + 1, used);
+        used[g] = 0;
+    }
+}
+
+int elk_orders_build(const elk_graph *g, const elk_sched_opts *o, int **orders, int max)
+{
+    int N = g->nops, L = g->per_layer;
+    *orders = NULL;
+    if (max < 1) return 0;
+    /* groups of layer 0: each ends at an HBM-heavy op (above average bytes) */
+    double avg = (g->weight_bytes + g->kv_bytes) / (N ? N : 1);
+    int ends[256], G = 0;
+    for (int k = 0; k < L && G < 255; k++)
+        if (g->ops[g->head + k].hbm_bytes > o->heavy_factor * avg) ends[G++] = k;
+    int start_of[257];
+    if (G > 0) ends[G - 1] = L - 1; /* trailing small ops join the last group */
+    start_of[0] = 0;
+    for (int k = 1; k < G; k++) start_of[k] = ends[k - 1] + 1;
+    int *perms = NULL, np = 1;
+    if (G >= 2 && L > 0 && g->nlayers > 0) {
+        perm_ctx p = {0};
+        p.G = G;
+        p.disp = o->max_disp;
+        p.max = max;
+        p.perm = calloc((size_t)G, sizeof *p.perm);
+        int *used = calloc((size_t)G, sizeof *used);
+        p.out = malloc((size_t)max * G * sizeof *p.out);
+        if (!p.perm || !used || !p.out) {
+            free(p.perm);
+            free(used);
+            free(p.out);
+            return 0;
+        }
+        perm_rec(&p, 0, used);
+        free(p.perm);
+        free(used);
+        perms = p.out;
+        np = p.n;
+    }
+    int *out = malloc((size_t)np * N * sizeof *out);
+    if (!out) {
+        free(perms);
+        return 0;
+    }
+    for (int c = 0; c < np; c++) {
+        int *ord = out + (size_t)c * N;
+        for (int r = 0; r < N; r++) ord[r] = r;
+        if (!perms) continue;
+        const int *pm = perms + (size_t)c * G;
+        for (int l = 0; l < g->nlayers; l++) {
+            int base = g->head + l * L, w = base;
+            for (int k = 0; k < G; k++) {
+                int grp = pm[k];
+                for (int u = start_of[grp]; u <= ends[grp]; u++) ord[w++] = base + u;
+            }
+        }
+    }
+    free(perms);
+    *orders = out;
+    return np;
+}
+
+static double edit_dist(const int *order, int N)
+{
+    double s = 0;
+    for (int r = 0; r < N; r++) s += abs(order[r] - r);
+    return N ? s / N : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Policies                                                             */
+
+/* The better of the allocator's price slots for Elk-Dyn in program order. */
+static int best_price(const elk_problem *pr, const elk_sched_opts *o, const int *ident, int N, elk_status *st,
+                      elk_error *err)
+{
+    double best = INFINITY;
+    int bv = 0;
+    for (int v = 0; v < ELK_PRICES * DYN_THETAS(pr) && *st == ELK_OK; v++) {
+        double m;
+        *st = elk_sched_run_one(pr, ELK_POL_DYN, o, ident, N, v, 0, best, &m, NULL, err);
+        if (*st == ELK_OK && m < best) {
+            best = m;
+            bv = v;
+        }
+    }
+    return bv;
+}
+
+static elk_status run_full(const elk_problem *pr, const elk_sched_opts *o, const elk_schedule *const *given,
+                           elk_schedule *s, elk_error *err);
+
+/* Most preload orders Elk-Full schedules: the paper searches 720 for
+ * Llama2-70B (PAPER-NOTES); graphs whose cut operators make many heavy
+ * groups per layer would otherwise enumerate thousands. */
+#define ELK_FULL_MAX_ORDERS 720
+
+/* Elk-Full's own search: every candidate preload order (screened on a
+ * prefix of identical layers, the best few and program order re-run on the
+ * whole graph) at every allocator price slot, or only at o->price. Leaves the
+ * winner in *s (s->ops NULL if nothing fits). */
+static elk_status full_search(const elk_problem *pr, const elk_sched_opts *o, elk_schedule *s, elk_error *err)
+{
+    int N = pr->graph.nops;
+    int *orders = NULL;
+    int no = elk_orders_build(&pr->graph, o, &orders, ELK_FULL_MAX_ORDERS);
+    if (no <= 0) return elk_fail(err, ELK_ENOMEM, "out of memory building preload orders");
+    const elk_graph *g = &pr->graph;
+    int M = N;
+    if (o->screen_layers > 0 && g->nlayers > o->screen_layers + 1) M = g->head + o->screen_layers * g->per_layer;
+    double *score = malloc((size_t)no * sizeof *score);
+    int *idx = malloc((size_t)no * sizeof *idx);
+    if (!score || !idx) {
+        free(score);
+        free(idx);
+        free(orders);
+        return elk_fail(err, ELK_ENOMEM, "out of memory");
+    }
+    elk_status st = ELK_OK;
+    double best = INFINITY;
+    int bc = -1, bv = 0;
+    int fixed = o->price >= 0 && o->price < ELK_PRICES;
+    /* Orders are screened at the price slot that suits program order (what
+     * Elk-Dyn runs); the finalists are then re-run at every slot, since the
+     * price that suits program order need not suit a reordered one (fixing
+     * it made Elk-Full lose to Elk-Dyn's own price search at some points). */
+    int pv = fixed ? o->price : best_price(pr, o, orders, N, &st, err);
+    for (int c = 0; c < no; c++) {
+        idx[c] = c;
+        score[c] = INFINITY;
+    }
+    for (int c = 0; c < no && st == ELK_OK; c++)
+        st = elk_sched_run_one(pr, ELK_POL_FULL, o, orders + (size_t)c * N, M, pv, 0, INFINITY, &score[c], NULL, err);
+    /* stable selection of the finalists by score (identity is order 0) */
+    for (int a = 1; a < no; a++)
+        for (int b = a; b > 0 && score[idx[b]] < score[idx[b - 1]]; b--) {
+            int t = idx[b];
+            idx[b] = idx[b - 1];
+            idx[b - 1] = t;
+        }
+    int nf = o->finalists < no ? o->finalists : no;
+    for (int v = fixed ? pv : 0; v < (fixed ? pv + 1 : ELK_PRICES) && st == ELK_OK; v++)
+        for (int f = -1; f < nf && st == ELK_OK; f++) {
+            int c = f < 0 ? 0 : idx[f];
+            if (f >= 0 && c == 0) continue;
+            if (!isfinite(score[c]) && c != 0) continue;
+            double m;
+            st = elk_sched_run_one(pr, ELK_POL_FULL, o, orders + (size_t)c * N, N, v, 0, best, &m, NULL, err);
+            if (st == ELK_OK && m < best) {
+                best = m;
+                bc = c;
+                bv = v;
+            }
+        }
+    if (st == ELK_OK && bc >= 0) {
+        double ms;
+        st = elk_sched_run_one(pr, ELK_POL_FULL, o, orders + (size_t)bc * N, N, bv, 0, INFINITY, &ms, s, err);
+        s->static_variant = bv;
+        s->orders_tried = no;
+        if (st == ELK_OK && s->order) s->avg_edit_dist = edit_dist(s->order, N);
+    }
+    free(score);
+    free(idx);
+    free(orders);
+    return st;
+}
+
+/* Elk-Full as a compiler runs it: its own search, and the schedules of
+ * Elk-Dyn, Static and Basic as further candidates. Every candidate is timed
+ * by the same model, so keeping the fastest is sound, and it makes Elk-Full
+ * never slower than any of them at the same point. given[p], when not NULL,
+ * is policy p's schedule of this point already computed (elk_result_run);
+ * the others are computed here. */
+static elk_status run_full(const elk_problem *pr, const elk_sched_opts *o, const elk_schedule *const *given,
+                           elk_schedule *s, elk_error *err)
+{
+    ELK_TRY(full_search(pr, o, s, err));
+    s->adopted = -1;
+    static const elk_policy cands[] = {ELK_POL_DYN, ELK_POL_STATIC, ELK_POL_BASIC};
+    for (int k = 0; k < 3; k++) {
+        elk_policy p = cands[k];
+        elk_schedule mine = {0};
+        const elk_schedule *c = given ? given[p] : NULL;
+        if (!c) {
+            elk_error e2;
+            elk_status st = elk_schedule_run(pr, p, o, &mine, &e2);
+            if (st == ELK_ECANCEL) {
+                elk_schedule_free(s);
+                *err = e2;
+                return st;
+            }
+            if (st != ELK_OK) continue; /* that policy fits no schedule here */
+            c = &mine;
+        }
+        if (c->ops && (!s->ops || c->latency < s->latency)) {
+            int tried = s->orders_tried;
+            double edit = s->avg_edit_dist;
+            elk_schedule_free(s);
+            elk_status st = elk_schedule_copy(s, c);
+            elk_schedule_free(&mine);
+            if (st != ELK_OK) return elk_fail(err, st, "out of memory");
+            s->orders_tried = tried;
+            s->avg_edit_dist = edit;
+            s->adopted = p;
+            s->policy = ELK_POL_FULL;
+        } else {
+            elk_schedule_free(&mine);
+        }
+    }
+    return ELK_OK;
+}
+
+/* elk_schedule_run, with Elk-Full handed the candidates already scheduled
+ * (given[p] or NULL; given itself may be NULL). */
+static elk_status schedule_run(const elk_problem *pr, elk_policy pol, const elk_sched_opts *o,
+                               const elk_schedule *const *given, elk_schedule *s, elk_error *err)
+{
+    memset(s, 0, sizeof *s);
+    double t0 = elk_sched_now_ms();
+    int N = pr->graph.nops;
+    int *ident = malloc((size_t)N * sizeof *ident);
+    if (!ident) return elk_fail(err, ELK_ENOMEM, "out of memory");
+    for (int r = 0; r < N; r++) ident[r] = r;
+    elk_status st = ELK_OK;
+    double ms = INFINITY;
+
+    switch (pol) {
+    case ELK_POL_IDEAL:
+        st = elk_sched_run_ideal(pr, o, ident, s, err);
+        ms = s->latency;
+        break;
+    case ELK_POL_DYN:
+    case ELK_POL_FULL:
+        if (o->replay_entry) {
+            st = elk_sched_run_one(pr, pol, o, o->replay_order ? o->replay_order : ident, N, o->replay_variant, 0, INFINITY,
+                         &ms, s, err);
+            s->static_variant = o->replay_variant % ELK_PRICES;
+            break;
+        }
+        if (pol == ELK_POL_FULL) {
+            st = run_full(pr, o, given, s, err);
+            ms = s->ops ? s->latency : INFINITY;
+            break;
+        }
+        {
+        /* the allocator's price of replication traffic is searched, as the
+         * artifact searches its NoC threshold for Elk-Dyn */
+        int v = best_price(pr, o, ident, N, &st, err);
+        if (st == ELK_OK) st = elk_sched_run_one(pr, pol, o, ident, N, v, 0, INFINITY, &ms, s, err);
+        s->static_variant = v % ELK_PRICES;
+        break;
+    }
+    case ELK_POL_BASIC: {
+        double m0, m1;
+        st = elk_sched_run_one(pr, pol, o, ident, N, 0, 0, INFINITY, &m0, NULL, err);
+        if (st == ELK_OK) st = elk_sched_run_one(pr, pol, o, ident, N, 1, 0, INFINITY, &m1, NULL, err);
+        if (st == ELK_OK) {
+            int v = m1 < m0;
+            st = elk_sched_run_one(pr, pol, o, ident, N, v, 0, INFINITY, &ms, s, err);
+            s->static_variant = v;
+        }
+        break;
+    }
+    case ELK_POL_STATIC: {
+        double lo = 0;
+        for (int k = 0; k < pr->graph.nshapes; k++) lo = fmax(lo, pr->menus[k].e[0].hot);
+        double step = o->static_step_kib * 1024.0;
+        double bx = -1;
+        int bv = 0;
+        double best = INFINITY;
+        /* X from the largest smallest plan up to all of SRAM, in steps */
+        int nx = (int)floor((pr->sram - lo) / step) + 1;
+        for (int v = 0; v < 2 && st == ELK_OK; v++)
+            for (int k = 0; k <= nx && st == ELK_OK; k++) {
+                double X = k < nx ? lo + k * step : pr->sram, m;
+                if (X > pr->sram || (k == nx && lo + (nx - 1) * step >= pr->sram)) continue;
+                st = elk_sched_run_one(pr, pol, o, ident, N, v, X, best, &m, NULL, err);
+                if (st == ELK_OK && m < best) {
+                    best = m;
+                    bx = X;
+                    bv = v;
+                }
+            }
+        if (st == ELK_OK && bx > 0) {
+            st = elk_sched_run_one(pr, pol, o, ident, N, bv, bx, INFINITY, &ms, s, err);
+            s->static_exec_kib = bx / 1024.0;
+            s->static_variant = bv;
+        }
+        break;
+    }
+    default: st = elk_fail(err, ELK_EINVAL, "unknown policy %d", (int)pol);
+    }
+    free(ident);
+    if (st == ELK_OK && !isfinite(ms)) {
+        elk_schedule_free(s);
+        return elk_fail(err, ELK_ENOPLAN,
+                        "%s: no schedule fits in %.0f KiB of usable SRAM per core (an operator's smallest plan plus "
+                        "the preloads it must hold exceed it)",
+                        elk_policy_labels[pol], pr->sram / 1024.0);
+    }
+    if (st != ELK_OK) {
+        elk_schedule_free(s);
+        return st;
+    }
+    s->policy = pol;
+    if (pol != ELK_POL_FULL) s->adopted = -1;
+    s->solve_ms = elk_sched_now_ms() - t0;
+    return ELK_OK;
+}
+
+elk_status elk_schedule_run(const elk_problem *pr, elk_policy pol, const elk_sched_opts *o, elk_schedule *s,
+                            elk_error *err)
+{
+    return schedule_run(pr, pol, o, NULL, s, err);
+}
+
+void elk_schedule_free(elk_schedule *s)
+{
+    free(s->ops);
+    free(s->order);
+    memset(s, 0, sizeof *s);
+}
+
+elk_status elk_schedule_copy(elk_schedule *dst, const elk_schedule *src)
+{
+    *dst = *src;
+    dst->ops = malloc((size_t)src->nops * sizeof *dst->ops);
+    dst->order = malloc((size_t)src->nops * sizeof *dst->order);
+    if (!dst->ops || !dst->order) {
+        free(dst->ops);
+        free(dst->order);
+        memset(dst, 0, sizeof *dst);
+        return ELK_ENOMEM;
+    }
+    memcpy(dst->ops, src->ops, (size_t)src->nops * sizeof *dst->ops);
+    memcpy(dst->order, src->order, (size_t)src->nops * sizeof *dst->order);
+    return ELK_OK;
+}
+
+elk_status elk_result_run(const elk_problem *pr, const elk_sched_opts *o, unsigned mask, elk_result *r,
+                          elk_error *err)
+{
+    memset(r, 0, sizeof *r);
+    static const elk_policy run_order[] = {ELK_POL_IDEAL, ELK_POL_BASIC, ELK_POL_STATIC, ELK_POL_DYN, ELK_POL_FULL};
+    for (int k = 0; k < ELK_POL_COUNT; k++) {
+        elk_policy p = run_order[k];
+        if (!(mask & (1u << p))) continue;
+        /* Elk-Full takes the policies run before it as candidates */
+        const elk_schedule *given[ELK_POL_COUNT] = {0};
+        for (int q = 0; q < ELK_POL_COUNT; q++)
+            if (r->have[q]) given[q] = &r->pol[q];
+        elk_status st = schedule_run(pr, p, o, given, &r->pol[p], err);
+        if (st != ELK_OK) {
+            elk_result_free(r);
+            return st;
+        }
+        r->have[p] = 1;
+    }
+    elk_result_finish(r);
+    return ELK_OK;
+}
+
+void elk_result_finish(elk_result *r)
+{
+    for (int p = 0; p < ELK_POL_COUNT; p++)
+        r->pct_ideal[p] = r->have[p] && r->have[ELK_POL_IDEAL]
+                              ? 100.0 * r->pol[ELK_POL_IDEAL].latency / r->pol[p].latency
+                              : 0;
+}
+
+void elk_result_free(elk_result *r)
+{
+    for (int p = 0; p < ELK_POL_COUNT; p++) elk_schedule_free(&r->pol[p]);
+    memset(r, 0, sizeof *r);
+}
