@@ -50,7 +50,7 @@ static void *worker(void *arg)
     }
 }
 
-static void help(void)
+static void help(const elk_opt *opts)
 {
     printf("usage: elk check [--points N] [--seed S] [--jobs J] [--profile P] [--gate LIST] [-v|--verbose]\n\n"
            "Draws N random design points (every chip and model preset, every topology,\n"
@@ -60,16 +60,9 @@ static void help(void)
            "pairs (a resource raised by 25%%, more links, batch or layers doubled). Each\n"
            "violation is printed with the elk run line(s) that reproduce it. A point some\n"
            "operator of which has no partition plan (ELK_ENOPLAN) is skipped and counted.\n"
-           "Output is the same for any --jobs; the wall time goes to stderr.\n\n"
-           "  --points N    points to draw (default 200)\n"
-           "  --seed S      seed of GSL's mt19937 (default 1)\n"
-           "  --jobs J      threads (default 1)\n"
-           "  --profile P   cost profile of every point (paper, physical, +/-switch);\n"
-           "                default: each chip preset's (docs/VALIDATION.md, Cost profiles)\n"
-           "  --gate LIST   comma-separated invariants whose violations set the exit\n"
-           "                status (default: all); the others are still checked and printed\n"
-           "  -v, --verbose list every point and the fixed algorithms' inversions\n\n"
-           "Exit status: 0 no violation (of the gated invariants), 1 a violation (or an\n"
+           "Output is the same for any --jobs; the wall time goes to stderr.\n\n");
+    elk_cli_opts_help(stdout, opts);
+    printf("\nExit status: 0 no violation (of the gated invariants), 1 a violation (or an\n"
            "error), 2 bad usage.\n\n"
            "invariants:\n");
     for (int i = 0; i < ELK_CHECK_COUNT; i++)
@@ -115,30 +108,25 @@ int elk_cmd_check(int argc, char **argv)
     const char *points_s = "200", *seed_s = "1", *jobs_s = "1", *gate_s = NULL, *profile = NULL;
     int want_help = 0, verbose = 0;
     elk_opt opts[] = {
-        {"points", 1, &points_s, NULL, NULL},
-        {"seed", 1, &seed_s, NULL, NULL},
-        {"jobs", 1, &jobs_s, NULL, NULL},
-        {"gate", 1, &gate_s, NULL, NULL},
-        {"profile", 1, &profile, NULL, NULL},
-        {"verbose", 0, NULL, &verbose, NULL},
+        {"points", 1, &points_s, NULL, "N\tpoints to draw (default 200)"},
+        {"seed", 1, &seed_s, NULL, "S\tseed of GSL's mt19937 (default 1)"},
+        {"jobs", 1, &jobs_s, NULL, "J\tthreads (default 1)"},
+        {"profile", 1, &profile, NULL,
+         "P\tcost profile of every point (paper, physical, +/-switch); default: each chip preset's "
+         "(docs/VALIDATION.md, Cost profiles)"},
+        {"gate", 1, &gate_s, NULL,
+         "LIST\tcomma-separated invariants whose violations set the exit status (default: all); the others "
+         "are still checked and printed"},
+        {"verbose", 0, NULL, &verbose, "list every point and the fixed algorithms' inversions"},
         {"help", 0, NULL, &want_help, NULL},
         {NULL, 0, NULL, NULL, NULL},
     };
-    /* -v is this command's own short option */
-    char **av = malloc((size_t)(argc + 1) * sizeof *av);
-    if (!av) {
-        elk_cli_error("out of memory");
-        return ELK_EXIT_FAIL;
-    }
-    for (int i = 0; i < argc; i++) av[i] = strcmp(argv[i], "-v") ? argv[i] : (char *)"--verbose";
-    av[argc] = NULL;
     const char *pos[1];
     int npos;
-    int rc = elk_cli_parse(argc, av, 2, NULL, opts, pos, 0, &npos, "check");
-    free(av);
+    int rc = elk_cli_parse(argc, argv, 2, NULL, opts, pos, 0, &npos, "check");
     if (rc) return rc;
     if (want_help) {
-        help();
+        help(opts);
         return 0;
     }
     long npoints, seed, jobs;

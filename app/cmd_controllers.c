@@ -48,10 +48,14 @@ int elk_cmd_controllers(int argc, char **argv)
                *fmt = "table", *out = NULL;
     int want_help = 0;
     elk_opt opts[] = {
-        {"topologies", 1, &topo_s, NULL, NULL}, {"hbm", 1, &hbm_s, NULL, NULL},
-        {"controllers", 1, &ctrl_s, NULL, NULL}, {"policy", 1, &pol_s, NULL, NULL},
-        {"format", 1, &fmt, NULL, NULL},         {"output", 1, &out, NULL, NULL},
-        {"help", 0, NULL, &want_help, NULL},     {NULL, 0, NULL, NULL, NULL},
+        {"topologies", 1, &topo_s, NULL, "LIST\tdefault all-to-all,mesh,torus"},
+        {"hbm", 1, &hbm_s, NULL, "LIST\tHBM bandwidths, TB/s (default 4,8,16)"},
+        {"controllers", 1, &ctrl_s, NULL, "LIST\t1 means one broadcasting controller (default 1,4,8,16)"},
+        {"policy", 1, &pol_s, NULL, "P\tdefault elk-full"},
+        {"format", 1, &fmt, NULL, "F\ttable (default) or csv"},
+        {"output", 1, &out, NULL, "FILE\twrite there (atomically) instead of standard output"},
+        {"help", 0, NULL, &want_help, NULL},
+        {NULL, 0, NULL, NULL, NULL},
     };
     const char *pos[1];
     int npos;
@@ -65,13 +69,9 @@ int elk_cmd_controllers(int argc, char **argv)
                "broadcasting controller and with N independent ones on the grid's edges, and\n"
                "its schedule is replayed in the event simulator (controller queues, shared\n"
                "links): simulated latency, NoC utilisation and the busiest grid link, beside\n"
-               "the planner's estimate.\n\n"
-               "  --topologies LIST  default all-to-all,mesh,torus\n"
-               "  --hbm LIST         HBM bandwidths, TB/s (default 4,8,16)\n"
-               "  --controllers LIST 1 means one broadcasting controller (default 1,4,8,16)\n"
-               "  --policy P         default elk-full\n"
-               "  --format F         table (default) or csv\n"
-               "  -o, --output FILE  write there (atomically) instead of standard output\n\n");
+               "the planner's estimate.\n\n");
+        elk_cli_opts_help(stdout, opts);
+        printf("\n");
         elk_cli_knob_help(stdout);
         return 0;
     }

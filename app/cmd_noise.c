@@ -44,8 +44,12 @@ int elk_cmd_noise(int argc, char **argv)
     const char *sig_s = "0.05,0.1,0.2", *trials_s = "20", *seed_s = "1", *fmt = "table", *out = NULL;
     int want_help = 0;
     elk_opt opts[] = {
-        {"sigma", 1, &sig_s, NULL, NULL},  {"trials", 1, &trials_s, NULL, NULL}, {"seed", 1, &seed_s, NULL, NULL},
-        {"format", 1, &fmt, NULL, NULL},   {"output", 1, &out, NULL, NULL},      {"help", 0, NULL, &want_help, NULL},
+        {"sigma", 1, &sig_s, NULL, "LIST\tcomma-separated log-normal sigmas (default 0.05,0.1,0.2)"},
+        {"trials", 1, &trials_s, NULL, "N\ttrials per sigma (default 20)"},
+        {"seed", 1, &seed_s, NULL, "K\tseed of GSL's mt19937 (default 1)"},
+        {"format", 1, &fmt, NULL, "F\ttable (default) or csv (one row per trial)"},
+        {"output", 1, &out, NULL, "FILE\twrite there (atomically) instead of standard output"},
+        {"help", 0, NULL, &want_help, NULL},
         {NULL, 0, NULL, NULL, NULL},
     };
     const char *pos[1];
@@ -62,12 +66,9 @@ int elk_cmd_noise(int argc, char **argv)
                "true costs, which tilts the comparison against Elk. Per sigma: Elk-Full's\n"
                "speedup over Static and over Basic (mean, 95%% confidence interval, 5%% and\n"
                "95%% quantiles), the share of operators whose plan changed, and the noisy\n"
-               "model's error in predicting Elk-Full. Trial k depends only on the seed and k.\n\n"
-               "  --sigma LIST   comma-separated log-normal sigmas (default 0.05,0.1,0.2)\n"
-               "  --trials N     trials per sigma (default 20)\n"
-               "  --seed K       seed of GSL's mt19937 (default 1)\n"
-               "  --format F     table (default) or csv (one row per trial)\n"
-               "  -o, --output FILE  write there (atomically) instead of standard output\n\n");
+               "model's error in predicting Elk-Full. Trial k depends only on the seed and k.\n\n");
+        elk_cli_opts_help(stdout, opts);
+        printf("\n");
         elk_cli_knob_help(stdout);
         return 0;
     }

@@ -15,7 +15,7 @@
 
 
 
-static void usage(FILE *fp)
+static void usage(FILE *fp, const elk_opt *opts)
 {
     fprintf(fp,
             "usage: elk plot CSV [--kind K] [-o FIG.png|svg|pdf] [--script FILE.gp]\n"
@@ -27,13 +27,9 @@ static void usage(FILE *fp)
             "override them. COLS is a space-separated list of columns ('hbm_tbps noc_scale').\n\n"
             "kinds: lines (y against a knob, one line per policy), bars (grouped bars),\n"
             "       breakdown (stacked latency breakdown), util (breakdown, HBM, NoC, TFLOPS),\n"
-            "       roofline (TFLOPS against FLOP per HBM byte), pareto (elk plans' fronts)\n\n"
-            "  -o, --output FIG     figure to write (default: the CSV's name with .png, which\n"
-            "                       must not exist yet: only a name given with -o is replaced)\n"
-            "  --script FILE.gp     also write the self-contained gnuplot script\n"
-            "                       (with --no-draw: only the script; gnuplot not needed)\n"
-            "  --no-draw            do not run gnuplot\n\n"
-            "Exit status 1 when gnuplot is missing or fails (its message is shown).\n");
+            "       roofline (TFLOPS against FLOP per HBM byte), pareto (elk plans' fronts)\n\n");
+    elk_cli_opts_help(fp, opts);
+    fprintf(fp, "\nExit status 1 when gnuplot is missing or fails (its message is shown).\n");
 }
 
 int elk_cmd_plot(int argc, char **argv)
@@ -41,25 +37,39 @@ int elk_cmd_plot(int argc, char **argv)
     const char *kind = NULL, *output = NULL, *script = NULL, *x = NULL, *y = NULL, *series = NULL, *row = NULL,
                *col = NULL, *cluster = NULL, *title = NULL, *xlabel = NULL, *ylabel = NULL;
     int help = 0, logx = 0, logy = 0, nodraw = 0;
-    elk_opt opts[] = {{"kind", 1, &kind, NULL, NULL},       {"output", 1, &output, NULL, NULL},
-                      {"script", 1, &script, NULL, NULL},   {"x", 1, &x, NULL, NULL},
-                      {"y", 1, &y, NULL, NULL},             {"series", 1, &series, NULL, NULL},
-                      {"row", 1, &row, NULL, NULL},         {"col", 1, &col, NULL, NULL},
-                      {"cluster", 1, &cluster, NULL, NULL}, {"title", 1, &title, NULL, NULL},
-                      {"xlabel", 1, &xlabel, NULL, NULL},   {"ylabel", 1, &ylabel, NULL, NULL},
-                      {"logx", 0, NULL, &logx, NULL},       {"logy", 0, NULL, &logy, NULL},
-                      {"no-draw", 0, NULL, &nodraw, NULL},  {"help", 0, NULL, &help, NULL},
-                      {NULL, 0, NULL, NULL, NULL}};
+    elk_opt opts[] = {
+        {"kind", 1, &kind, NULL, "K\tthe template, one of the kinds above"},
+        {"output", 1, &output, NULL,
+         "FIG\tfigure to write (default: the CSV's name with .png, which must not exist yet: only a name "
+         "given with -o is replaced)"},
+        {"script", 1, &script, NULL,
+         "FILE.gp\talso write the self-contained gnuplot script (with --no-draw: only the script; gnuplot "
+         "not needed)"},
+        {"no-draw", 0, NULL, &nodraw, "do not run gnuplot"},
+        {"x", 1, &x, NULL, "COL\tthe column for the x axis"},
+        {"y", 1, &y, NULL, "COL\tthe column for the y axis"},
+        {"series", 1, &series, NULL, "COL\tthe column of the series (default policy)"},
+        {"row", 1, &row, NULL, "COLS\tfacet rows"},
+        {"col", 1, &col, NULL, "COLS\tfacet columns"},
+        {"cluster", 1, &cluster, NULL, "COLS\tbar clusters"},
+        {"title", 1, &title, NULL, "T\tthe title"},
+        {"xlabel", 1, &xlabel, NULL, "T\tthe x axis' label (default: the column with its unit)"},
+        {"ylabel", 1, &ylabel, NULL, "T\tthe y axis' label (default: the column with its unit)"},
+        {"logx", 0, NULL, &logx, "logarithmic x axis"},
+        {"logy", 0, NULL, &logy, "logarithmic y axis"},
+        {"help", 0, NULL, &help, NULL},
+        {NULL, 0, NULL, NULL, NULL},
+    };
     const char *pos[2];
     int npos;
     int rc = elk_cli_parse(argc, argv, 2, NULL, opts, pos, 1, &npos, "plot");
     if (rc) return rc;
     if (help) {
-        usage(stdout);
+        usage(stdout, opts);
         return 0;
     }
     if (npos != 1) {
-        usage(stderr);
+        usage(stderr, opts);
         return ELK_EXIT_USAGE;
     }
     const char *csv = pos[0];

@@ -8,7 +8,7 @@
 #include "elk_sched.h"
 #include "elk_sim.h"
 
-static void help(void)
+static void help(const elk_opt *opts)
 {
     printf("usage: elk run [--policy P] [--format table|csv|json] [--ops] [--sim] [design-point options]\n\n"
            "Plans one design point with the five scheduling policies (Basic, Static, Elk-Dyn,\n"
@@ -16,14 +16,9 @@ static void help(void)
            "HBM and NoC utilisation and TFLOPS. --policy limits it to one policy (Ideal is\n"
            "always computed for %% of Ideal). --ops adds the per-operator schedule.\n"
            "--sim replays each policy's schedule in the event simulator (HBM controllers,\n"
-           "NoC links, contention) and shows the planner's estimate beside the result.\n\n"
-           "Policy parameters:\n"
-           "  --allocator paper|artifact  Elk's memory allocation: the paper's cost-aware greedy\n"
-           "                              (default) or the artifact's charge of preloads at their\n"
-           "                              fully distributed size\n"
-           "  --max-disp N                Elk-Full: most layer groups a preload moves (default 4)\n"
-           "  --heavy-factor X            Elk-Full: HBM-heavy = above X times the average\n"
-           "                              operator's HBM bytes (default 1)\n\n");
+           "NoC links, contention) and shows the planner's estimate beside the result.\n\n");
+    elk_cli_opts_help(stdout, opts);
+    printf("\n");
     elk_cli_knob_help(stdout);
 }
 
@@ -34,13 +29,16 @@ int elk_cmd_run(int argc, char **argv)
     const char *format = "table", *policy = NULL, *alloc = NULL, *max_disp = NULL, *heavy = NULL;
     int want_help = 0, per_op = 0, sim = 0;
     elk_opt opts[] = {
-        {"format", 1, &format, NULL, NULL},
-        {"policy", 1, &policy, NULL, NULL},
-        {"ops", 0, NULL, &per_op, NULL},
-        {"sim", 0, NULL, &sim, NULL},
-        {"allocator", 1, &alloc, NULL, NULL},
-        {"max-disp", 1, &max_disp, NULL, NULL},
-        {"heavy-factor", 1, &heavy, NULL, NULL},
+        {"policy", 1, &policy, NULL, "P\tonly policy P (Ideal is still computed, for % of Ideal)"},
+        {"format", 1, &format, NULL, "F\ttable (default), csv or json"},
+        {"ops", 0, NULL, &per_op, "add each policy's per-operator schedule (table and JSON)"},
+        {"sim", 0, NULL, &sim, "replay each policy's schedule in the event simulator (table or CSV)"},
+        {"allocator", 1, &alloc, NULL,
+         "paper|artifact\tElk's memory allocation: the paper's cost-aware greedy (default) or the artifact's "
+         "charge of preloads at their fully distributed size"},
+        {"max-disp", 1, &max_disp, NULL, "N\tElk-Full: most layer groups a preload moves (default 4)"},
+        {"heavy-factor", 1, &heavy, NULL,
+         "X\tElk-Full: HBM-heavy = above X times the average operator's HBM bytes (default 1)"},
         {"help", 0, NULL, &want_help, NULL},
         {NULL, 0, NULL, NULL, NULL},
     };
@@ -50,7 +48,7 @@ int elk_cmd_run(int argc, char **argv)
     int rc = elk_cli_parse(argc, argv, first, &p, opts, pos, 0, &npos, "run");
     if (rc) return rc;
     if (want_help) {
-        help();
+        help(opts);
         return 0;
     }
     int fmt = !strcmp(format, "table") ? 0 : !strcmp(format, "csv") ? 1 : !strcmp(format, "json") ? 2 : -1;

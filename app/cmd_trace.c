@@ -12,7 +12,11 @@
 #include "elk_sim.h"
 #include "elk_trace.h"
 
-static void help(void)
+/* the simulator's core limits, spelled out in --mode's help */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+static void help(const elk_opt *opts)
 {
     printf("usage: elk trace --policy P [-o FILE] [--mode auto|fast|detailed] [--block N]\n"
            "                 [--hbm-model chip|broadcast|controllers] [--bench N] [design-point options]\n\n"
@@ -21,18 +25,9 @@ static void help(void)
            "shared max-min fairly) and writes Chrome trace-event JSON that Perfetto or\n"
            "chrome://tracing opens: tracks for execution, the NoC and every HBM controller,\n"
            "one event per operator phase, counters for SRAM per core and the HBM rate.\n"
-           "It prints the simulated latency beside the planner's estimate.\n\n"
-           "  -o, --output FILE  trace file (default trace.json; - for stdout)\n"
-           "  --mode M           detailed: every link and port (at most %d cores); fast:\n"
-           "                     symmetric classes and mesh blocks; auto (default):\n"
-           "                     detailed up to %d cores\n"
-           "  --block N          fast mode on grids: block side in routers (default: auto)\n"
-           "  --hbm-model M      broadcast: one broadcasting HBM controller (the paper's\n"
-           "                     emulator); controllers: the chip's controllers with queues;\n"
-           "                     chip (default): as the preset says\n"
-           "  --bench N          simulate N times and print the time per simulation\n"
-           "                     (writes no trace)\n\n",
-           ELK_SIM_DETAILED_LIMIT, ELK_SIM_DETAILED_MAX);
+           "It prints the simulated latency beside the planner's estimate.\n\n");
+    elk_cli_opts_help(stdout, opts);
+    printf("\n");
     elk_cli_knob_help(stdout);
 }
 
@@ -57,12 +52,16 @@ int elk_cmd_trace(int argc, char **argv)
                *hbm_model = "chip";
     int want_help = 0;
     elk_opt opts[] = {
-        {"policy", 1, &policy, NULL, NULL},
-        {"output", 1, &out, NULL, NULL},
-        {"mode", 1, &mode, NULL, NULL},
-        {"block", 1, &block, NULL, NULL},
-        {"hbm-model", 1, &hbm_model, NULL, NULL},
-        {"bench", 1, &bench, NULL, NULL},
+        {"policy", 1, &policy, NULL, "P\tthe policy (required)"},
+        {"output", 1, &out, NULL, "FILE\ttrace file (default trace.json; - for stdout)"},
+        {"mode", 1, &mode, NULL,
+         "M\tdetailed: every link and port (at most " STR(ELK_SIM_DETAILED_LIMIT) " cores); fast: symmetric "
+         "classes and mesh blocks; auto (default): detailed up to " STR(ELK_SIM_DETAILED_MAX) " cores"},
+        {"block", 1, &block, NULL, "N\tfast mode on grids: block side in routers (default: auto)"},
+        {"hbm-model", 1, &hbm_model, NULL,
+         "M\tbroadcast: one broadcasting HBM controller (the paper's emulator); controllers: the chip's "
+         "controllers with queues; chip (default): as the preset says"},
+        {"bench", 1, &bench, NULL, "N\tsimulate N times and print the time per simulation (writes no trace)"},
         {"help", 0, NULL, &want_help, NULL},
         {NULL, 0, NULL, NULL, NULL},
     };
@@ -71,7 +70,7 @@ int elk_cmd_trace(int argc, char **argv)
     int rc = elk_cli_parse(argc, argv, 2, &p, opts, pos, 0, &npos, "trace");
     if (rc) return rc;
     if (want_help) {
-        help();
+        help(opts);
         return 0;
     }
     if (!policy) {
