@@ -22,6 +22,79 @@ static void help(const elk_opt *opts)
     elk_cli_knob_help(stdout);
 }
 
+/* --allocator, --max-disp and --heavy-factor into so; prints the error. */
+static int policy_params(const char *alloc, const char *max_disp, const char *heavy, elk_sched_opts *so)
+{
+    if (alloc) {
+        if (!strcmp(alloc, "paper")) so->alloc = ELK_ALLOC_PAPER;
+        else if (!strcmp(alloc, "artifact")) so->alloc = ELK_ALLOC_ARTIFACT;
+        else {
+            elk_cli_error("run: --allocator %s: expected paper or artifact", alloc);
+            return ELK_EXIT_USAGE;
+        }
+    }
+    if (max_disp) {
+        long v;
+        if (elk_parse_long(max_disp, 0, 16, &v)) {
+            elk_cli_error("run: --max-disp %s: expected an integer 0 .. 16", max_disp);
+            return ELK_EXIT_USAGE;
+        }
+        so->max_disp = (int)v;
+    }
+    if (heavy) {
+        char *end;
+        double v = strtod(heavy, &end);
+        if (!*heavy || *end || !(v >= 0 && v <= 1000)) {
+            elk_cli_error("run: --heavy-factor %s: expected a number 0 .. 1000", heavy);
+            return ELK_EXIT_USAGE;
+        }
+        so->heavy_factor = v;
+    }
+    return 0;
+}
+
+/* --sim: replay each policy's schedule and print the simulated beside the
+ * estimate, as a table (fmt 0) or CSV. */
+static int report_sim(const elk_problem *pr, const elk_result *res, int fmt)
+{
+    elk_error err;
+    elk_sim_result simr[ELK_POL_COUNT];
+    memset(simr, 0, sizeof simr);
+    elk_sim_opts sop;
+    elk_sim_opts_default(&sop);
+    int bad = 0;
+    for (int k = 0; k < ELK_POL_COUNT && !bad; k++)
+        if (res->have[k] && elk_sim_run(pr, &res->pol[k], &sop, &simr[k], &err) != ELK_OK) bad = 1;
+    if (bad) elk_cli_error("%s", err.msg);
+    else if (fmt == 0) elk_report_sim_table(stdout, pr, res, simr);
+    else {
+        elk_report_sim_csv_header(stdout);
+        elk_report_sim_csv_rows(stdout, pr, res, simr);
+    }
+    for (int k = 0; k < ELK_POL_COUNT; k++) elk_sim_result_free(&simr[k]);
+    return bad ? ELK_EXIT_FAIL : 0;
+}
+
+/* The estimates as a table (fmt 0, with --ops each policy's operators),
+ * CSV (1) or JSON (2). */
+static void report(const elk_problem *pr, const elk_result *res, int fmt, int per_op)
+{
+    if (fmt == 0) {
+        elk_report_table(stdout, pr, res);
+        if (per_op)
+            for (int k = 0; k < ELK_POL_COUNT; k++)
+                if (res->have[k]) {
+                    printf("\n%s:\n", elk_policy_labels[k]);
+                    elk_report_ops(stdout, pr, &res->pol[k]);
+                }
+    } else if (fmt == 1) {
+        elk_report_csv_header(stdout);
+        elk_report_csv_rows(stdout, pr, res);
+    } else {
+        elk_report_json(stdout, pr, res, per_op);
+    }
+}
+
 int elk_cmd_run(int argc, char **argv)
 {
     elk_point p;
@@ -72,36 +145,10 @@ int elk_cmd_run(int argc, char **argv)
     if (elk_cli_problem(&p, &pc, &pr)) return ELK_EXIT_FAIL;
     elk_sched_opts so;
     elk_sched_opts_default(&so);
-    if (alloc) {
-        if (!strcmp(alloc, "paper")) so.alloc = ELK_ALLOC_PAPER;
-        else if (!strcmp(alloc, "artifact")) so.alloc = ELK_ALLOC_ARTIFACT;
-        else {
-            elk_cli_error("run: --allocator %s: expected paper or artifact", alloc);
-            elk_problem_free(&pr);
-            elk_plan_cache_free(pc);
-            return ELK_EXIT_USAGE;
-        }
-    }
-    if (max_disp) {
-        long v;
-        if (elk_parse_long(max_disp, 0, 16, &v)) {
-            elk_cli_error("run: --max-disp %s: expected an integer 0 .. 16", max_disp);
-            elk_problem_free(&pr);
-            elk_plan_cache_free(pc);
-            return ELK_EXIT_USAGE;
-        }
-        so.max_disp = (int)v;
-    }
-    if (heavy) {
-        char *end;
-        double v = strtod(heavy, &end);
-        if (!*heavy || *end || !(v >= 0 && v <= 1000)) {
-            elk_cli_error("run: --heavy-factor %s: expected a number 0 .. 1000", heavy);
-            elk_problem_free(&pr);
-            elk_plan_cache_free(pc);
-            return ELK_EXIT_USAGE;
-        }
-        so.heavy_factor = v;
+    if ((rc = policy_params(alloc, max_disp, heavy, &so))) {
+        elk_problem_free(&pr);
+        elk_plan_cache_free(pc);
+        return rc;
     }
     elk_result res;
     if (elk_result_run(&pr, &so, mask, &res, &err) != ELK_OK) {
@@ -110,54 +157,21 @@ int elk_cmd_run(int argc, char **argv)
         elk_plan_cache_free(pc);
         return ELK_EXIT_FAIL;
     }
-    if (sim) {
-        if (fmt == 2) {
-            elk_cli_error("run: --sim prints a table or CSV, not JSON (use elk trace for the timeline)");
-            elk_result_free(&res);
-            elk_problem_free(&pr);
-            elk_plan_cache_free(pc);
-            return ELK_EXIT_USAGE;
-        }
-        elk_sim_result simr[ELK_POL_COUNT];
-        memset(simr, 0, sizeof simr);
-        elk_sim_opts sop;
-        elk_sim_opts_default(&sop);
-        int bad = 0;
-        for (int k = 0; k < ELK_POL_COUNT && !bad; k++)
-            if (res.have[k] && elk_sim_run(&pr, &res.pol[k], &sop, &simr[k], &err) != ELK_OK) bad = 1;
-        if (bad) elk_cli_error("%s", err.msg);
-        else if (fmt == 0) elk_report_sim_table(stdout, &pr, &res, simr);
-        else {
-            elk_report_sim_csv_header(stdout);
-            elk_report_sim_csv_rows(stdout, &pr, &res, simr);
-        }
-        for (int k = 0; k < ELK_POL_COUNT; k++) elk_sim_result_free(&simr[k]);
-        elk_result_free(&res);
-        elk_problem_free(&pr);
-        elk_plan_cache_free(pc);
-        return bad ? ELK_EXIT_FAIL : 0;
-    }
-    if (focus >= 0 && focus != ELK_POL_IDEAL && fmt != 2) {
-        /* show only the asked policy, but keep % of Ideal */
-        elk_schedule_free(&res.pol[ELK_POL_IDEAL]);
-        res.have[ELK_POL_IDEAL] = 0;
-    }
-    if (fmt == 0) {
-        elk_report_table(stdout, &pr, &res);
-        if (per_op)
-            for (int k = 0; k < ELK_POL_COUNT; k++)
-                if (res.have[k]) {
-                    printf("\n%s:\n", elk_policy_labels[k]);
-                    elk_report_ops(stdout, &pr, &res.pol[k]);
-                }
-    } else if (fmt == 1) {
-        elk_report_csv_header(stdout);
-        elk_report_csv_rows(stdout, &pr, &res);
+    if (sim && fmt == 2) {
+        elk_cli_error("run: --sim prints a table or CSV, not JSON (use elk trace for the timeline)");
+        rc = ELK_EXIT_USAGE;
+    } else if (sim) {
+        rc = report_sim(&pr, &res, fmt);
     } else {
-        elk_report_json(stdout, &pr, &res, per_op);
+        if (focus >= 0 && focus != ELK_POL_IDEAL && fmt != 2) {
+            /* show only the asked policy, but keep % of Ideal */
+            elk_schedule_free(&res.pol[ELK_POL_IDEAL]);
+            res.have[ELK_POL_IDEAL] = 0;
+        }
+        report(&pr, &res, fmt, per_op);
     }
     elk_result_free(&res);
     elk_problem_free(&pr);
     elk_plan_cache_free(pc);
-    return 0;
+    return rc;
 }
