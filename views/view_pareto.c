@@ -11,8 +11,8 @@
 
 typedef struct {
     int op; /* selected operator index, -1 = choose a default */
-    int frozen, frozen_op;      /* f: axes kept for this operator */
-    double fx0, fx1, fy0, fy1;
+    tui_axes_keep keep;         /* f: axes kept for this operator */
+    int frozen_op;
 } pareto_state;
 
 /* The pinned point's execute-state plan of the focused policy for op i, if
@@ -218,14 +218,9 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
     tui_nice_range(&x0, &x1, 1);
     tui_nice_range(&y0, &y1, 1);
     /* f: the axes stay while the operator stays */
-    if (!cx->fixed_axes || st->frozen_op != st->op) st->frozen = 0;
-    if (cx->fixed_axes && !st->frozen) {
-        st->frozen = 1;
-        st->frozen_op = st->op;
-        st->fx0 = x0, st->fx1 = x1, st->fy0 = y0, st->fy1 = y1;
-    } else if (cx->fixed_axes) {
-        x0 = st->fx0, x1 = st->fx1, y0 = st->fy0, y1 = st->fy1;
-    }
+    if (st->frozen_op != st->op) st->keep.frozen = 0;
+    tui_keep_axes(&st->keep, cx->fixed_axes, &x0, &x1, &y0, &y1);
+    st->frozen_op = st->op;
     tui_rect pr = {r.y + 1, r.x, plot_h, r.w};
     draw_plot(st, cx, &pr, x0, x1, y0, y1, have_pin, ph, pt);
     if (!table_h) return;

@@ -28,8 +28,7 @@ static double op_seconds(const tui_snap *s, const elk_op *op, const elk_sched_op
 
 /* f: the axes kept from when it was pressed. */
 typedef struct {
-    int frozen;
-    double x0, x1, y0, y1;
+    tui_axes_keep keep;
 } roof_state;
 
 static double step_intensity(const elk_graph *g)
@@ -221,13 +220,7 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
     fr.soi = step_intensity(fr.g);
     fr.psoi = fr.pn ? step_intensity(&fr.pn->pr.graph) : NAN;
     roof_ranges(cx, &fr);
-    if (!cx->fixed_axes) rs->frozen = 0;
-    else if (!rs->frozen) {
-        rs->frozen = 1;
-        rs->x0 = fr.x0, rs->x1 = fr.x1, rs->y0 = fr.y0, rs->y1 = fr.y1;
-    } else {
-        fr.x0 = rs->x0, fr.x1 = rs->x1, fr.y0 = rs->y0, fr.y1 = rs->y1;
-    }
+    tui_keep_axes(&rs->keep, cx->fixed_axes, &fr.x0, &fr.x1, &fr.y0, &fr.y1);
 
     int side = r.w >= 100 ? 38 : 0;
     int below = side ? 0 : ELK_POL_COUNT + 1;

@@ -33,8 +33,7 @@ typedef struct {
     elk_point pin_base;
     unsigned long pin_started; /* pin sweeper id we started, 0 = none */
     tui_sweep_data pdata;
-    int frozen;             /* f: the scales kept from when it was pressed */
-    double fx0, fx1, fy0, fy1;
+    tui_axes_keep keep;     /* f: the scales kept from when it was pressed */
 } sweep_state;
 
 static int knob_log(int knob) { return knob == ELK_KNOB_BATCH || knob == ELK_KNOB_SEQ; }
@@ -359,13 +358,7 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
     tui_rect r = tui_title(r0, "Sweep", sub);
     frame_ranges(st, cx, &fr);
     frame_pin(st, cx, &fr);
-    if (!cx->fixed_axes) st->frozen = 0;
-    else if (!st->frozen) {
-        st->frozen = 1;
-        st->fx0 = fr.px0, st->fx1 = fr.px1, st->fy0 = fr.y0, st->fy1 = fr.y1;
-    } else {
-        fr.px0 = st->fx0, fr.px1 = st->fx1, fr.y0 = st->fy0, fr.y1 = st->fy1;
-    }
+    tui_keep_axes(&st->keep, cx->fixed_axes, &fr.px0, &fr.px1, &fr.y0, &fr.y1);
     fr.knee = frame_knee(st, cx, &fr);
     int side = r.w >= 96 ? 30 : 0;
     tui_rect pr = {r.y, r.x, r.h - (side ? 0 : 2), r.w - side};
