@@ -59,7 +59,7 @@ int elk_cmd_bench(int argc, char **argv)
     const char *repeat_s = "5";
     int want_help = 0;
     elk_opt opts[] = {
-        {"repeat", 1, &repeat_s, NULL, NULL},
+        {"repeat", 1, &repeat_s, NULL, "N\trepeats to take the medians over (default 5)"},
         {"help", 0, NULL, &want_help, NULL},
         {NULL, 0, NULL, NULL, NULL},
     };
@@ -73,6 +73,8 @@ int elk_cmd_bench(int argc, char **argv)
                "presets, graph, plan enumeration, menus, then each policy), and warm\n"
                "re-plans after an HBM-only and a NoC-only change (plan cache kept).\n"
                "Medians over N repeats (default 5); peak RSS of the process.\n\n");
+        elk_cli_opts_help(stdout, opts);
+        printf("\n");
         elk_cli_knob_help(stdout);
         return 0;
     }

@@ -17,9 +17,10 @@ int elk_cmd_gap(int argc, char **argv)
     const char *nodes_s = "2000000", *orders_s = NULL;
     int want_help = 0, plans = 0;
     elk_opt opts[] = {
-        {"max-nodes", 1, &nodes_s, NULL, NULL},
-        {"plans", 0, NULL, &plans, NULL},
-        {"orders", 1, &orders_s, NULL, NULL},
+        {"plans", 0, NULL, &plans, "also search every execute-state plan that fits"},
+        {"orders", 1, &orders_s, NULL,
+         "N\tsearch the preload order too: each of up to N of Elk-Full's candidate orders"},
+        {"max-nodes", 1, &nodes_s, NULL, "N\tcap the search (default 2000000; with --orders, per order)"},
         {"help", 0, NULL, &want_help, NULL},
         {NULL, 0, NULL, NULL, NULL},
     };
@@ -42,6 +43,8 @@ int elk_cmd_gap(int argc, char **argv)
                "Elk-Full's candidate orders, the exhaustive search (of preload numbers, and with\n"
                "--plans of plans) in Elk-Full's model, against Elk-Full's own answer; --max-nodes\n"
                "then bounds each order's search.\n\n");
+        elk_cli_opts_help(stdout, opts);
+        printf("\n");
         elk_cli_knob_help(stdout);
         return 0;
     }

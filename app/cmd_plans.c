@@ -57,9 +57,9 @@ int elk_cmd_plans(int argc, char **argv)
     const char *opname = NULL;
     int want_help = 0, all = 0, cold = 0;
     elk_opt opts[] = {
-        {"op", 1, &opname, NULL, NULL},
-        {"all", 0, NULL, &all, NULL},
-        {"cold", 0, NULL, &cold, NULL},
+        {"op", 1, &opname, NULL, "N|NAME\tthe operator, by index or by name such as L0.qkv (required; see elk graph)"},
+        {"all", 0, NULL, &all, "also every plan evaluated ('all' rows)"},
+        {"cold", 0, NULL, &cold, "instead, the preload-state options of each front plan"},
         {"help", 0, NULL, &want_help, NULL},
         {NULL, 0, NULL, NULL, NULL},
     };
@@ -77,6 +77,8 @@ int elk_cmd_plans(int argc, char **argv)
                "time) ('front' rows), the kept volume-optimal plans ('kept'), and with --all\n"
                "every plan evaluated ('all'). With --cold, the preload-state options of each\n"
                "front plan instead. Units: bytes per core, microseconds, cycles.\n\n");
+        elk_cli_opts_help(stdout, opts);
+        printf("\n");
         elk_cli_knob_help(stdout);
         return 0;
     }
