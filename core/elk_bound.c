@@ -9,7 +9,7 @@
 
 #include "elk_sched_int.h"
 
-const char *const elk_bound_kind_names[] = {"lp", "milp", NULL};
+const char *const elk_bound_kind_names[] = {"lp", "milp", "reach", NULL};
 const char *const elk_bound_status_names[] = {"optimal", "time-limit", "above-cap", NULL};
 
 void elk_bound_opts_default(elk_bound_opts *o)
@@ -255,8 +255,10 @@ static void add_pairs(model_t *m, int k, int i, int what, double f)
 enum { OWN, DUR, HOT, COLD };
 
 /* Build the program; binary says whether the pair and residency variables
- * are integer. cap in cycles. Returns 0 or -1 (out of memory). */
-static int build(model_t *m, int window, double cap, int binary)
+ * are integer, with_y whether there are residency variables at all (without,
+ * a preload inside op i's window and SRAM reach may be held at no cost: the
+ * reach relaxation). cap in cycles. Returns 0 or -1 (out of memory). */
+static int build(model_t *m, int window, double cap, int binary, int with_y)
 {
     const elk_problem *pr = m->pr;
     prog_t *g = &m->g;
@@ -356,7 +358,7 @@ static int build(model_t *m, int window, double cap, int binary)
         if (!ycol[i]) g->oom = 1;
         for (int r = qmin; r < r0 && !g->oom; r++) {
             int j = m->ord[r];
-            if (!m->pc[r] || m->cmax[j] <= 0) continue;
+            if (!with_y || !m->pc[r] || m->cmax[j] <= 0) continue;
             double M = (cap - tail[i] - head[r]) / m->ts;
             if (M <= 0) continue; /* it cannot start after op i ends anyway */
             int y = col(g, 0, 1, binary, 0), w = col(g, 0, m->cmax[j] / m->bs, 0, 0);
@@ -548,7 +550,7 @@ elk_status elk_bound_solve(const elk_problem *pr, const elk_sched_opts *so, cons
                  : so->window > 0 ? so->window
                                   : 2 * (pr->graph.per_layer ? pr->graph.per_layer : 16);
     int binary = bo->kind == ELK_BOUND_MILP;
-    if (build(&m, window, cap, binary)) {
+    if (build(&m, window, cap, binary, bo->kind != ELK_BOUND_REACH)) {
         model_free(&m);
         return elk_fail(err, ELK_ENOMEM, "out of memory");
     }

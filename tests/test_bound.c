@@ -2,8 +2,8 @@
  * (tests/elk_test_hand.h) solved by hand, where it also equals the
  * exhaustive search of `elk gap`; and on small real graphs the chain
  * Ideal <= LP <= MILP <= Elk-Full (and <= Elk-Dyn, and <= the exhaustive
- * search's best), with the MILP's schedule checked against the model from
- * its intervals alone. */
+ * search's best) and Ideal <= reach <= LP, with the MILP's schedule checked
+ * against the model from its intervals alone. */
 #include <math.h>
 
 #include "elk_bound.h"
@@ -65,8 +65,10 @@ START_TEST(hand_worked_bound)
     elk_sched_opts so;
     elk_sched_opts_default(&so);
     so.window = bc->window;
-    elk_bound_result lp, mi;
+    elk_bound_result lp, mi, re;
     double lpv = solve(&pr, &so, ELK_BOUND_LP, &lp), miv = solve(&pr, &so, ELK_BOUND_MILP, &mi);
+    double rev = solve(&pr, &so, ELK_BOUND_REACH, &re);
+    ck_assert_msg(mi.ideal <= rev + 1e-6 && rev <= lpv + 1e-6, "Ideal %g, reach %g, LP %g", mi.ideal, rev, lpv);
     ck_assert_int_eq(mi.status, ELK_BOUND_OPTIMAL);
     ck_assert_msg(fabs(miv - bc->milp) < 1e-6, "MILP %g, expected %g", miv, bc->milp);
     ck_assert_double_eq_tol(mi.incumbent, bc->milp, 1e-6);
@@ -99,6 +101,7 @@ START_TEST(hand_worked_bound)
     elk_schedule_free(&full);
     elk_bound_result_free(&lp);
     elk_bound_result_free(&mi);
+    elk_bound_result_free(&re);
     elk_problem_free(&pr);
 }
 END_TEST
@@ -169,8 +172,12 @@ START_TEST(real_graph_chain)
     ck_assert_msg(elk_problem_init(&pr, &p, pc, &err) == ELK_OK, "%s", err.msg);
     elk_sched_opts so;
     elk_sched_opts_default(&so);
-    elk_bound_result lp, mi;
+    elk_bound_result lp, mi, re;
     double lpv = solve(&pr, &so, ELK_BOUND_LP, &lp), miv = solve(&pr, &so, ELK_BOUND_MILP, &mi);
+    double rev = solve(&pr, &so, ELK_BOUND_REACH, &re);
+    ck_assert_msg(mi.ideal <= rev * (1 + 1e-9) && rev <= lpv * (1 + 1e-9), "Ideal %g, reach %g, LP %g", mi.ideal,
+                  rev, lpv);
+    ck_assert_int_lt(re.rows, lp.rows);
     ck_assert_int_eq(mi.status, ELK_BOUND_OPTIMAL);
     ck_assert_msg(mi.ideal <= lpv * (1 + 1e-9) && lpv <= miv * (1 + 1e-9), "Ideal %g, LP %g, MILP %g", mi.ideal, lpv,
                   miv);
@@ -233,6 +240,7 @@ START_TEST(real_graph_chain)
 
     elk_bound_result_free(&lp);
     elk_bound_result_free(&mi);
+    elk_bound_result_free(&re);
     elk_problem_free(&pr);
     elk_plan_cache_free(pc);
 }
