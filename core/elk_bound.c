@@ -607,6 +607,9 @@ elk_status elk_bound_solve(const elk_problem *pr, const elk_sched_opts *so, cons
         ip.cb_info = &w;
         ip.mir_cuts = GLP_ON;
         ip.gmi_cuts = GLP_ON;
+        /* pseudocost branching: 2 s against 43 s for Driebeck-Tomlin on two
+         * layers of Llama2-70B in physical, the same optimum */
+        ip.br_tech = GLP_BR_PCH;
         rc = glp_intopt(lp, &ip);
         int ms = glp_mip_status(lp);
         double root = r->bound;
