@@ -206,7 +206,10 @@ static void nz(prog_t *g, int i, int j, double v)
     g->ar[k] = v;
 }
 
-/* Everything the program is built from. Owns every array. */
+/* Everything the program is built from. Owns every array. Invariants: ord
+ * and pos are inverse permutations; pmax[i] is the largest position of ops
+ * 0..i; pairs[i] holds npairs[i] >= 1 undominated pairs; ownmin..hotmin are
+ * minima over them (cmax the maximum). */
 typedef struct {
     const elk_problem *pr;
     int N;
@@ -217,7 +220,6 @@ typedef struct {
     int *sc, *pc;          /* op -> exec start column; position -> preload start column (0: none) */
     double *ownmin, *durmin, *cmin, *cmax, *hotmin;
     double ts, bs;         /* time and byte scales: program units are cycles/ts, bytes/bs */
-    /* the MILP's timing constraints y[i][r]: for reading the schedule back */
     prog_t g;
     int T;                 /* the makespan column */
 } model_t;
@@ -243,16 +245,21 @@ static void model_free(model_t *m)
     prog_free(&m->g);
 }
 
-/* sum_t v_t x_it into row k, times f */
+/* Which term of op i's chosen pair a row reads. */
+enum { OWN, DUR, HOT, COLD };
+
+/* f * (that term of op i's chosen pair) = f * sum_t v_t x_it into row k */
 static void add_pairs(model_t *m, int k, int i, int what, double f)
 {
     for (int t = 0; t < m->npairs[i]; t++) {
         const pair_t *p = &m->pairs[i][t];
-        double v = what == 0 ? p->own / m->ts : what == 1 ? p->dur / m->ts : what == 2 ? p->hot / m->bs : p->cold / m->bs;
+        double v = what == OWN   ? p->own / m->ts
+                   : what == DUR ? p->dur / m->ts
+                   : what == HOT ? p->hot / m->bs
+                                 : p->cold / m->bs;
         nz(&m->g, k, m->xc[i] + t, f * v);
     }
 }
-enum { OWN, DUR, HOT, COLD };
 
 /* Build the program; binary says whether the pair and residency variables
  * are integer, with_y whether there are residency variables at all (without,
@@ -388,6 +395,7 @@ static int build(model_t *m, int window, double cap, int binary, int with_y)
         }
         /* past the window: the first preload with data starts after op i ends */
         int nr = r0 < N ? m->nextc[r0] : N;
+        assert(nr >= N || m->pc[nr]);
         if (nr < N) {
             int k = row(g, GLP_LO, 0, 0);
             nz(g, k, m->pc[nr], 1);
@@ -676,6 +684,7 @@ elk_status elk_bound_solve(const elk_problem *pr, const elk_sched_opts *so, cons
     }
     if (out == ELK_OK && r->status == ELK_BOUND_ABOVE_CAP && !user_cap)
         out = elk_fail(err, ELK_ENOPLAN, "bound: no schedule fits in SRAM in this preload order");
+    assert(out != ELK_OK || !isfinite(r->incumbent) || r->bound <= r->incumbent * (1 + 1e-9));
     r->solve_s = (elk_sched_now_ms() - t0) / 1e3;
     glp_delete_prob(lp);
     model_free(&m);
