@@ -31,7 +31,7 @@ static const command commands[] = {
     {"merge", elk_cmd_merge, "merge the CSV shards of a sweep"},
     {"plot", elk_cmd_plot, "draw a CSV with a gnuplot template (png, svg, pdf)"},
     {"reproduce", elk_cmd_reproduce, "re-run the paper's Figures 17-24 and write a summary"},
-    {"gap", elk_cmd_gap, "the greedy scheduler's optimality gap against an exhaustive search (small graphs)"},
+    {"gap", elk_cmd_gap, "the greedy scheduler's optimality gap (small graphs); --bound: against a realisable bound"},
     {"ablate", elk_cmd_ablate, "is the complexity worth it: Basic to Elk-Full one idea at a time, per model"},
     {"noise", elk_cmd_noise, "what if the cost model is wrong: plan with seeded errors, time with the truth"},
     {"balance", elk_cmd_balance, "where more of one resource stops paying: the knee and the bound"},
