@@ -192,7 +192,7 @@ START_TEST(real_graph_chain)
     }
     elk_gap g;
     elk_schedule s;
-    ck_assert(elk_schedule_exact(&pr, &so, 20000, 0, &g, &s, &err) == ELK_OK);
+    ck_assert(elk_schedule_exact(&pr, &so, 5000, 0, &g, &s, &err) == ELK_OK);
     ck_assert_msg(miv <= g.exact * (1 + 1e-9), "MILP %g above the exhaustive search's %g", miv, g.exact);
     elk_schedule_free(&s);
 
