@@ -92,7 +92,7 @@ typedef int (*elk_cmd_fn)(int argc, char **argv);
     X(merge, "merge", "merge the CSV shards of a sweep")                                                             \
     X(plot, "plot", "draw a CSV with a gnuplot template (png, svg, pdf)")                                            \
     X(reproduce, "reproduce", "re-run the paper's Figures 17-24 and write a summary")                                \
-    X(gap, "gap", "the greedy scheduler's optimality gap against an exhaustive search (small graphs)")               \
+    X(gap, "gap", "the greedy scheduler's optimality gap (small graphs); --bound: against a realisable bound")             \
     X(ablate, "ablate", "is the complexity worth it: Basic to Elk-Full one idea at a time, per model")               \
     X(noise, "noise", "what if the cost model is wrong: plan with seeded errors, time with the truth")               \
     X(balance, "balance", "where more of one resource stops paying: the knee and the bound")                         \
