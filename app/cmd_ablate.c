@@ -246,9 +246,11 @@ int elk_cmd_ablate(int argc, char **argv)
     const char *models = "llama2-13b,gemma2-27b,opt-30b,llama2-70b", *fmt = "table", *out = NULL;
     int want_help = 0, orders = 0, times = 0;
     elk_opt opts[] = {
-        {"models", 1, &models, NULL, NULL}, {"format", 1, &fmt, NULL, NULL},
-        {"output", 1, &out, NULL, NULL},    {"orders", 0, NULL, &orders, NULL},
-        {"times", 0, NULL, &times, NULL},
+        {"orders", 0, NULL, &orders, "sweep the order search's two parameters"},
+        {"times", 0, NULL, &times, "with --orders --format csv: add the solve_ms column"},
+        {"models", 1, &models, NULL, "LIST\tcomma-separated model presets (default the paper's four LLMs)"},
+        {"format", 1, &fmt, NULL, "F\ttable (default) or csv"},
+        {"output", 1, &out, NULL, "FILE\twrite there (atomically) instead of standard output"},
         {"help", 0, NULL, &want_help, NULL},
         {NULL, 0, NULL, NULL, NULL},
     };
@@ -271,12 +273,9 @@ int elk_cmd_ablate(int argc, char **argv)
                "displacement bounds 0..6 and HBM-heavy thresholds of 0.5 to 4 times the mean\n"
                "operator's bytes, with the orders tried and Elk-Full's solve time (its\n"
                "candidates' included; the table shows it, the CSV only with --times, since wall\n"
-               "time differs between runs).\n\n"
-               "  --orders          sweep the order search's two parameters\n"
-               "  --times           with --orders --format csv: add the solve_ms column\n"
-               "  --models LIST     comma-separated model presets (default the paper's four LLMs)\n"
-               "  --format F        table (default) or csv\n"
-               "  -o, --output FILE write there (atomically) instead of standard output\n\n");
+               "time differs between runs).\n\n");
+        elk_cli_opts_help(stdout, opts);
+        printf("\n");
         elk_cli_knob_help(stdout);
         return 0;
     }

@@ -18,9 +18,15 @@ int elk_cmd_balance(int argc, char **argv)
     const char *knob_s = NULL, *pol_s = "elk-full", *within_s = "5", *range_s = NULL;
     int want_help = 0, verbose = 0;
     elk_opt opts[] = {
-        {"knob", 1, &knob_s, NULL, NULL},     {"policy", 1, &pol_s, NULL, NULL},
-        {"within", 1, &within_s, NULL, NULL}, {"range", 1, &range_s, NULL, NULL},
-        {"verbose", 0, NULL, &verbose, NULL}, {"help", 0, NULL, &want_help, NULL},
+        {"knob", 1, &knob_s, NULL,
+         "K\thbm-tbps, noc-tbps, noc-scale, link-gbps, cores, sram-kib, compute-scale, hbm-controllers, "
+         "hbm-gbps-per-core, batch, seq"},
+        {"within", 1, &within_s, NULL, "P\tplateau tolerance, percent (default 5)"},
+        {"range", 1, &range_s, NULL,
+         "LO:HI\tsearch range in the knob's unit (default: the current value / 16 to x 16; x 4 for cores)"},
+        {"policy", 1, &pol_s, NULL, "P\twhose latency (default elk-full)"},
+        {"verbose", 0, NULL, &verbose, "every point evaluated"},
+        {"help", 0, NULL, &want_help, NULL},
         {NULL, 0, NULL, NULL, NULL},
     };
     const char *pos[1];
@@ -35,14 +41,9 @@ int elk_cmd_balance(int argc, char **argv)
                "(its latency at the top of the range), bracketed on a log grid and bisected to\n"
                "1%%; and which resource bounds the step on either side (the largest of its\n"
                "execution, HBM-streaming and NoC-delivery demands), with the values where that\n"
-               "flips. E.g. elk balance --chip ipu-pod4-mesh --model llama2-70b --knob noc-tbps\n\n"
-               "  --knob K       hbm-tbps, noc-tbps, noc-scale, link-gbps, cores, sram-kib,\n"
-               "                 compute-scale, hbm-controllers, hbm-gbps-per-core, batch, seq\n"
-               "  --within P     plateau tolerance, percent (default 5)\n"
-               "  --range LO:HI  search range in the knob's unit (default: the current value\n"
-               "                 / 16 to x 16; x 4 for cores)\n"
-               "  --policy P     whose latency (default elk-full)\n"
-               "  -v, --verbose  every point evaluated\n\n");
+               "flips. E.g. elk balance --chip ipu-pod4-mesh --model llama2-70b --knob noc-tbps\n\n");
+        elk_cli_opts_help(stdout, opts);
+        printf("\n");
         elk_cli_knob_help(stdout);
         return 0;
     }

@@ -152,9 +152,9 @@ int elk_cmd_bench(int argc, char **argv)
     const char *repeat_s = NULL, *scan_list = NULL;
     int want_help = 0, scan = 0;
     elk_opt opts[] = {
-        {"repeat", 1, &repeat_s, NULL, NULL},
-        {"cores-scan", 0, NULL, &scan, NULL},
-        {"scan-cores", 1, &scan_list, NULL, NULL},
+        {"repeat", 1, &repeat_s, NULL, "N\trepeats to take the medians over (default 5; 1 with --cores-scan)"},
+        {"cores-scan", 0, NULL, &scan, "cold solves at each core count of --scan-cores, each in its own process"},
+        {"scan-cores", 1, &scan_list, NULL, "LIST\tcore counts for --cores-scan (default 1000,2000,...,1000000)"},
         {"help", 0, NULL, &want_help, NULL},
         {NULL, 0, NULL, NULL, NULL},
     };
@@ -173,6 +173,8 @@ int elk_cmd_bench(int argc, char **argv)
                "1000000), each in a process of its own: wall and CPU time, time in plan\n"
                "enumeration, peak RSS, and wall time per 1000 cores (flat or falling when\n"
                "the cost grows no faster than linearly). Medians over N repeats (default 1).\n\n");
+        elk_cli_opts_help(stdout, opts);
+        printf("\n");
         elk_cli_knob_help(stdout);
         return 0;
     }

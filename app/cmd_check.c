@@ -50,7 +50,7 @@ static void *worker(void *arg)
     }
 }
 
-static void help(void)
+static void help(const elk_opt *opts)
 {
     printf("usage: elk check [--points N] [--seed S] [--jobs J] [--profile P] [--gate LIST] [-v|--verbose]\n\n"
            "Draws N random design points (every chip and model preset, every topology,\n"
@@ -60,16 +60,9 @@ static void help(void)
            "pairs (a resource raised by 25%%, more links, batch or layers doubled). Each\n"
            "violation is printed with the elk run line(s) that reproduce it. A point some\n"
            "operator of which has no partition plan (ELK_ENOPLAN) is skipped and counted.\n"
-           "Output is the same for any --jobs; the wall time goes to stderr.\n\n"
-           "  --points N    points to draw (default 200)\n"
-           "  --seed S      seed of GSL's mt19937 (default 1)\n"
-           "  --jobs J      threads (default 1)\n"
-           "  --profile P   cost profile of every point (paper, physical, +/-switch);\n"
-           "                default: each chip preset's (docs/VALIDATION.md, Cost profiles)\n"
-           "  --gate LIST   comma-separated invariants whose violations set the exit\n"
-           "                status (default: all); the others are still checked and printed\n"
-           "  -v, --verbose list every point and the fixed algorithms' inversions\n\n"
-           "Exit status: 0 no violation (of the gated invariants), 1 a violation (or an\n"
+           "Output is the same for any --jobs; the wall time goes to stderr.\n\n");
+    elk_cli_opts_help(stdout, opts);
+    printf("\nExit status: 0 no violation (of the gated invariants), 1 a violation (or an\n"
            "error), 2 bad usage.\n\n"
            "invariants:\n");
     for (int i = 0; i < ELK_CHECK_COUNT; i++)
@@ -110,35 +103,146 @@ static void print_point(const elk_check_result *r, int verbose, long *viol, long
     }
 }
 
+/* --gate LIST into gated[] (all when NULL); prints the error. */
+static int parse_gate(const char *gate_s, int *gated)
+{
+    for (int i = 0; i < ELK_CHECK_COUNT; i++) gated[i] = gate_s == NULL;
+    if (!gate_s) return 0;
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", gate_s);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int found = -1;
+        for (int i = 0; i < ELK_CHECK_COUNT; i++)
+            if (!strcmp(tok, elk_check_invariants[i].name)) found = i;
+        if (found < 0) {
+            elk_cli_error("check: --gate: '%s' is not an invariant (see elk check --help)", tok);
+            return ELK_EXIT_USAGE;
+        }
+        gated[found] = 1;
+    }
+    return 0;
+}
+
+/* The counts over every point, summed in point order as the points come. */
+typedef struct {
+    long viol[ELK_CHECK_COUNT], checks[ELK_CHECK_COUNT];
+    long warn[ELK_CHECK_COUNT][ELK_POL_COUNT];
+    long skipped, bad_points, pairs_run, pairs_skipped;
+} tally;
+
+/* Print each point as soon as it and every point before it are done. */
+static void collect(work *w, int verbose, tally *t)
+{
+    for (int k = 0; k < w->n; k++) {
+        pthread_mutex_lock(&w->mu);
+        while (!w->done[k]) pthread_cond_wait(&w->cv, &w->mu);
+        pthread_mutex_unlock(&w->mu);
+        elk_check_result *r = &w->results[k];
+        long before = 0;
+        for (int i = 0; i < ELK_CHECK_COUNT; i++) before += t->viol[i];
+        print_point(r, verbose, t->viol, t->warn);
+        long after = 0;
+        for (int i = 0; i < ELK_CHECK_COUNT; i++) {
+            after += t->viol[i];
+            t->checks[i] += r->checks[i];
+        }
+        if (after > before) t->bad_points++;
+        t->skipped += r->skipped;
+        t->pairs_run += r->pairs_run;
+        t->pairs_skipped += r->pairs_skipped;
+        fflush(stdout);
+    }
+}
+
+/* estimate against simulation: the distribution of |error| */
+static void print_sim_errors(const work *w)
+{
+    double *errs = malloc((size_t)w->n * ELK_POL_COUNT * sizeof *errs);
+    int ne = 0;
+    for (int k = 0; errs && k < w->n; k++)
+        for (int p = 0; p < ELK_POL_COUNT; p++)
+            if (!isnan(w->results[k].sim_err[p])) errs[ne++] = fabs(w->results[k].sim_err[p]);
+    if (ne) {
+        qsort(errs, (size_t)ne, sizeof *errs, cmp_double);
+        printf("estimate vs simulation, |error| over %d schedules: median %.2f%%, p90 %.2f%%, p99 %.2f%%, max %.2f%% "
+               "(tolerance %.0f%%)\n",
+               ne, 100 * errs[ne / 2], 100 * errs[(int)(0.9 * (ne - 1))], 100 * errs[(int)(0.99 * (ne - 1))],
+               100 * errs[ne - 1], 100 * ELK_CHECK_SIM_TOL);
+    }
+    free(errs);
+}
+
+/* The summary: counts per invariant, the warnings per policy, the
+ * simulation's errors and the result line; returns the gated violations. */
+static long print_summary(const work *w, const tally *t, const int *gated, int gate_given)
+{
+    long total = 0, total_warn = 0, total_gated = 0;
+    for (int i = 0; i < ELK_CHECK_COUNT; i++) {
+        total += t->viol[i];
+        if (gated[i]) total_gated += t->viol[i];
+    }
+    printf("\nsummary\n");
+    printf("points: %d drawn, %ld checked, %ld skipped (fits no plan: an operator has no partition plan that fits "
+           "SRAM or meets the planner's thresholds)\n",
+           w->n, w->n - t->skipped, t->skipped);
+    printf("pairs: %ld planned, %ld skipped (the partner fits no plan, or the model has too few layers to double)\n",
+           t->pairs_run, t->pairs_skipped);
+    printf("%-18s %9s %10s\n", "invariant", "checks", "violations");
+    for (int i = 0; i < ELK_CHECK_COUNT; i++)
+        printf("%-18s %9ld %10ld%s\n", elk_check_invariants[i].name, t->checks[i], t->viol[i],
+               gated[i] ? "" : "  (not gated)");
+    for (int i = 0; i < ELK_CHECK_COUNT; i++)
+        for (int p = 0; p < ELK_POL_COUNT; p++) total_warn += t->warn[i][p];
+    printf("fixed-algorithm inversions (warnings, not violations): %ld", total_warn);
+    for (int i = 0; i < ELK_CHECK_COUNT; i++) {
+        long n = 0;
+        for (int p = 0; p < ELK_POL_COUNT; p++) n += t->warn[i][p];
+        if (!n) continue;
+        printf("\n  %s:", elk_check_invariants[i].name);
+        for (int p = 0; p < ELK_POL_COUNT; p++)
+            if (t->warn[i][p]) printf(" %s %ld", elk_policy_labels[p], t->warn[i][p]);
+    }
+    printf("\n");
+    print_sim_errors(w);
+    printf("result: %ld violation%s in %ld point%s", total, total == 1 ? "" : "s", t->bad_points,
+           t->bad_points == 1 ? "" : "s");
+    if (gate_given) printf("; %ld in the gated invariants", total_gated);
+    printf("\n");
+    return total_gated;
+}
+
+static void work_free(work *w, pthread_t *th)
+{
+    free(w->results);
+    free(w->done);
+    free(th);
+}
+
 int elk_cmd_check(int argc, char **argv)
 {
     const char *points_s = "200", *seed_s = "1", *jobs_s = "1", *gate_s = NULL, *profile = NULL;
     int want_help = 0, verbose = 0;
     elk_opt opts[] = {
-        {"points", 1, &points_s, NULL, NULL},
-        {"seed", 1, &seed_s, NULL, NULL},
-        {"jobs", 1, &jobs_s, NULL, NULL},
-        {"gate", 1, &gate_s, NULL, NULL},
-        {"profile", 1, &profile, NULL, NULL},
-        {"verbose", 0, NULL, &verbose, NULL},
+        {"points", 1, &points_s, NULL, "N\tpoints to draw (default 200)"},
+        {"seed", 1, &seed_s, NULL, "S\tseed of GSL's mt19937 (default 1)"},
+        {"jobs", 1, &jobs_s, NULL, "J\tthreads (default 1)"},
+        {"profile", 1, &profile, NULL,
+         "P\tcost profile of every point (paper, physical, +/-switch); default: each chip preset's "
+         "(docs/VALIDATION.md, Cost profiles)"},
+        {"gate", 1, &gate_s, NULL,
+         "LIST\tcomma-separated invariants whose violations set the exit status (default: all); the others "
+         "are still checked and printed"},
+        {"verbose", 0, NULL, &verbose, "list every point and the fixed algorithms' inversions"},
         {"help", 0, NULL, &want_help, NULL},
         {NULL, 0, NULL, NULL, NULL},
     };
-    /* -v is this command's own short option */
-    char **av = malloc((size_t)(argc + 1) * sizeof *av);
-    if (!av) {
-        elk_cli_error("out of memory");
-        return ELK_EXIT_FAIL;
-    }
-    for (int i = 0; i < argc; i++) av[i] = strcmp(argv[i], "-v") ? argv[i] : (char *)"--verbose";
-    av[argc] = NULL;
     const char *pos[1];
     int npos;
-    int rc = elk_cli_parse(argc, av, 2, NULL, opts, pos, 0, &npos, "check");
-    free(av);
+    int rc = elk_cli_parse(argc, argv, 2, NULL, opts, pos, 0, &npos, "check");
     if (rc) return rc;
     if (want_help) {
-        help();
+        help(opts);
         return 0;
     }
     long npoints, seed, jobs;
@@ -166,22 +270,7 @@ int elk_cmd_check(int argc, char **argv)
         }
     }
     int gated[ELK_CHECK_COUNT];
-    for (int i = 0; i < ELK_CHECK_COUNT; i++) gated[i] = gate_s == NULL;
-    if (gate_s) {
-        char buf[1024];
-        snprintf(buf, sizeof buf, "%s", gate_s);
-        char *save = NULL;
-        for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-            int found = -1;
-            for (int i = 0; i < ELK_CHECK_COUNT; i++)
-                if (!strcmp(tok, elk_check_invariants[i].name)) found = i;
-            if (found < 0) {
-                elk_cli_error("check: --gate: '%s' is not an invariant (see elk check --help)", tok);
-                return ELK_EXIT_USAGE;
-            }
-            gated[found] = 1;
-        }
-    }
+    if ((rc = parse_gate(gate_s, gated))) return rc;
 
     static elk_check_space sp;
     if (elk_check_space_init(&sp, &err) != ELK_OK) {
@@ -202,9 +291,7 @@ int elk_cmd_check(int argc, char **argv)
     pthread_t *th = calloc((size_t)jobs, sizeof *th);
     if (!w.results || !w.done || !th) {
         elk_cli_error("out of memory");
-        free(w.results);
-        free(w.done);
-        free(th);
+        work_free(&w, th);
         return ELK_EXIT_FAIL;
     }
     pthread_mutex_init(&w.mu, NULL);
@@ -214,95 +301,24 @@ int elk_cmd_check(int argc, char **argv)
         if (elk_thread_start(&th[j], worker, &w) == 0) started++;
     if (!started) {
         elk_cli_error("check: cannot start a thread");
-        free(w.results);
-        free(w.done);
-        free(th);
+        work_free(&w, th);
         return ELK_EXIT_FAIL;
     }
 
     printf("elk check: %d point%s, seed %ld, %d invariants\n", w.n, w.n == 1 ? "" : "s", seed, ELK_CHECK_COUNT);
-    long viol[ELK_CHECK_COUNT] = {0}, checks[ELK_CHECK_COUNT] = {0};
-    long warn[ELK_CHECK_COUNT][ELK_POL_COUNT];
-    memset(warn, 0, sizeof warn);
-    long skipped = 0, bad_points = 0, pairs_run = 0, pairs_skipped = 0;
-    /* print each point as soon as it and every point before it are done */
-    for (int k = 0; k < w.n; k++) {
-        pthread_mutex_lock(&w.mu);
-        while (!w.done[k]) pthread_cond_wait(&w.cv, &w.mu);
-        pthread_mutex_unlock(&w.mu);
-        elk_check_result *r = &w.results[k];
-        long before = 0;
-        for (int i = 0; i < ELK_CHECK_COUNT; i++) before += viol[i];
-        print_point(r, verbose, viol, warn);
-        long after = 0;
-        for (int i = 0; i < ELK_CHECK_COUNT; i++) {
-            after += viol[i];
-            checks[i] += r->checks[i];
-        }
-        if (after > before) bad_points++;
-        skipped += r->skipped;
-        pairs_run += r->pairs_run;
-        pairs_skipped += r->pairs_skipped;
-        fflush(stdout);
-    }
+    tally t;
+    memset(&t, 0, sizeof t);
+    collect(&w, verbose, &t);
     for (int j = 0; j < started; j++) pthread_join(th[j], NULL);
     clock_gettime(CLOCK_MONOTONIC, &t1);
-
-    /* estimate against simulation: the distribution of |error| */
-    double *errs = malloc((size_t)w.n * ELK_POL_COUNT * sizeof *errs);
-    int ne = 0;
-    for (int k = 0; errs && k < w.n; k++)
-        for (int p = 0; p < ELK_POL_COUNT; p++)
-            if (!isnan(w.results[k].sim_err[p])) errs[ne++] = fabs(w.results[k].sim_err[p]);
-
-    long total = 0, total_warn = 0, total_gated = 0;
-    for (int i = 0; i < ELK_CHECK_COUNT; i++) {
-        total += viol[i];
-        if (gated[i]) total_gated += viol[i];
-    }
-    printf("\nsummary\n");
-    printf("points: %d drawn, %ld checked, %ld skipped (fits no plan: an operator has no partition plan that fits "
-           "SRAM or meets the planner's thresholds)\n",
-           w.n, w.n - skipped, skipped);
-    printf("pairs: %ld planned, %ld skipped (the partner fits no plan, or the model has too few layers to double)\n",
-           pairs_run, pairs_skipped);
-    printf("%-18s %9s %10s\n", "invariant", "checks", "violations");
-    for (int i = 0; i < ELK_CHECK_COUNT; i++)
-        printf("%-18s %9ld %10ld%s\n", elk_check_invariants[i].name, checks[i], viol[i],
-               gated[i] ? "" : "  (not gated)");
-    for (int i = 0; i < ELK_CHECK_COUNT; i++)
-        for (int p = 0; p < ELK_POL_COUNT; p++) total_warn += warn[i][p];
-    printf("fixed-algorithm inversions (warnings, not violations): %ld", total_warn);
-    for (int i = 0; i < ELK_CHECK_COUNT; i++) {
-        long t = 0;
-        for (int p = 0; p < ELK_POL_COUNT; p++) t += warn[i][p];
-        if (!t) continue;
-        printf("\n  %s:", elk_check_invariants[i].name);
-        for (int p = 0; p < ELK_POL_COUNT; p++)
-            if (warn[i][p]) printf(" %s %ld", elk_policy_labels[p], warn[i][p]);
-    }
-    printf("\n");
-    if (ne) {
-        qsort(errs, (size_t)ne, sizeof *errs, cmp_double);
-        printf("estimate vs simulation, |error| over %d schedules: median %.2f%%, p90 %.2f%%, p99 %.2f%%, max %.2f%% "
-               "(tolerance %.0f%%)\n",
-               ne, 100 * errs[ne / 2], 100 * errs[(int)(0.9 * (ne - 1))], 100 * errs[(int)(0.99 * (ne - 1))],
-               100 * errs[ne - 1], 100 * ELK_CHECK_SIM_TOL);
-    }
-    free(errs);
-    printf("result: %ld violation%s in %ld point%s", total, total == 1 ? "" : "s", bad_points,
-           bad_points == 1 ? "" : "s");
-    if (gate_s) printf("; %ld in the gated invariants", total_gated);
-    printf("\n");
+    long total_gated = print_summary(&w, &t, gated, gate_s != NULL);
     double wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     fprintf(stderr, "elk check: %d point%s in %.1f s on %d thread%s\n", w.n, w.n == 1 ? "" : "s", wall, started,
             started == 1 ? "" : "s");
 
     int failed = w.failed;
     for (int k = 0; k < w.n; k++) elk_check_result_free(&w.results[k]);
-    free(w.results);
-    free(w.done);
-    free(th);
+    work_free(&w, th);
     pthread_mutex_destroy(&w.mu);
     pthread_cond_destroy(&w.cv);
     if (failed) {

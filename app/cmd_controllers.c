@@ -40,6 +40,95 @@ static int parse_list(const char *cmd, const char *opt, const char *s, double lo
     return 0;
 }
 
+/* One row: the table's (with its header before the first) or the CSV's.
+ * base is the first controller count's simulated latency. */
+static void print_row(FILE *fp, int csv, int first, const elk_problem *pr, elk_policy pol, double hbm, int n,
+                      const elk_schedule *s, const elk_sim_result *r, double base)
+{
+    char prof[96];
+    elk_profile_format(pr->chip.profile, prof, sizeof prof);
+    if (csv) {
+        if (first)
+            fprintf(fp, "model,chip,profile,policy,topology,hbm_tbps,controllers,broadcast,"
+                        "estimate_ms,simulated_ms,vs_first,noc_util,link_max\n");
+        char line[512];
+        size_t len = 0;
+        elk_csv_cat(line, sizeof line, &len, 1, pr->model.name);
+        elk_csv_cat(line, sizeof line, &len, 0, pr->chip.name);
+        elk_csv_cat(line, sizeof line, &len, 0, prof);
+        elk_csv_cat(line, sizeof line, &len, 0, elk_policy_names[pol]);
+        elk_csv_cat(line, sizeof line, &len, 0, elk_topology_names[pr->chip.topology]);
+        elk_csv_cat_num(line, sizeof line, &len, 0, hbm);
+        elk_csv_cat_num(line, sizeof line, &len, 0, n);
+        elk_csv_cat_num(line, sizeof line, &len, 0, n == 1);
+        elk_csv_cat_num(line, sizeof line, &len, 0, s->latency_ms);
+        elk_csv_cat_num(line, sizeof line, &len, 0, r->latency_ms);
+        elk_csv_cat_num(line, sizeof line, &len, 0, r->latency_ms / base);
+        elk_csv_cat_num(line, sizeof line, &len, 0, r->noc_util);
+        elk_csv_cat_num(line, sizeof line, &len, 0, r->grid ? r->link_max : NAN);
+        fprintf(fp, "%s\n", line);
+        return;
+    }
+    if (first)
+        fprintf(fp, "%s on %s (%s cost profile), %s: 1 = one broadcasting controller\n\n"
+                    "%-10s %6s %5s %11s %12s %9s %7s %9s\n",
+                pr->model.name, pr->chip.name, prof, elk_policy_labels[pol], "topology", "HBM", "ctrl", "estimate",
+                "simulated", "vs 1", "NoC%", "hot link");
+    char hl[16] = "-";
+    if (r->grid) snprintf(hl, sizeof hl, "%.1f%%", 100 * r->link_max);
+    fprintf(fp, "%-10s %6g %5d %8.3f ms %9.3f ms %+8.1f%% %6.1f%% %9s\n", elk_topology_names[pr->chip.topology], hbm,
+            n, s->latency_ms, r->latency_ms, 100 * (r->latency_ms / base - 1), 100 * r->noc_util, hl);
+}
+
+/* The point on topology topo with HBM bandwidth hbm and n controllers (1:
+ * one broadcasting), planned, replayed and printed; the first count of the
+ * list (is_base) sets *base. */
+static int one_point(FILE *fp, elk_plan_cache *pc, const elk_point *p, const char *topo, double hbm, int n,
+                     int is_base, elk_policy pol, int csv, int *first, double *base)
+{
+    elk_error err;
+    elk_point q = *p;
+    char nb[16];
+    snprintf(nb, sizeof nb, "%d", n);
+    if (elk_point_set(&q, ELK_KNOB_TOPOLOGY, topo, &err) != ELK_OK ||
+        elk_point_set_num(&q, ELK_KNOB_HBM_TBPS, hbm, &err) != ELK_OK ||
+        elk_point_set(&q, ELK_KNOB_HBM_CONTROLLERS, nb, &err) != ELK_OK ||
+        elk_point_set(&q, ELK_KNOB_HBM_BROADCAST, n == 1 ? "1" : "0", &err) != ELK_OK) {
+        elk_cli_error("controllers: %s", err.msg);
+        return ELK_EXIT_USAGE;
+    }
+    elk_problem pr;
+    if (elk_problem_init(&pr, &q, pc, &err) != ELK_OK) {
+        elk_cli_error("%s", err.msg);
+        return ELK_EXIT_FAIL;
+    }
+    int rc = 0;
+    elk_sched_opts so;
+    elk_sched_opts_default(&so);
+    elk_schedule s;
+    elk_sim_result r;
+    elk_sim_opts sim;
+    elk_sim_opts_default(&sim);
+    sim.hbm_broadcast = n == 1;
+    if (elk_schedule_run(&pr, pol, &so, &s, &err) != ELK_OK) {
+        elk_cli_error("%s", err.msg);
+        rc = ELK_EXIT_FAIL;
+    } else {
+        if (elk_sim_run(&pr, &s, &sim, &r, &err) != ELK_OK) {
+            elk_cli_error("%s", err.msg);
+            rc = ELK_EXIT_FAIL;
+        } else {
+            if (is_base) *base = r.latency_ms;
+            print_row(fp, csv, *first, &pr, pol, hbm, n, &s, &r, *base);
+            *first = 0;
+            elk_sim_result_free(&r);
+        }
+        elk_schedule_free(&s);
+    }
+    elk_problem_free(&pr);
+    return rc;
+}
+
 int elk_cmd_controllers(int argc, char **argv)
 {
     elk_point p;
@@ -48,10 +137,14 @@ int elk_cmd_controllers(int argc, char **argv)
                *fmt = "table", *out = NULL;
     int want_help = 0;
     elk_opt opts[] = {
-        {"topologies", 1, &topo_s, NULL, NULL}, {"hbm", 1, &hbm_s, NULL, NULL},
-        {"controllers", 1, &ctrl_s, NULL, NULL}, {"policy", 1, &pol_s, NULL, NULL},
-        {"format", 1, &fmt, NULL, NULL},         {"output", 1, &out, NULL, NULL},
-        {"help", 0, NULL, &want_help, NULL},     {NULL, 0, NULL, NULL, NULL},
+        {"topologies", 1, &topo_s, NULL, "LIST\tdefault all-to-all,mesh,torus"},
+        {"hbm", 1, &hbm_s, NULL, "LIST\tHBM bandwidths, TB/s (default 4,8,16)"},
+        {"controllers", 1, &ctrl_s, NULL, "LIST\t1 means one broadcasting controller (default 1,4,8,16)"},
+        {"policy", 1, &pol_s, NULL, "P\tdefault elk-full"},
+        {"format", 1, &fmt, NULL, "F\ttable (default) or csv"},
+        {"output", 1, &out, NULL, "FILE\twrite there (atomically) instead of standard output"},
+        {"help", 0, NULL, &want_help, NULL},
+        {NULL, 0, NULL, NULL, NULL},
     };
     const char *pos[1];
     int npos;
@@ -65,13 +158,9 @@ int elk_cmd_controllers(int argc, char **argv)
                "broadcasting controller and with N independent ones on the grid's edges, and\n"
                "its schedule is replayed in the event simulator (controller queues, shared\n"
                "links): simulated latency, NoC utilisation and the busiest grid link, beside\n"
-               "the planner's estimate.\n\n"
-               "  --topologies LIST  default all-to-all,mesh,torus\n"
-               "  --hbm LIST         HBM bandwidths, TB/s (default 4,8,16)\n"
-               "  --controllers LIST 1 means one broadcasting controller (default 1,4,8,16)\n"
-               "  --policy P         default elk-full\n"
-               "  --format F         table (default) or csv\n"
-               "  -o, --output FILE  write there (atomically) instead of standard output\n\n");
+               "the planner's estimate.\n\n");
+        elk_cli_opts_help(stdout, opts);
+        printf("\n");
         elk_cli_knob_help(stdout);
         return 0;
     }
@@ -93,7 +182,6 @@ int elk_cmd_controllers(int argc, char **argv)
             snprintf(topos[nt++], sizeof topos[0], "%s", t);
     }
     elk_file f;
-    elk_error err;
     if ((rc = elk_cli_out_open(&f, out))) return rc;
     FILE *fp = f.fp;
     elk_plan_cache *pc = elk_plan_cache_alloc();
@@ -106,82 +194,8 @@ int elk_cmd_controllers(int argc, char **argv)
     for (int t = 0; t < nt && !rc; t++)
         for (int h = 0; h < nh && !rc; h++) {
             double base = NAN;
-            for (int k = 0; k < nc && !rc; k++) {
-                elk_point q = p;
-                int n = (int)ctrl[k];
-                char nb[16];
-                snprintf(nb, sizeof nb, "%d", n);
-                if (elk_point_set(&q, ELK_KNOB_TOPOLOGY, topos[t], &err) != ELK_OK ||
-                    elk_point_set_num(&q, ELK_KNOB_HBM_TBPS, hbm[h], &err) != ELK_OK ||
-                    elk_point_set(&q, ELK_KNOB_HBM_CONTROLLERS, nb, &err) != ELK_OK ||
-                    elk_point_set(&q, ELK_KNOB_HBM_BROADCAST, n == 1 ? "1" : "0", &err) != ELK_OK) {
-                    elk_cli_error("controllers: %s", err.msg);
-                    rc = ELK_EXIT_USAGE;
-                    break;
-                }
-                elk_problem pr;
-                if (elk_problem_init(&pr, &q, pc, &err) != ELK_OK) {
-                    elk_cli_error("%s", err.msg);
-                    rc = ELK_EXIT_FAIL;
-                    break;
-                }
-                elk_sched_opts so;
-                elk_sched_opts_default(&so);
-                elk_schedule s;
-                elk_sim_result r;
-                elk_sim_opts sim;
-                elk_sim_opts_default(&sim);
-                sim.hbm_broadcast = n == 1;
-                if (elk_schedule_run(&pr, (elk_policy)pol, &so, &s, &err) != ELK_OK) {
-                    elk_cli_error("%s", err.msg);
-                    rc = ELK_EXIT_FAIL;
-                } else {
-                    if (elk_sim_run(&pr, &s, &sim, &r, &err) != ELK_OK) {
-                        elk_cli_error("%s", err.msg);
-                        rc = ELK_EXIT_FAIL;
-                    } else {
-                        if (k == 0) base = r.latency_ms;
-                        char prof[96];
-                        elk_profile_format(pr.chip.profile, prof, sizeof prof);
-                        if (csv) {
-                            if (first)
-                                fprintf(fp, "model,chip,profile,policy,topology,hbm_tbps,controllers,broadcast,"
-                                            "estimate_ms,simulated_ms,vs_first,noc_util,link_max\n");
-                            char line[512];
-                            size_t len = 0;
-                            elk_csv_cat(line, sizeof line, &len, 1, pr.model.name);
-                            elk_csv_cat(line, sizeof line, &len, 0, pr.chip.name);
-                            elk_csv_cat(line, sizeof line, &len, 0, prof);
-                            elk_csv_cat(line, sizeof line, &len, 0, elk_policy_names[pol]);
-                            elk_csv_cat(line, sizeof line, &len, 0, elk_topology_names[pr.chip.topology]);
-                            elk_csv_cat_num(line, sizeof line, &len, 0, hbm[h]);
-                            elk_csv_cat_num(line, sizeof line, &len, 0, n);
-                            elk_csv_cat_num(line, sizeof line, &len, 0, n == 1);
-                            elk_csv_cat_num(line, sizeof line, &len, 0, s.latency_ms);
-                            elk_csv_cat_num(line, sizeof line, &len, 0, r.latency_ms);
-                            elk_csv_cat_num(line, sizeof line, &len, 0, r.latency_ms / base);
-                            elk_csv_cat_num(line, sizeof line, &len, 0, r.noc_util);
-                            elk_csv_cat_num(line, sizeof line, &len, 0, r.grid ? r.link_max : NAN);
-                            fprintf(fp, "%s\n", line);
-                        } else {
-                            if (first)
-                                fprintf(fp, "%s on %s (%s cost profile), %s: 1 = one broadcasting controller\n\n"
-                                            "%-10s %6s %5s %11s %12s %9s %7s %9s\n",
-                                        pr.model.name, pr.chip.name, prof, elk_policy_labels[pol], "topology",
-                                        "HBM", "ctrl", "estimate", "simulated", "vs 1", "NoC%", "hot link");
-                            char hl[16] = "-";
-                            if (r.grid) snprintf(hl, sizeof hl, "%.1f%%", 100 * r.link_max);
-                            fprintf(fp, "%-10s %6g %5d %8.3f ms %9.3f ms %+8.1f%% %6.1f%% %9s\n",
-                                    elk_topology_names[pr.chip.topology], hbm[h], n, s.latency_ms, r.latency_ms,
-                                    100 * (r.latency_ms / base - 1), 100 * r.noc_util, hl);
-                        }
-                        first = 0;
-                        elk_sim_result_free(&r);
-                    }
-                    elk_schedule_free(&s);
-                }
-                elk_problem_free(&pr);
-            }
+            for (int k = 0; k < nc && !rc; k++)
+                rc = one_point(fp, pc, &p, topos[t], hbm[h], (int)ctrl[k], k == 0, pol, csv, &first, &base);
         }
     elk_plan_cache_free(pc);
     return elk_cli_out_close(&f, rc);

@@ -8,7 +8,7 @@
 #include "elk_file.h"
 #include "elk_fit.h"
 
-static void help(void)
+static void help(const elk_opt *opts)
 {
     printf("usage: elk fit MEASUREMENTS.csv [design-point options]\n"
            "       elk fit --synthesize N [--sigma S] [--seed K] [-o OUT.csv] [design-point options]\n\n"
@@ -21,7 +21,10 @@ static void help(void)
            "empty for elemwise).\n\n"
            "--synthesize N makes N measurements from the chip's own formulas with Gaussian\n"
            "noise of relative size S (default 0.05) and fits them, or with -o writes them to\n"
-           "OUT.csv instead. The chip comes from --chip and the other design-point options.\n");
+           "OUT.csv instead. The chip comes from --chip and the other design-point options.\n\n");
+    elk_cli_opts_help(stdout, opts);
+    printf("\n");
+    elk_cli_knob_help(stdout);
 }
 
 int elk_cmd_fit(int argc, char **argv)
@@ -31,15 +34,20 @@ int elk_cmd_fit(int argc, char **argv)
     const char *synth = NULL, *sigma_s = "0.05", *seed_s = "1", *outp = NULL;
     int want_help = 0;
     elk_opt opts[] = {
-        {"synthesize", 1, &synth, NULL, NULL}, {"sigma", 1, &sigma_s, NULL, NULL}, {"seed", 1, &seed_s, NULL, NULL},
-        {"output", 1, &outp, NULL, NULL},      {"help", 0, NULL, &want_help, NULL}, {NULL, 0, NULL, NULL, NULL},
+        {"synthesize", 1, &synth, NULL,
+         "N\tmake N measurements (10 to 1e7) from the chip's own formulas with Gaussian noise, and fit them"},
+        {"sigma", 1, &sigma_s, NULL, "S\tthe noise's relative size (at least 0 and below 1, default 0.05)"},
+        {"seed", 1, &seed_s, NULL, "K\tthe random seed (default 1)"},
+        {"output", 1, &outp, NULL, "OUT.csv\twith --synthesize: write the measurements there instead of fitting them"},
+        {"help", 0, NULL, &want_help, NULL},
+        {NULL, 0, NULL, NULL, NULL},
     };
     const char *pos[1];
     int npos;
     int rc = elk_cli_parse(argc, argv, 2, &p, opts, pos, 1, &npos, "fit");
     if (rc) return rc;
     if (want_help) {
-        help();
+        help(opts);
         return 0;
     }
     if (!npos && !synth) {

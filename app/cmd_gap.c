@@ -1,25 +1,155 @@
 /* elk gap: how far Elk-Dyn's greedy choice of preload numbers is from the
- * best choice an exhaustive search finds (small graphs). */
+ * best choice an exhaustive search finds (small graphs), and with --bound
+ * how far Elk-Full is from the realisable bound (core/elk_bound). */
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "elk_bound.h"
 #include "elk_cli.h"
+#include "elk_csv.h"
 #include "elk_sched.h"
+
+/* elk gap --bound: Ideal, the bound, Elk-Full and Elk-Dyn with the ratios. */
+static int run_bound(elk_problem *pr, const elk_sched_opts *so, elk_bound_kind kind, double tlim, int csv,
+                     int times, const char *out)
+{
+    elk_error err;
+    elk_schedule full, dyn;
+    if (elk_schedule_run(pr, ELK_POL_FULL, so, &full, &err) != ELK_OK) {
+        elk_cli_error("%s", err.msg);
+        return ELK_EXIT_FAIL;
+    }
+    if (elk_schedule_run(pr, ELK_POL_DYN, so, &dyn, &err) != ELK_OK) {
+        elk_schedule_free(&full);
+        elk_cli_error("%s", err.msg);
+        return ELK_EXIT_FAIL;
+    }
+    double lf = full.latency, ld = dyn.latency;
+    elk_schedule_free(&full);
+    elk_schedule_free(&dyn);
+    elk_bound_opts bo;
+    elk_bound_opts_default(&bo);
+    bo.kind = kind;
+    bo.time_limit_s = tlim;
+    /* only schedules at least as fast as Elk-Full's matter: it tightens the
+     * program, and Elk-Full's own schedule is one of the model's */
+    bo.cap = lf * (1 + 1e-6) + 1;
+    elk_bound_result r;
+    if (elk_bound_solve(pr, so, &bo, &r, &err) != ELK_OK) {
+        elk_cli_error("%s", err.msg);
+        return ELK_EXIT_FAIL;
+    }
+    if (r.status == ELK_BOUND_ABOVE_CAP) {
+        elk_cli_error("gap: the bound's model has no schedule as fast as Elk-Full's (%.0f cycles), which it "
+                      "should contain: the model and the scheduler disagree",
+                      lf);
+        elk_bound_result_free(&r);
+        return ELK_EXIT_FAIL;
+    }
+    double f = pr->chip.clock_ghz * 1e6;
+    char prof[128];
+    elk_profile_format(pr->chip.profile, prof, sizeof prof);
+    const char *kname = kind == ELK_BOUND_MILP ? "MILP" : kind == ELK_BOUND_LP ? "LP" : "Reach LP";
+    elk_file fo;
+    int rc = elk_cli_out_open(&fo, out);
+    if (rc) {
+        elk_bound_result_free(&r);
+        return rc;
+    }
+    FILE *fp = fo.fp;
+    if (csv) {
+        fprintf(fp, "model,chip,profile,ops,bound,status,pairs,rows,cols,binaries,ideal_ms,bound_ms,incumbent_ms,"
+                    "elk_full_ms,elk_dyn_ms,bound_over_ideal,full_over_ideal,full_over_bound,dyn_over_bound%s\n",
+                times ? ",solve_s" : "");
+        char line[2048];
+        size_t len = 0;
+        elk_csv_cat(line, sizeof line, &len, 1, pr->model.name);
+        elk_csv_cat(line, sizeof line, &len, 0, pr->chip.name);
+        elk_csv_cat(line, sizeof line, &len, 0, prof);
+        elk_csv_cat_num(line, sizeof line, &len, 0, r.nops);
+        elk_csv_cat(line, sizeof line, &len, 0, elk_bound_kind_names[kind]);
+        elk_csv_cat(line, sizeof line, &len, 0, elk_bound_status_names[r.status]);
+        elk_csv_cat_num(line, sizeof line, &len, 0, r.pairs);
+        elk_csv_cat_num(line, sizeof line, &len, 0, r.rows);
+        elk_csv_cat_num(line, sizeof line, &len, 0, r.cols);
+        elk_csv_cat_num(line, sizeof line, &len, 0, r.ints);
+        elk_csv_cat_num(line, sizeof line, &len, 0, r.ideal / f);
+        elk_csv_cat_num(line, sizeof line, &len, 0, r.bound / f);
+        if (isfinite(r.incumbent)) elk_csv_cat_num(line, sizeof line, &len, 0, r.incumbent / f);
+        else elk_csv_cat(line, sizeof line, &len, 0, "");
+        elk_csv_cat_num(line, sizeof line, &len, 0, lf / f);
+        elk_csv_cat_num(line, sizeof line, &len, 0, ld / f);
+        elk_csv_cat_num(line, sizeof line, &len, 0, r.bound / r.ideal);
+        elk_csv_cat_num(line, sizeof line, &len, 0, lf / r.ideal);
+        elk_csv_cat_num(line, sizeof line, &len, 0, lf / r.bound);
+        elk_csv_cat_num(line, sizeof line, &len, 0, ld / r.bound);
+        if (times) elk_csv_cat_num(line, sizeof line, &len, 0, r.solve_s);
+        fprintf(fp, "%s\n", line);
+    } else {
+        fprintf(fp, "%s on %s, %d operators (%s, batch %d, seq %d), profile %s\n", pr->model.name, pr->chip.name,
+                pr->graph.nops, elk_workload_names[pr->graph.workload], pr->graph.batch, pr->graph.seq, prof);
+        fprintf(fp, "realisable bound: %s, %d plan/layout pairs, %d rows, %d columns (%d %s)\n\n", kname, r.pairs,
+                r.rows, r.cols, r.ints, kind == ELK_BOUND_MILP ? "binary" : "relaxed");
+        char lab[96];
+        if (r.status == ELK_BOUND_OPTIMAL)
+            snprintf(lab, sizeof lab, "%s bound (%s)", kname, kind == ELK_BOUND_MILP ? "optimum" : "relaxation");
+        else snprintf(lab, sizeof lab, "%s bound (time limit: best proven)", kname);
+        fprintf(fp, "%-36s %10s %9s %9s\n", "", "latency", "x Ideal", "x bound");
+        fprintf(fp, "%-36s %7.4f ms %8.3fx\n", "Ideal (fluid flow shop)", r.ideal / f, 1.0);
+        fprintf(fp, "%-36s %7.4f ms %8.3fx %8.3fx\n", lab, r.bound / f, r.bound / r.ideal, 1.0);
+        if (kind == ELK_BOUND_MILP && r.status == ELK_BOUND_TIMELIMIT) {
+            if (isfinite(r.incumbent))
+                fprintf(fp, "%-36s %7.4f ms %8.3fx %8.3fx\n", "MILP best schedule found (time limit)", r.incumbent / f,
+                        r.incumbent / r.ideal, r.incumbent / r.bound);
+            else fprintf(fp, "%-36s %10s\n", "MILP best schedule found (time limit)", "none");
+        }
+        fprintf(fp, "%-36s %7.4f ms %8.3fx %8.3fx\n", "Elk-Full", lf / f, lf / r.ideal, lf / r.bound);
+        fprintf(fp, "%-36s %7.4f ms %8.3fx %8.3fx\n", "Elk-Dyn", ld / f, ld / r.ideal, ld / r.bound);
+        if (times) fprintf(fp, "\nGLPK solved it in %.2f s\n", r.solve_s);
+        if (kind == ELK_BOUND_MILP && r.status == ELK_BOUND_OPTIMAL && r.ops) {
+            fprintf(fp, "\nthe best schedule in the bound's model (cycles):\n");
+            fprintf(fp, "  %-22s %12s %12s %12s %12s %5s %5s %4s\n", "operator", "pre_start", "pre_end", "exe_start",
+                    "exe_end", "plan", "cold", "pnum");
+            for (int i = 0; i < r.nops && i < 40; i++) {
+                const elk_bound_op *o = &r.ops[i];
+                char ps[32] = "-", pe[32] = "-", co[16] = "-";
+                if (o->pre_end > o->pre_start) {
+                    snprintf(ps, sizeof ps, "%.0f", o->pre_start);
+                    snprintf(pe, sizeof pe, "%.0f", o->pre_end);
+                }
+                if (o->copt >= 0) snprintf(co, sizeof co, "%d", o->copt);
+                fprintf(fp, "  %-22s %12s %12s %12.0f %12.0f %5d %5s %4d\n", pr->graph.ops[i].name, ps, pe,
+                        o->exe_start, o->exe_end, o->entry, co, o->preload_number);
+            }
+            if (r.nops > 40) fprintf(fp, "  ... %d more\n", r.nops - 40);
+        }
+    }
+    elk_bound_result_free(&r);
+    return elk_cli_out_close(&fo, 0);
+}
 
 int elk_cmd_gap(int argc, char **argv)
 {
     elk_point p;
     elk_point_defaults(&p);
     elk_point_set(&p, ELK_KNOB_MODEL, "tiny", NULL);
-    const char *nodes_s = "2000000", *orders_s = NULL;
-    int want_help = 0, plans = 0;
+    const char *nodes_s = "2000000", *orders_s = NULL, *bound_s = NULL, *tlim_s = "60", *fmt = "table",
+               *out = NULL;
+    int want_help = 0, plans = 0, times = 0;
     elk_opt opts[] = {
-        {"max-nodes", 1, &nodes_s, NULL, NULL},
-        {"plans", 0, NULL, &plans, NULL},
-        {"orders", 1, &orders_s, NULL, NULL},
+        {"bound", 1, &bound_s, NULL, "KIND\tmilp, lp or reach: Elk-Full against a realisable bound"},
+        {"times", 0, NULL, &times, "add GLPK's wall time (it differs between runs)"},
+        {"time-limit", 1, &tlim_s, NULL, "S\tcap each GLPK solve (default 60 s)"},
+        {"format", 1, &fmt, NULL, "F\ttable | csv (with --bound)"},
+        {"output", 1, &out, NULL, "FILE\twrite there instead of stdout (with --bound)"},
+        {"plans", 0, NULL, &plans, "also search every execute-state plan that fits"},
+        {"orders", 1, &orders_s, NULL,
+         "N\tsearch the preload order too: each of up to N of Elk-Full's candidate orders"},
+        {"max-nodes", 1, &nodes_s, NULL, "N\tcap the search (default 2000000; with --orders, per order)"},
         {"help", 0, NULL, &want_help, NULL},
         {NULL, 0, NULL, NULL, NULL},
     };
@@ -28,7 +158,9 @@ int elk_cmd_gap(int argc, char **argv)
     int rc = elk_cli_parse(argc, argv, 2, &p, opts, pos, 0, &npos, "gap");
     if (rc) return rc;
     if (want_help) {
-        printf("usage: elk gap [--plans] [--orders N] [--max-nodes N] [design-point options]\n\n"
+        printf("usage: elk gap [--plans] [--orders N] [--max-nodes N] [design-point options]\n"
+               "       elk gap --bound lp|milp|reach [--time-limit S] [--times] [--format table|csv] [-o FILE]\n"
+               "               [design-point options]\n\n"
                "The optimality gap of Elk's inductive scheduling on a small graph: Elk-Dyn's\n"
                "greedy choice of each operator's preload number (latest start, backwards from\n"
                "the last operator) against the best sequence an exhaustive search finds, with\n"
@@ -41,7 +173,19 @@ int elk_cmd_gap(int argc, char **argv)
                "With --orders N the search covers the preload order too: for each of up to N of\n"
                "Elk-Full's candidate orders, the exhaustive search (of preload numbers, and with\n"
                "--plans of plans) in Elk-Full's model, against Elk-Full's own answer; --max-nodes\n"
-               "then bounds each order's search.\n\n");
+               "then bounds each order's search.\n\n"
+               "With --bound, Elk-Full and Elk-Dyn against Ideal and against a realisable bound:\n"
+               "the best schedule under the real SRAM capacity, plan menus, preload layouts and\n"
+               "serial preloads, as a mixed-integer program solved exactly by GLPK (milp; small\n"
+               "graphs: a layer or two in a minute) or its LP relaxation (lp; the paper's\n"
+               "models; reach: a smaller relaxation of it, with SRAM only through how far each\n"
+               "operator can preload ahead, whole 70B models in seconds). The bound ignores\n"
+               "the NoC's stretch of executions (docs/VALIDATION.md).\n"
+               "--time-limit caps each GLPK solve (default 60 s); a MILP cut short reports its\n"
+               "best proven bound and best schedule found, labelled so. --times adds GLPK's wall\n"
+               "time (a line, or the CSV's solve_s column; it differs between runs).\n\n");
+        elk_cli_opts_help(stdout, opts);
+        printf("\n");
         elk_cli_knob_help(stdout);
         return 0;
     }
@@ -49,12 +193,38 @@ int elk_cmd_gap(int argc, char **argv)
     if ((rc = elk_cli_long("gap", "max-nodes", nodes_s, 1, LONG_MAX, &max_nodes))) return rc;
     long max_orders = 0;
     if (orders_s && (rc = elk_cli_long("gap", "orders", orders_s, 1, 100000, &max_orders))) return rc;
+    elk_bound_kind kind = ELK_BOUND_LP;
+    double tlim = 60;
+    int csv = 0;
+    if (bound_s) {
+        if (!strcmp(bound_s, "milp")) kind = ELK_BOUND_MILP;
+        else if (!strcmp(bound_s, "reach")) kind = ELK_BOUND_REACH;
+        else if (strcmp(bound_s, "lp")) {
+            elk_cli_error("gap: --bound %s: expected lp, milp or reach", bound_s);
+            return ELK_EXIT_USAGE;
+        }
+        if ((rc = elk_cli_double("gap", "time-limit", tlim_s, 0.001, 1e6, &tlim))) return rc;
+        if ((rc = elk_cli_table_or_csv("gap", fmt, &csv))) return rc;
+        if (plans || orders_s) {
+            elk_cli_error("gap: --bound does not combine with --plans or --orders");
+            return ELK_EXIT_USAGE;
+        }
+    } else if (strcmp(fmt, "table") || out || times) {
+        elk_cli_error("gap: --format, --output and --times go with --bound");
+        return ELK_EXIT_USAGE;
+    }
     elk_error err;
     elk_plan_cache *pc;
     elk_problem pr;
     if (elk_cli_problem(&p, &pc, &pr)) return ELK_EXIT_FAIL;
     elk_sched_opts so;
     elk_sched_opts_default(&so);
+    if (bound_s) {
+        rc = run_bound(&pr, &so, kind, tlim, csv, times, out);
+        elk_problem_free(&pr);
+        elk_plan_cache_free(pc);
+        return rc;
+    }
     if (max_orders) {
         elk_gap_orders go;
         struct timespec t0, t1;

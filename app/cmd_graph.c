@@ -6,11 +6,13 @@
 #include "elk_cli.h"
 #include "elk_graph.h"
 
-static void help(void)
+static void help(const elk_opt *opts)
 {
     printf("usage: elk graph [--model M] [--batch B] [--seq S] [--layers N] [--workload W]\n"
            "                 [--format table|csv] [--totals]\n\n"
            "Per-operator table (dims, FLOPs, weight and KV bytes read from HBM) and totals.\n\n");
+    elk_cli_opts_help(stdout, opts);
+    printf("\n");
     elk_cli_knob_help(stdout);
 }
 
@@ -30,8 +32,8 @@ int elk_cmd_graph(int argc, char **argv)
     const char *format = "table";
     int want_help = 0, totals_only = 0;
     elk_opt opts[] = {
-        {"format", 1, &format, NULL, NULL},
-        {"totals", 0, NULL, &totals_only, NULL},
+        {"format", 1, &format, NULL, "F\ttable (default) or csv (one row per operator)"},
+        {"totals", 0, NULL, &totals_only, "print only the totals"},
         {"help", 0, NULL, &want_help, NULL},
         {NULL, 0, NULL, NULL, NULL},
     };
@@ -40,7 +42,7 @@ int elk_cmd_graph(int argc, char **argv)
     int rc = elk_cli_parse(argc, argv, 2, &p, opts, pos, 0, &npos, "graph");
     if (rc) return rc;
     if (want_help) {
-        help();
+        help(opts);
         return 0;
     }
     int csv = !strcmp(format, "csv");

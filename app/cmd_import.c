@@ -7,15 +7,14 @@
 #include "elk_hf.h"
 #include "elk_model.h"
 
-static void help(void)
+static void help(const elk_opt *opts)
 {
     printf("usage: elk import-hf CONFIG.json|MODEL_DIR [-o|--output OUT.cfg] [-n|--name NAME]\n\n"
            "Reads a Hugging Face model config (model_type %s)\n"
-           "and writes a model preset for `elk --model OUT.cfg`.\n\n"
-           "  -o, --output FILE   where to write (default: NAME.cfg in the current folder; - for stdout)\n"
-           "  -n, --name NAME     model name (default: the config's _name_or_path, else its folder)\n\n"
-           "Errors name the JSON key and its file:line:col.\n",
+           "and writes a model preset for `elk --model OUT.cfg`.\n\n",
            elk_hf_supported);
+    elk_cli_opts_help(stdout, opts);
+    printf("\nErrors name the JSON key and its file:line:col.\n");
 }
 
 
@@ -24,8 +23,8 @@ int elk_cmd_import_hf(int argc, char **argv)
     const char *out = NULL, *name = NULL;
     int want_help = 0;
     elk_opt opts[] = {
-        {"output", 1, &out, NULL, NULL},
-        {"name", 1, &name, NULL, NULL},
+        {"output", 1, &out, NULL, "FILE\twhere to write (default: NAME.cfg in the current folder; - for stdout)"},
+        {"name", 1, &name, NULL, "NAME\tmodel name (default: the config's _name_or_path, else its folder)"},
         {"help", 0, NULL, &want_help, NULL},
         {NULL, 0, NULL, NULL, NULL},
     };
@@ -34,7 +33,7 @@ int elk_cmd_import_hf(int argc, char **argv)
     int rc = elk_cli_parse(argc, argv, 2, NULL, opts, pos, 1, &npos, "import-hf");
     if (rc) return rc;
     if (want_help) {
-        help();
+        help(opts);
         return 0;
     }
     if (npos != 1) {

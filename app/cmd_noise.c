@@ -37,6 +37,88 @@ static summary summarise(double *v, int n)
     return s;
 }
 
+/* --sigma LIST into sig[] (at most 16); prints the error. */
+static int parse_sigmas(const char *sig_s, double *sig, int *nsig)
+{
+    int rc;
+    char list[256];
+    snprintf(list, sizeof list, "%s", sig_s);
+    char *save = NULL;
+    for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (*nsig == 16) {
+            elk_cli_error("noise: --sigma: at most 16 values");
+            return ELK_EXIT_USAGE;
+        }
+        if ((rc = elk_cli_double("noise", "sigma", tok, 0.0001, 2, &sig[*nsig]))) return rc;
+        (*nsig)++;
+    }
+    if (!*nsig) {
+        elk_cli_error("noise: --sigma %s: expected a comma list of numbers", sig_s);
+        return ELK_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* One trial's CSV row. */
+static void csv_row(FILE *fp, const elk_problem *pr, const char *prof, double sigma, long k,
+                    const elk_noise_trial_result *r)
+{
+    double full = r->ms[ELK_POL_FULL];
+    char line[1024];
+    size_t len = 0;
+    elk_csv_cat(line, sizeof line, &len, 1, pr->model.name);
+    elk_csv_cat(line, sizeof line, &len, 0, pr->chip.name);
+    elk_csv_cat(line, sizeof line, &len, 0, prof);
+    elk_csv_cat_num(line, sizeof line, &len, 0, sigma);
+    elk_csv_cat_num(line, sizeof line, &len, 0, (double)k);
+    for (int q = 0; q < ELK_POL_COUNT; q++) elk_csv_cat_num(line, sizeof line, &len, 0, r->ms[q]);
+    elk_csv_cat_num(line, sizeof line, &len, 0, r->noisy_ms[ELK_POL_FULL]);
+    elk_csv_cat_num(line, sizeof line, &len, 0, r->ms[ELK_POL_STATIC] / full);
+    elk_csv_cat_num(line, sizeof line, &len, 0, r->ms[ELK_POL_BASIC] / full);
+    elk_csv_cat_num(line, sizeof line, &len, 0, r->plans_changed);
+    elk_csv_cat_num(line, sizeof line, &len, 0, r->substituted);
+    fprintf(fp, "%s\n", line);
+}
+
+/* The trials of one sigma: each a CSV row, or in the table one summary
+ * line of the trials that fit. vs and vb hold trials entries. */
+static int run_sigma(FILE *fp, elk_noise *w, const elk_problem *pr, const char *prof, double sigma, long trials,
+                     long seed, int csv, double *vs, double *vb)
+{
+    elk_error err;
+    int n = 0, nofit = 0;
+    double changed = 0, pred = 0;
+    for (long k = 0; k < trials; k++) {
+        elk_noise_trial_result r;
+        if (elk_noise_trial(w, sigma, (unsigned long)seed, (int)k, &r, &err) != ELK_OK) {
+            elk_cli_error("noise: sigma %g, trial %ld: %s", sigma, k, err.msg);
+            return ELK_EXIT_FAIL;
+        }
+        double full = r.ms[ELK_POL_FULL];
+        if (csv) csv_row(fp, pr, prof, sigma, k, &r);
+        if (isnan(full)) {
+            nofit++; /* the noisy plan does not fit the true timing: counted, not averaged */
+            continue;
+        }
+        vs[n] = r.ms[ELK_POL_STATIC] / full;
+        vb[n] = r.ms[ELK_POL_BASIC] / full;
+        changed += r.plans_changed;
+        pred += fabs(r.noisy_ms[ELK_POL_FULL] / full - 1);
+        n++;
+    }
+    if (csv) return 0;
+    if (n < 2) {
+        fprintf(fp, "%6.3f  fewer than two trials fit (%d of %ld)\n", sigma, n, trials);
+        return 0;
+    }
+    summary a = summarise(vs, n), b = summarise(vb, n);
+    char ca[64], cb[64];
+    snprintf(ca, sizeof ca, "%.3f [%.3f, %.3f] (%.3f..%.3f)", a.mean, a.lo, a.hi, a.q05, a.q95);
+    snprintf(cb, sizeof cb, "%.3f [%.3f, %.3f] (%.3f..%.3f)", b.mean, b.lo, b.hi, b.q05, b.q95);
+    fprintf(fp, "%6.3f  %-36s %-36s %7.1f%% %8.1f%% %9d\n", sigma, ca, cb, 100 * changed / n, 100 * pred / n, nofit);
+    return 0;
+}
+
 int elk_cmd_noise(int argc, char **argv)
 {
     elk_point p;
@@ -44,8 +126,12 @@ int elk_cmd_noise(int argc, char **argv)
     const char *sig_s = "0.05,0.1,0.2", *trials_s = "20", *seed_s = "1", *fmt = "table", *out = NULL;
     int want_help = 0;
     elk_opt opts[] = {
-        {"sigma", 1, &sig_s, NULL, NULL},  {"trials", 1, &trials_s, NULL, NULL}, {"seed", 1, &seed_s, NULL, NULL},
-        {"format", 1, &fmt, NULL, NULL},   {"output", 1, &out, NULL, NULL},      {"help", 0, NULL, &want_help, NULL},
+        {"sigma", 1, &sig_s, NULL, "LIST\tcomma-separated log-normal sigmas (default 0.05,0.1,0.2)"},
+        {"trials", 1, &trials_s, NULL, "N\ttrials per sigma (default 20)"},
+        {"seed", 1, &seed_s, NULL, "K\tseed of GSL's mt19937 (default 1)"},
+        {"format", 1, &fmt, NULL, "F\ttable (default) or csv (one row per trial)"},
+        {"output", 1, &out, NULL, "FILE\twrite there (atomically) instead of standard output"},
+        {"help", 0, NULL, &want_help, NULL},
         {NULL, 0, NULL, NULL, NULL},
     };
     const char *pos[1];
@@ -62,12 +148,9 @@ int elk_cmd_noise(int argc, char **argv)
                "true costs, which tilts the comparison against Elk. Per sigma: Elk-Full's\n"
                "speedup over Static and over Basic (mean, 95%% confidence interval, 5%% and\n"
                "95%% quantiles), the share of operators whose plan changed, and the noisy\n"
-               "model's error in predicting Elk-Full. Trial k depends only on the seed and k.\n\n"
-               "  --sigma LIST   comma-separated log-normal sigmas (default 0.05,0.1,0.2)\n"
-               "  --trials N     trials per sigma (default 20)\n"
-               "  --seed K       seed of GSL's mt19937 (default 1)\n"
-               "  --format F     table (default) or csv (one row per trial)\n"
-               "  -o, --output FILE  write there (atomically) instead of standard output\n\n");
+               "model's error in predicting Elk-Full. Trial k depends only on the seed and k.\n\n");
+        elk_cli_opts_help(stdout, opts);
+        printf("\n");
         elk_cli_knob_help(stdout);
         return 0;
     }
@@ -78,21 +161,7 @@ int elk_cmd_noise(int argc, char **argv)
     if ((rc = elk_cli_table_or_csv("noise", fmt, &csv))) return rc;
     double sig[16];
     int nsig = 0;
-    char list[256];
-    snprintf(list, sizeof list, "%s", sig_s);
-    char *save = NULL;
-    for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (nsig == 16) {
-            elk_cli_error("noise: --sigma: at most 16 values");
-            return ELK_EXIT_USAGE;
-        }
-        if ((rc = elk_cli_double("noise", "sigma", tok, 0.0001, 2, &sig[nsig]))) return rc;
-        nsig++;
-    }
-    if (!nsig) {
-        elk_cli_error("noise: --sigma %s: expected a comma list of numbers", sig_s);
-        return ELK_EXIT_USAGE;
-    }
+    if ((rc = parse_sigmas(sig_s, sig, &nsig))) return rc;
     elk_plan_cache *pc;
     elk_problem pr;
     if (elk_cli_problem(&p, &pc, &pr)) return ELK_EXIT_FAIL;
@@ -135,55 +204,7 @@ int elk_cmd_noise(int argc, char **argv)
         elk_cli_error("out of memory");
         rc = ELK_EXIT_FAIL;
     }
-    for (int si = 0; si < nsig && !rc; si++) {
-        int n = 0, nofit = 0;
-        double changed = 0, pred = 0;
-        for (long k = 0; k < trials && !rc; k++) {
-            elk_noise_trial_result r;
-            if (elk_noise_trial(&w, sig[si], (unsigned long)seed, (int)k, &r, &err) != ELK_OK) {
-                elk_cli_error("noise: sigma %g, trial %ld: %s", sig[si], k, err.msg);
-                rc = ELK_EXIT_FAIL;
-                break;
-            }
-            double full = r.ms[ELK_POL_FULL];
-            if (csv) {
-                char line[1024];
-                size_t len = 0;
-                elk_csv_cat(line, sizeof line, &len, 1, pr.model.name);
-                elk_csv_cat(line, sizeof line, &len, 0, pr.chip.name);
-                elk_csv_cat(line, sizeof line, &len, 0, prof);
-                elk_csv_cat_num(line, sizeof line, &len, 0, sig[si]);
-                elk_csv_cat_num(line, sizeof line, &len, 0, (double)k);
-                for (int q = 0; q < ELK_POL_COUNT; q++) elk_csv_cat_num(line, sizeof line, &len, 0, r.ms[q]);
-                elk_csv_cat_num(line, sizeof line, &len, 0, r.noisy_ms[ELK_POL_FULL]);
-                elk_csv_cat_num(line, sizeof line, &len, 0, r.ms[ELK_POL_STATIC] / full);
-                elk_csv_cat_num(line, sizeof line, &len, 0, r.ms[ELK_POL_BASIC] / full);
-                elk_csv_cat_num(line, sizeof line, &len, 0, r.plans_changed);
-                elk_csv_cat_num(line, sizeof line, &len, 0, r.substituted);
-                fprintf(fp, "%s\n", line);
-            }
-            if (isnan(full)) {
-                nofit++; /* the noisy plan does not fit the true timing: counted, not averaged */
-                continue;
-            }
-            vs[n] = r.ms[ELK_POL_STATIC] / full;
-            vb[n] = r.ms[ELK_POL_BASIC] / full;
-            changed += r.plans_changed;
-            pred += fabs(r.noisy_ms[ELK_POL_FULL] / full - 1);
-            n++;
-        }
-        if (rc || csv) continue;
-        if (n < 2) {
-            fprintf(fp, "%6.3f  fewer than two trials fit (%d of %ld)\n", sig[si], n, trials);
-            continue;
-        }
-        summary a = summarise(vs, n), b = summarise(vb, n);
-        char ca[64], cb[64];
-        snprintf(ca, sizeof ca, "%.3f [%.3f, %.3f] (%.3f..%.3f)", a.mean, a.lo, a.hi, a.q05, a.q95);
-        snprintf(cb, sizeof cb, "%.3f [%.3f, %.3f] (%.3f..%.3f)", b.mean, b.lo, b.hi, b.q05, b.q95);
-        fprintf(fp, "%6.3f  %-36s %-36s %7.1f%% %8.1f%% %9d\n", sig[si], ca, cb, 100 * changed / n, 100 * pred / n,
-                nofit);
-    }
+    for (int si = 0; si < nsig && !rc; si++) rc = run_sigma(fp, &w, &pr, prof, sig[si], trials, seed, csv, vs, vb);
     if (!rc && !csv)
         fprintf(fp, "\nplans: operators whose Elk-Full plan differs from the noise-free one (mean); predict.: "
                     "|noisy estimate / true - 1| of Elk-Full (mean);\nno fit: trials whose noisy plan does not "

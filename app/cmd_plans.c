@@ -57,10 +57,10 @@ int elk_cmd_plans(int argc, char **argv)
     const char *opname = NULL;
     int want_help = 0, all = 0, cold = 0, coarse = 0;
     elk_opt opts[] = {
-        {"op", 1, &opname, NULL, NULL},
-        {"all", 0, NULL, &all, NULL},
-        {"cold", 0, NULL, &cold, NULL},
-        {"coarse", 0, NULL, &coarse, NULL},
+        {"op", 1, &opname, NULL, "N|NAME\tthe operator, by index or by name such as L0.qkv (required; see elk graph)"},
+        {"all", 0, NULL, &all, "also every plan evaluated ('all' rows; enumerates exhaustively)"},
+        {"cold", 0, NULL, &cold, "instead, the preload-state options of each front plan"},
+        {"coarse", 0, NULL, &coarse, "the coarser plan space of the workbench's provisional answers"},
         {"help", 0, NULL, &want_help, NULL},
         {NULL, 0, NULL, NULL, NULL},
     };
@@ -78,8 +78,10 @@ int elk_cmd_plans(int argc, char **argv)
                "time) ('front' rows), the kept volume-optimal plans ('kept'), and with --all\n"
                "every plan evaluated ('all'). With --cold, the preload-state options of each\n"
                "front plan instead. With --coarse, the coarser plan space of the workbench's\n"
-               "provisional answers (splits stepped by about a quarter but the innermost).\n"
-               "Units: bytes per core, microseconds, cycles.\n\n");
+               "provisional answers (splits stepped geometrically). Units: bytes per core,\n"
+               "microseconds, cycles.\n\n");
+        elk_cli_opts_help(stdout, opts);
+        printf("\n");
         elk_cli_knob_help(stdout);
         return 0;
     }

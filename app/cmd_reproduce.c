@@ -63,7 +63,7 @@ static int mkdir_p(const char *dir)
     return 0;
 }
 
-static void reproduce_usage(FILE *fp)
+static void reproduce_usage(FILE *fp, const elk_opt *opts)
 {
     fprintf(fp,
             "usage: elk reproduce [--figure N|NAME|all] -o DIR [--profile P] [-j|--jobs N] [--no-plot]\n\n"
@@ -81,13 +81,9 @@ static void reproduce_usage(FILE *fp)
             "minute.\n\n"
             "The paper's chip presets open in the 'paper' cost profile, so by default the\n"
             "figures are the artifact's model; --profile physical runs them in ours\n"
-            "(docs/VALIDATION.md, Cost profiles).\n\n"
-            "  --figure LIST    figures 17..24, ref, profiles, reviews, a comma list\n"
-            "                   (17,19,ref), or all (default: every one but reviews)\n"
-            "  -o, --output DIR folder for the results (created if needed)\n"
-            "  --profile P      cost profile for every point (not 'profiles', which sweeps it)\n"
-            "  -j, --jobs N     worker threads (default: the number of CPUs)\n"
-            "  --no-plot        CSVs, scripts and summary only\n");
+            "(docs/VALIDATION.md, Cost profiles).\n\n");
+    elk_cli_opts_help(fp, opts);
+
 }
 
 /* One reproduce run: what was asked and what each figure took.
@@ -260,17 +256,23 @@ int elk_cmd_reproduce(int argc, char **argv)
 {
     const char *figs = NULL, *dir = NULL, *jobs_s = NULL, *profile = NULL;
     int help = 0, noplot = 0, quiet = 0;
-    elk_opt opts[] = {{"figure", 1, &figs, NULL, NULL},    {"output", 1, &dir, NULL, NULL},
-                      {"profile", 1, &profile, NULL, NULL},
-                      {"jobs", 1, &jobs_s, NULL, NULL},    {"no-plot", 0, NULL, &noplot, NULL},
-                      {"quiet", 0, NULL, &quiet, NULL},    {"help", 0, NULL, &help, NULL},
-                      {NULL, 0, NULL, NULL, NULL}};
+    elk_opt opts[] = {
+        {"figure", 1, &figs, NULL,
+         "LIST\tfigures 17..24, ref, profiles, reviews, a comma list (17,19,ref), or all (default: every one but "
+         "reviews)"},
+        {"output", 1, &dir, NULL, "DIR\tfolder for the results (created if needed)"},
+        {"profile", 1, &profile, NULL, "P\tcost profile for every point (not 'profiles', which sweeps it)"},
+        {"jobs", 1, &jobs_s, NULL, "N\tworker threads (default: the number of CPUs)"},
+        {"no-plot", 0, NULL, &noplot, "CSVs, scripts and summary only"},
+        {"quiet", 0, NULL, &quiet, "no progress lines"},
+        {"help", 0, NULL, &help, NULL},
+        {NULL, 0, NULL, NULL, NULL}};
     const char *pos[1];
     int npos;
     int rc = elk_cli_parse(argc, argv, 2, NULL, opts, pos, 0, &npos, "reproduce");
     if (rc) return rc;
     if (help) {
-        reproduce_usage(stdout);
+        reproduce_usage(stdout, opts);
         return 0;
     }
     if (!dir || elk_file_is_std(dir)) {

@@ -21,8 +21,12 @@ int elk_cmd_sensitivity(int argc, char **argv)
     const char *pol_s = "elk-full", *fmt = "table", *out = NULL, *plot = NULL;
     int want_help = 0;
     elk_opt opts[] = {
-        {"policy", 1, &pol_s, NULL, NULL}, {"format", 1, &fmt, NULL, NULL}, {"output", 1, &out, NULL, NULL},
-        {"plot", 1, &plot, NULL, NULL},    {"help", 0, NULL, &want_help, NULL}, {NULL, 0, NULL, NULL, NULL},
+        {"policy", 1, &pol_s, NULL, "P\twhose latency (default elk-full)"},
+        {"format", 1, &fmt, NULL, "F\ttable (default) or csv"},
+        {"output", 1, &out, NULL, "FILE\tthe table or CSV there (atomically) instead of stdout"},
+        {"plot", 1, &plot, NULL, "FIG\talso draw the tornado chart (png, svg or pdf by extension)"},
+        {"help", 0, NULL, &want_help, NULL},
+        {NULL, 0, NULL, NULL, NULL},
     };
     const char *pos[1];
     int npos;
@@ -35,11 +39,9 @@ int elk_cmd_sensitivity(int argc, char **argv)
                "workbench's steps: HBM +-1 TB/s, NoC and compute scale +-0.25, link x/ 1.25,\n"
                "cores by one chip, SRAM +-64 KiB, batch and sequence x/ 2), the policy's latency\n"
                "at each, ranked by the larger change. --plot draws the ranking as a tornado\n"
-               "chart with gnuplot.\n\n"
-               "  --policy P        whose latency (default elk-full)\n"
-               "  --format F        table (default) or csv\n"
-               "  -o, --output FILE the table or CSV there (atomically) instead of stdout\n"
-               "  --plot FIG        also draw the tornado chart (png, svg or pdf by extension)\n\n");
+               "chart with gnuplot.\n\n");
+        elk_cli_opts_help(stdout, opts);
+        printf("\n");
         elk_cli_knob_help(stdout);
         return 0;
     }

@@ -16,7 +16,7 @@
 #include "elk_sweep.h"
 #include "sweep_io.h"
 
-static void sweep_usage(FILE *fp)
+static void sweep_usage(FILE *fp, const elk_opt *opts)
 {
     fprintf(fp,
             "usage: elk sweep SWEEP.cfg [-o OUT.csv] [-j|--jobs N] [--shard i/N] [--plot] [--quiet]\n\n"
@@ -27,14 +27,10 @@ static void sweep_usage(FILE *fp)
             "also draws OUT.png). Without -o the CSV goes to stdout. A progress bar with ETA is\n"
             "shown on stderr when it is a terminal. Ctrl-C stops and keeps the finished rows in\n"
             "OUT.csv.partial (OUT.csv, if any, is left as it was). -o - is stdout; a device or\n"
-            "FIFO (-o /dev/null) is written in place, with no figure beside it.\n\n"
-            "  -o, --output OUT.csv  where the CSV goes (default stdout)\n"
-            "  -j, --jobs N          worker threads (default: the number of CPUs)\n"
-            "  --shard i/N           run only points with index %% N == i (0 <= i < N);\n"
-            "                        'elk merge' reassembles the shards\n"
-            "  --plot                also draw OUT.png with gnuplot\n"
-            "  --quiet               no progress bar or summary\n\n"
-            "Sweep file format and CSV columns: docs/SWEEPS.md. Exit status: 0 done, 1 error,\n"
+            "FIFO (-o /dev/null) is written in place, with no figure beside it.\n\n");
+    elk_cli_opts_help(fp, opts);
+    fprintf(fp,
+            "\nSweep file format and CSV columns: docs/SWEEPS.md. Exit status: 0 done, 1 error,\n"
             "2 usage, 130 interrupted (OUT.csv.partial then holds the finished points).\n");
 }
 
@@ -42,20 +38,24 @@ int elk_cmd_sweep(int argc, char **argv)
 {
     const char *output = NULL, *jobs_s = NULL, *shard_s = NULL;
     int help = 0, plot = 0, quiet = 0;
-    elk_opt opts[] = {{"output", 1, &output, NULL, NULL}, {"jobs", 1, &jobs_s, NULL, NULL},
-                      {"shard", 1, &shard_s, NULL, NULL}, {"plot", 0, NULL, &plot, NULL},
-                      {"quiet", 0, NULL, &quiet, NULL},   {"help", 0, NULL, &help, NULL},
+    elk_opt opts[] = {{"output", 1, &output, NULL, "OUT.csv\twhere the CSV goes (default stdout)"},
+                      {"jobs", 1, &jobs_s, NULL, "N\tworker threads (default: the number of CPUs)"},
+                      {"shard", 1, &shard_s, NULL,
+                       "i/N\trun only points with index % N == i (0 <= i < N); 'elk merge' reassembles the shards"},
+                      {"plot", 0, NULL, &plot, "also draw OUT.png with gnuplot"},
+                      {"quiet", 0, NULL, &quiet, "no progress bar or summary"},
+                      {"help", 0, NULL, &help, NULL},
                       {NULL, 0, NULL, NULL, NULL}};
     const char *pos[2];
     int npos;
     int rc = elk_cli_parse(argc, argv, 2, NULL, opts, pos, 1, &npos, "sweep");
     if (rc) return rc;
     if (help) {
-        sweep_usage(stdout);
+        sweep_usage(stdout, opts);
         return 0;
     }
     if (npos != 1) {
-        sweep_usage(stderr);
+        sweep_usage(stderr, opts);
         return ELK_EXIT_USAGE;
     }
     int jobs, shard = 0, nshards = 1;
@@ -148,7 +148,9 @@ int elk_cmd_merge(int argc, char **argv)
 {
     const char *output = NULL;
     int help = 0;
-    elk_opt opts[] = {{"output", 1, &output, NULL, NULL}, {"help", 0, NULL, &help, NULL}, {NULL, 0, NULL, NULL, NULL}};
+    elk_opt opts[] = {{"output", 1, &output, NULL, "OUT.csv\twhere the merged CSV goes (default stdout)"},
+                      {"help", 0, NULL, &help, NULL},
+                      {NULL, 0, NULL, NULL, NULL}};
     const char *pos[4096];
     int npos;
     int rc = elk_cli_parse(argc, argv, 2, NULL, opts, pos, 4096, &npos, "merge");
@@ -159,7 +161,8 @@ int elk_cmd_merge(int argc, char **argv)
                 "Reassembles the CSVs of 'elk sweep --shard i/N' runs into the CSV the unsharded run\n"
                 "writes (byte for byte). Checks that the files are shards of one sweep (same sweep\n"
                 "name, fingerprint, columns and shard count) and that every point is there once.\n"
-                "With -o the result is written atomically with OUT.gp beside it; else to stdout.\n");
+                "With -o the result is written atomically with OUT.gp beside it; else to stdout.\n\n");
+        elk_cli_opts_help(help ? stdout : stderr, opts);
         return help ? 0 : ELK_EXIT_USAGE;
     }
     elk_file of = {0};

@@ -12,7 +12,11 @@
 #include "elk_sim.h"
 #include "elk_trace.h"
 
-static void help(void)
+/* the simulator's core limits, spelled out in --mode's help */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+static void help(const elk_opt *opts)
 {
     printf("usage: elk trace --policy P [-o FILE] [--mode auto|fast|detailed] [--block N]\n"
            "                 [--hbm-model chip|broadcast|controllers] [--bench N] [design-point options]\n\n"
@@ -21,18 +25,9 @@ static void help(void)
            "shared max-min fairly) and writes Chrome trace-event JSON that Perfetto or\n"
            "chrome://tracing opens: tracks for execution, the NoC and every HBM controller,\n"
            "one event per operator phase, counters for SRAM per core and the HBM rate.\n"
-           "It prints the simulated latency beside the planner's estimate.\n\n"
-           "  -o, --output FILE  trace file (default trace.json; - for stdout)\n"
-           "  --mode M           detailed: every link and port (at most %d cores); fast:\n"
-           "                     symmetric classes and mesh blocks; auto (default):\n"
-           "                     detailed up to %d cores\n"
-           "  --block N          fast mode on grids: block side in routers (default: auto)\n"
-           "  --hbm-model M      broadcast: one broadcasting HBM controller (the paper's\n"
-           "                     emulator); controllers: the chip's controllers with queues;\n"
-           "                     chip (default): as the preset says\n"
-           "  --bench N          simulate N times and print the time per simulation\n"
-           "                     (writes no trace)\n\n",
-           ELK_SIM_DETAILED_LIMIT, ELK_SIM_DETAILED_MAX);
+           "It prints the simulated latency beside the planner's estimate.\n\n");
+    elk_cli_opts_help(stdout, opts);
+    printf("\n");
     elk_cli_knob_help(stdout);
 }
 
@@ -49,6 +44,108 @@ static int cmp_d(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* --mode, --block, --hbm-model and --bench into the simulator's options
+ * (recording the timeline unless benchmarking) and *reps; prints the error. */
+static int sim_options(const char *mode, const char *block, const char *hbm_model, const char *bench,
+                       elk_sim_opts *so, int *reps)
+{
+    int rc;
+    elk_sim_opts_default(so);
+    so->record = 1;
+    int m = -1;
+    for (int k = 0; elk_sim_mode_names[k]; k++)
+        if (!strcmp(mode, elk_sim_mode_names[k])) m = k;
+    if (m < 0) {
+        elk_cli_error("trace: --mode %s: expected auto, fast or detailed", mode);
+        return ELK_EXIT_USAGE;
+    }
+    so->mode = (elk_sim_mode)m;
+    if (block) {
+        long b;
+        if ((rc = elk_cli_long("trace", "block", block, 1, 65536, &b))) return rc;
+        so->block = (int)b;
+    }
+    if (!strcmp(hbm_model, "broadcast")) so->hbm_broadcast = 1;
+    else if (!strcmp(hbm_model, "controllers")) so->hbm_broadcast = 0;
+    else if (strcmp(hbm_model, "chip")) {
+        elk_cli_error("trace: --hbm-model %s: expected chip, broadcast or controllers", hbm_model);
+        return ELK_EXIT_USAGE;
+    }
+    if (bench) {
+        long b;
+        if ((rc = elk_cli_long("trace", "bench", bench, 1, 100000, &b))) return rc;
+        *reps = (int)b;
+        so->record = 0;
+    }
+    return 0;
+}
+
+/* --bench N: simulate reps times and print the time per simulation. */
+static int bench_sim(const elk_problem *pr, const elk_schedule *s, const elk_sim_opts *so, int reps, int pol)
+{
+    elk_error err;
+    elk_sim_result r;
+    int ret = 0;
+    double *t = malloc((size_t)reps * sizeof *t);
+    if (!t) ret = ELK_EXIT_FAIL;
+    for (int k = 0; k < reps && !ret; k++) {
+        double t0 = now_ms();
+        if (elk_sim_run(pr, s, so, &r, &err) != ELK_OK) {
+            elk_cli_error("%s", err.msg);
+            ret = ELK_EXIT_FAIL;
+            break;
+        }
+        t[k] = now_ms() - t0;
+        if (k + 1 < reps) elk_sim_result_free(&r);
+    }
+    if (!ret) {
+        qsort(t, (size_t)reps, sizeof *t, cmp_d);
+        printf("simulate %s %s on %s (%d cores, %s, %s mode): %d ops, %ld events, %ld flows\n",
+               elk_policy_labels[pol], pr->model.name, pr->chip.name, pr->chip.cores,
+               elk_topology_names[pr->chip.topology], r.mode_detailed ? "detailed" : "fast", r.nops, r.events,
+               r.flows);
+        printf("  %d runs: min %.2f ms, median %.2f ms, max %.2f ms per simulation\n", reps, t[0], t[reps / 2],
+               t[reps - 1]);
+        printf("  simulated %.4f ms, estimate %.4f ms (%+.2f%%)\n", r.latency_ms, r.est_latency_ms, 100 * r.err);
+        elk_sim_result_free(&r);
+    }
+    free(t);
+    return ret;
+}
+
+/* Simulate once, write the trace to out and print the summary. */
+static int write_trace(const elk_problem *pr, const elk_schedule *s, const elk_sim_opts *so, int pol,
+                       const char *out)
+{
+    elk_error err;
+    elk_sim_result r;
+    if (elk_sim_run(pr, s, so, &r, &err) != ELK_OK) {
+        elk_cli_error("%s", err.msg);
+        return ELK_EXIT_FAIL;
+    }
+    int ret = 0;
+    char label[256];
+    snprintf(label, sizeof label, "%s: %s on %s (simulated, %s mode)", elk_policy_labels[pol], pr->model.name,
+             pr->chip.name, r.mode_detailed ? "detailed" : "fast");
+    if (elk_trace_write(out, &r, &pr->graph, &pr->chip, label, &err) != ELK_OK) {
+        elk_cli_error("%s", err.msg);
+        ret = ELK_EXIT_FAIL;
+    } else {
+        /* with -o - the trace is stdout, so the summary goes to stderr */
+        FILE *info = elk_file_is_std(out) ? stderr : stdout;
+        fprintf(info, "%s: %d operators, %d phases; simulated %.4f ms, estimate %.4f ms (%+.2f%%)\n", out, r.nops,
+                r.nphases, r.latency_ms, r.est_latency_ms, 100 * r.err);
+        fprintf(info, "breakdown (ms):");
+        for (int b = 0; b < ELK_BRK_COUNT; b++)
+            fprintf(info, " %s %.4f", elk_brk_names[b], r.brk[b] / (pr->chip.clock_ghz * 1e6));
+        fprintf(info, "\nHBM %.1f%%, NoC %.1f%%", 100 * r.hbm_util, 100 * r.noc_util);
+        if (r.grid) fprintf(info, ", links max %.1f%% mean %.1f%%", 100 * r.link_max, 100 * r.link_mean);
+        fprintf(info, ", %.2f TFLOPS, peak SRAM %.1f KiB/core\n", r.tflops, r.peak_resident / 1024.0);
+    }
+    elk_sim_result_free(&r);
+    return ret;
+}
+
 int elk_cmd_trace(int argc, char **argv)
 {
     elk_point p;
@@ -57,12 +154,16 @@ int elk_cmd_trace(int argc, char **argv)
                *hbm_model = "chip";
     int want_help = 0;
     elk_opt opts[] = {
-        {"policy", 1, &policy, NULL, NULL},
-        {"output", 1, &out, NULL, NULL},
-        {"mode", 1, &mode, NULL, NULL},
-        {"block", 1, &block, NULL, NULL},
-        {"hbm-model", 1, &hbm_model, NULL, NULL},
-        {"bench", 1, &bench, NULL, NULL},
+        {"policy", 1, &policy, NULL, "P\tthe policy (required)"},
+        {"output", 1, &out, NULL, "FILE\ttrace file (default trace.json; - for stdout)"},
+        {"mode", 1, &mode, NULL,
+         "M\tdetailed: every link and port (at most " STR(ELK_SIM_DETAILED_LIMIT) " cores); fast: symmetric "
+         "classes and mesh blocks; auto (default): detailed up to " STR(ELK_SIM_DETAILED_MAX) " cores"},
+        {"block", 1, &block, NULL, "N\tfast mode on grids: block side in routers (default: auto)"},
+        {"hbm-model", 1, &hbm_model, NULL,
+         "M\tbroadcast: one broadcasting HBM controller (the paper's emulator); controllers: the chip's "
+         "controllers with queues; chip (default): as the preset says"},
+        {"bench", 1, &bench, NULL, "N\tsimulate N times and print the time per simulation (writes no trace)"},
         {"help", 0, NULL, &want_help, NULL},
         {NULL, 0, NULL, NULL, NULL},
     };
@@ -71,7 +172,7 @@ int elk_cmd_trace(int argc, char **argv)
     int rc = elk_cli_parse(argc, argv, 2, &p, opts, pos, 0, &npos, "trace");
     if (rc) return rc;
     if (want_help) {
-        help();
+        help(opts);
         return 0;
     }
     if (!policy) {
@@ -84,34 +185,8 @@ int elk_cmd_trace(int argc, char **argv)
         return ELK_EXIT_USAGE;
     }
     elk_sim_opts so;
-    elk_sim_opts_default(&so);
-    so.record = 1;
-    int m = -1;
-    for (int k = 0; elk_sim_mode_names[k]; k++)
-        if (!strcmp(mode, elk_sim_mode_names[k])) m = k;
-    if (m < 0) {
-        elk_cli_error("trace: --mode %s: expected auto, fast or detailed", mode);
-        return ELK_EXIT_USAGE;
-    }
-    so.mode = (elk_sim_mode)m;
-    if (block) {
-        long b;
-        if ((rc = elk_cli_long("trace", "block", block, 1, 65536, &b))) return rc;
-        so.block = (int)b;
-    }
-    if (!strcmp(hbm_model, "broadcast")) so.hbm_broadcast = 1;
-    else if (!strcmp(hbm_model, "controllers")) so.hbm_broadcast = 0;
-    else if (strcmp(hbm_model, "chip")) {
-        elk_cli_error("trace: --hbm-model %s: expected chip, broadcast or controllers", hbm_model);
-        return ELK_EXIT_USAGE;
-    }
     int reps = 0;
-    if (bench) {
-        long b;
-        if ((rc = elk_cli_long("trace", "bench", bench, 1, 100000, &b))) return rc;
-        reps = (int)b;
-        so.record = 0;
-    }
+    if ((rc = sim_options(mode, block, hbm_model, bench, &so, &reps))) return rc;
 
     elk_error err;
     if (so.mode == ELK_SIM_DETAILED) {
@@ -139,56 +214,8 @@ int elk_cmd_trace(int argc, char **argv)
         elk_plan_cache_free(pc);
         return ELK_EXIT_FAIL;
     }
-    elk_sim_result r;
-    if (reps > 0) {
-        double *t = malloc((size_t)reps * sizeof *t);
-        if (!t) ret = ELK_EXIT_FAIL;
-        for (int k = 0; k < reps && !ret; k++) {
-            double t0 = now_ms();
-            if (elk_sim_run(&pr, &s, &so, &r, &err) != ELK_OK) {
-                elk_cli_error("%s", err.msg);
-                ret = ELK_EXIT_FAIL;
-                break;
-            }
-            t[k] = now_ms() - t0;
-            if (k + 1 < reps) elk_sim_result_free(&r);
-        }
-        if (!ret) {
-            qsort(t, (size_t)reps, sizeof *t, cmp_d);
-            printf("simulate %s %s on %s (%d cores, %s, %s mode): %d ops, %ld events, %ld flows\n",
-                   elk_policy_labels[pol], pr.model.name, pr.chip.name, pr.chip.cores,
-                   elk_topology_names[pr.chip.topology], r.mode_detailed ? "detailed" : "fast", r.nops, r.events,
-                   r.flows);
-            printf("  %d runs: min %.2f ms, median %.2f ms, max %.2f ms per simulation\n", reps, t[0], t[reps / 2],
-                   t[reps - 1]);
-            printf("  simulated %.4f ms, estimate %.4f ms (%+.2f%%)\n", r.latency_ms, r.est_latency_ms, 100 * r.err);
-            elk_sim_result_free(&r);
-        }
-        free(t);
-    } else if (elk_sim_run(&pr, &s, &so, &r, &err) != ELK_OK) {
-        elk_cli_error("%s", err.msg);
-        ret = ELK_EXIT_FAIL;
-    } else {
-        char label[256];
-        snprintf(label, sizeof label, "%s: %s on %s (simulated, %s mode)", elk_policy_labels[pol], pr.model.name,
-                 pr.chip.name, r.mode_detailed ? "detailed" : "fast");
-        if (elk_trace_write(out, &r, &pr.graph, &pr.chip, label, &err) != ELK_OK) {
-            elk_cli_error("%s", err.msg);
-            ret = ELK_EXIT_FAIL;
-        } else {
-            /* with -o - the trace is stdout, so the summary goes to stderr */
-            FILE *info = elk_file_is_std(out) ? stderr : stdout;
-            fprintf(info, "%s: %d operators, %d phases; simulated %.4f ms, estimate %.4f ms (%+.2f%%)\n", out,
-                    r.nops, r.nphases, r.latency_ms, r.est_latency_ms, 100 * r.err);
-            fprintf(info, "breakdown (ms):");
-            for (int b = 0; b < ELK_BRK_COUNT; b++)
-                fprintf(info, " %s %.4f", elk_brk_names[b], r.brk[b] / (pr.chip.clock_ghz * 1e6));
-            fprintf(info, "\nHBM %.1f%%, NoC %.1f%%", 100 * r.hbm_util, 100 * r.noc_util);
-            if (r.grid) fprintf(info, ", links max %.1f%% mean %.1f%%", 100 * r.link_max, 100 * r.link_mean);
-            fprintf(info, ", %.2f TFLOPS, peak SRAM %.1f KiB/core\n", r.tflops, r.peak_resident / 1024.0);
-        }
-        elk_sim_result_free(&r);
-    }
+    if (reps > 0) ret = bench_sim(&pr, &s, &so, reps, pol);
+    else ret = write_trace(&pr, &s, &so, pol, out);
     elk_schedule_free(&s);
     elk_problem_free(&pr);
     elk_plan_cache_free(pc);

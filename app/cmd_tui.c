@@ -9,22 +9,16 @@
 #include "elk_sched.h"
 #include "tui_app.h"
 
-static void usage(FILE *fp)
+static void usage(FILE *fp, const elk_opt *opts)
 {
     fprintf(fp, "usage: elk tui [--view N] [--policy P] [--ascii] [--mono] [--plot-format png|svg]\n"
                 "               [--log FILE] [--point FILE] [design-point options]\n\n"
                 "The interactive workbench: a knob panel, six views (1 Breakdown, 2 Pareto,\n"
                 "3 Roofline, 4 Timeline, 5 Sweep, 6 Network), live recomputation as knobs turn,\n"
                 "compare (b), undo (u), save and load points (w, o), CSV and gnuplot export. Press ? inside for every key. `elk` with no arguments opens it.\n"
-                "When stdin or stdout is not a terminal it prints `elk run`'s table instead.\n\n"
-                "  --view N              start on view N (1-6 or its name)\n"
-                "  --policy P            focused policy (basic, static, elk-dyn, elk-full, ideal)\n"
-                "  --ascii               ASCII drawing only (automatic when the locale is not UTF-8)\n"
-                "  --mono                no colours (attributes only; also NO_COLOR=1)\n"
-                "  --plot-format F       figure format for 'g': png (default) or svg\n"
-                "  --log FILE            where stderr goes while the screen is active\n"
-                "                        (default $XDG_STATE_HOME/elk/tui.log, else\n"
-                "                        ~/.local/state/elk/tui.log); never a symlink\n\n");
+                "When stdin or stdout is not a terminal it prints `elk run`'s table instead.\n\n");
+    elk_cli_opts_help(fp, opts);
+    fprintf(fp, "\n");
     elk_cli_knob_help(fp);
 }
 
@@ -76,15 +70,20 @@ int elk_cmd_tui(int argc, char **argv)
                *bench_out = NULL;
     int help = 0, ascii = 0, mono = 0;
     elk_opt opts[] = {
-        {"view", 1, &view, NULL, NULL},
-        {"policy", 1, &policy, NULL, NULL},
-        {"ascii", 0, NULL, &ascii, NULL},
-        {"mono", 0, NULL, &mono, NULL},
-        {"plot-format", 1, &fmt, NULL, NULL},
-        {"log", 1, &log, NULL, NULL},
-        {"bench-knobs", 1, &bench, NULL, NULL},
-        {"bench-which", 1, &bench_which, NULL, NULL},
-        {"bench-out", 1, &bench_out, NULL, NULL},
+        {"view", 1, &view, NULL, "N\tstart on view N (1-6 or its name)"},
+        {"policy", 1, &policy, NULL, "P\tfocused policy (basic, static, elk-dyn, elk-full, ideal)"},
+        {"ascii", 0, NULL, &ascii, "ASCII drawing only (automatic when the locale is not UTF-8)"},
+        {"mono", 0, NULL, &mono, "no colours (attributes only; also NO_COLOR=1)"},
+        {"plot-format", 1, &fmt, NULL, "F\tfigure format for 'g': png (default) or svg"},
+        {"log", 1, &log, NULL,
+         "FILE\twhere stderr goes while the screen is active (default $XDG_STATE_HOME/elk/tui.log, else "
+         "~/.local/state/elk/tui.log); never a symlink"},
+        {"bench-knobs", 1, &bench, NULL,
+         "N\tbenchmark (tests/bench_tui.sh): make N knob changes, timing each to the redraw that shows it"},
+        {"bench-which", 1, &bench_which, NULL,
+         "LIST\tthe knobs the benchmark cycles (comma list of hbm, noc, cores, sram, batch, seq)"},
+        {"bench-out", 1, &bench_out, NULL,
+         "FILE\twhere the benchmark's timings go (default: standard output, after the terminal is restored)"},
         {"help", 0, NULL, &help, NULL},
         {NULL, 0, NULL, NULL, NULL},
     };
@@ -95,7 +94,7 @@ int elk_cmd_tui(int argc, char **argv)
     int rc = elk_cli_parse(argc, argv, first, &p, opts, pos, 0, &npos, "tui");
     if (rc) return rc;
     if (help) {
-        usage(stdout);
+        usage(stdout, opts);
         return 0;
     }
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) return fallback_run(argc, argv, first, opts);

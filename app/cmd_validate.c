@@ -20,6 +20,7 @@ int elk_cmd_validate(int argc, char **argv)
     if (want_help) {
         printf("usage: elk validate FILE...\n\nChecks chip and model presets, sweeps and saved design points (elk tui 'w');\nprints 'FILE: ok' "
                "or the first problem of each file with file:line. Exit status 1 if any file is bad.\n");
+        elk_cli_opts_help(stdout, opts); /* none but --help today */
         return 0;
     }
     if (npos == 0) {

@@ -1,3 +1,4 @@
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -67,6 +68,104 @@ int elk_cli_double(const char *cmd, const char *opt, const char *s, double lo, d
     return ELK_EXIT_USAGE;
 }
 
+/* The short options users expect, each standing for its long form when
+ * the command has that option: -o --output, -j --jobs, -n --name, -v
+ * --verbose, and -h --help for every command. */
+static const char *const short_map[][2] = {
+    {"-o", "--output"}, {"-j", "--jobs"}, {"-n", "--name"}, {"-v", "--verbose"}, {"-h", "--help"}};
+
+/* --help's option texts start at most at column 26 (the knobs', after "  "
+ * and a 23-wide flag column) and wrap to 79 columns, to fit an 80-column
+ * terminal. */
+enum { HELP_COL = 26, HELP_WIDTH = 79 };
+
+/* One --help entry: the flag, then text word-wrapped from column tcol; a
+ * flag too wide for its column puts the text on the next line. */
+static void help_entry(FILE *fp, int tcol, const char *flag, const char *text)
+{
+    int col = 2 + (int)strlen(flag);
+    fprintf(fp, "  %s", flag);
+    if (col >= tcol) {
+        fputc('\n', fp);
+        col = 0;
+    }
+    fprintf(fp, "%*s", tcol - col, "");
+    col = tcol;
+    const char *w = text + strspn(text, " ");
+    while (*w) {
+        int len = (int)strcspn(w, " ");
+        if (col > tcol && col + 1 + len > HELP_WIDTH) {
+            fprintf(fp, "\n%*s", tcol, "");
+            col = tcol;
+        } else if (col > tcol) {
+            fputc(' ', fp);
+            col++;
+        }
+        fwrite(w, 1, (size_t)len, fp);
+        col += len;
+        w += len + strspn(w + len, " ");
+    }
+    fputc('\n', fp);
+}
+
+void elk_cli_knob_help(FILE *fp)
+{
+    fprintf(fp, "Design point (override any preset value):\n");
+    help_entry(fp, HELP_COL, "--chip FILE|NAME", "chip preset (default ipu-pod4)");
+    help_entry(fp, HELP_COL, "--model FILE|NAME", "model preset (default llama2-13b)");
+    help_entry(fp, HELP_COL, "--workload W", "decode | train-fwd | prefill (default decode)");
+    help_entry(fp, HELP_COL, "--point FILE", "a saved design point (elk tui 'w'); later flags override it");
+    for (int k = 0; k < ELK_KNOB_COUNT; k++) {
+        const elk_knob_info *ki = &elk_knobs[k];
+        if (k == ELK_KNOB_MODEL || k == ELK_KNOB_CHIP || k == ELK_KNOB_WORKLOAD) continue;
+        if (k == ELK_KNOB_PROFILE) {
+            help_entry(fp, HELP_COL, "--profile P",
+                       "cost profile: paper | physical, each optionally followed by +switch / -switch (gather, "
+                       "multichip, relayout, rotsync, unfused, softmax1, noccap, int55, mincold, warmup, "
+                       "contention); default: the chip preset's (docs/VALIDATION.md, Cost profiles)");
+            continue;
+        }
+        char flag[64], text[128];
+        snprintf(flag, sizeof flag, "--%s %s", ki->name, ki->is_int == 2 ? "WORD" : ki->is_int ? "N" : "X");
+        snprintf(text, sizeof text, "%s%s%s%s", ki->label, *ki->unit ? " (" : "", ki->unit, *ki->unit ? ")" : "");
+        help_entry(fp, HELP_COL, flag, text);
+    }
+}
+
+/* The flag column of an option: "-o, --output FILE", "--ops". */
+static void opt_flag(const elk_opt *o, char *flag, size_t size, const char **text)
+{
+    const char *tab = o->help ? strchr(o->help, '\t') : NULL;
+    /* a value without a name in help would print as a flag */
+    assert(!o->has_arg == !tab);
+    int n = 0;
+    for (size_t k = 0; k < sizeof short_map / sizeof short_map[0]; k++)
+        if (!strcmp(short_map[k][1] + 2, o->name)) n = snprintf(flag, size, "%s, ", short_map[k][0]);
+    n += snprintf(flag + n, size - (size_t)n, "--%s", o->name);
+    if (tab) snprintf(flag + n, size - (size_t)n, " %.*s", (int)(tab - o->help), o->help);
+    *text = tab ? tab + 1 : o->help;
+}
+
+void elk_cli_opts_help(FILE *fp, const elk_opt *opts)
+{
+    char flag[96];
+    const char *text;
+    /* one text column for the table: two blanks after its widest flag that fits */
+    int tcol = 0;
+    for (const elk_opt *o = opts; o && o->name; o++) {
+        if (!o->help) continue;
+        opt_flag(o, flag, sizeof flag, &text);
+        int w = 2 + (int)strlen(flag) + 2;
+        if (w <= HELP_COL && w > tcol) tcol = w;
+    }
+    if (!tcol) tcol = HELP_COL;
+    for (const elk_opt *o = opts; o && o->name; o++) {
+        if (!o->help) continue;
+        opt_flag(o, flag, sizeof flag, &text);
+        help_entry(fp, tcol, flag, text);
+    }
+}
+
 int elk_cli_problem(const elk_point *p, elk_plan_cache **pc, elk_problem *pr)
 {
     elk_error err;
@@ -84,40 +183,13 @@ int elk_cli_problem(const elk_point *p, elk_plan_cache **pc, elk_problem *pr)
     return 0;
 }
 
-void elk_cli_knob_help(FILE *fp)
-{
-    fprintf(fp, "Design point (override any preset value):\n");
-    fprintf(fp, "  --chip FILE|NAME        chip preset (default ipu-pod4)\n");
-    fprintf(fp, "  --model FILE|NAME       model preset (default llama2-13b)\n");
-    fprintf(fp, "  --workload W            decode | train-fwd | prefill (default decode)\n");
-    fprintf(fp, "  --point FILE            a saved design point (elk tui 'w'); later flags override it\n");
-    for (int k = 0; k < ELK_KNOB_COUNT; k++) {
-        const elk_knob_info *ki = &elk_knobs[k];
-        if (k == ELK_KNOB_MODEL || k == ELK_KNOB_CHIP || k == ELK_KNOB_WORKLOAD) continue;
-        if (k == ELK_KNOB_PROFILE) {
-            fprintf(fp, "  --profile P             cost profile: paper | physical, each optionally followed by\n"
-                        "                          +switch / -switch (gather, multichip, relayout, rotsync,\n"
-                        "                          unfused, softmax1, noccap, int55, mincold, warmup, contention); default:\n"
-                        "                          the chip preset's (docs/VALIDATION.md, Cost profiles)\n");
-            continue;
-        }
-        char flag[64];
-        snprintf(flag, sizeof flag, "--%s %s", ki->name, ki->is_int == 2 ? "WORD" : ki->is_int ? "N" : "X");
-        fprintf(fp, "  %-23s %s%s%s%s\n", flag, ki->label, *ki->unit ? " (" : "", ki->unit, *ki->unit ? ")" : "");
-    }
-}
-
-/* The short options users expect, each standing for its long form when
- * the command has that option: -o --output, -j --jobs, -n --name, and -h
- * --help for every command. */
 static const char *short_form(const char *a, const elk_opt *opts)
 {
-    static const char *const map[][2] = {{"-o", "--output"}, {"-j", "--jobs"}, {"-n", "--name"}, {"-h", "--help"}};
-    for (size_t k = 0; k < sizeof map / sizeof map[0]; k++) {
-        if (strcmp(a, map[k][0])) continue;
-        if (!strcmp(map[k][1], "--help")) return map[k][1];
+    for (size_t k = 0; k < sizeof short_map / sizeof short_map[0]; k++) {
+        if (strcmp(a, short_map[k][0])) continue;
+        if (!strcmp(short_map[k][1], "--help")) return short_map[k][1];
         for (int o = 0; opts && opts[o].name; o++)
-            if (!strcmp(opts[o].name, map[k][1] + 2)) return map[k][1];
+            if (!strcmp(opts[o].name, short_map[k][1] + 2)) return short_map[k][1];
     }
     return a;
 }

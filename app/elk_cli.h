@@ -14,7 +14,12 @@
 #define ELK_EXIT_USAGE 2
 
 /* A command's own option: name without "--", whether it takes a value, and
- * where the value goes (NULL-terminated string pointer) or a flag int. */
+ * where the value goes (NULL-terminated string pointer) or a flag int.
+ * help is its line in the command's --help (elk_cli_opts_help): for an
+ * option with a value, the value's name, a tab, then the text
+ * ("FILE\twrite there (atomically) instead of standard output"); for a flag,
+ * the text alone. NULL leaves the option out of the list: only --help
+ * itself, which every command has. */
 typedef struct {
     const char *name;
     int has_arg;
@@ -41,6 +46,12 @@ int elk_parse_long(const char *s, long lo, long hi, long *out);
 
 /* Print the knob flags for --help. */
 void elk_cli_knob_help(FILE *fp);
+/* Print a command's options for --help from its table, one per help field,
+ * in table order: "  -o, --output FILE  text", with the short form where
+ * elk_cli_parse maps one; the texts in one column, two blanks after the
+ * widest flag but at most at column 26 (the knobs'; a wider flag puts its
+ * text on the next line), word-wrapped to 79 columns. */
+void elk_cli_opts_help(FILE *fp, const elk_opt *opts);
 
 /* Prepare a design point for the policies: allocates *pc and fills *pr, or
  * prints the error and returns ELK_EXIT_FAIL (nothing left to free). */
@@ -81,7 +92,7 @@ typedef int (*elk_cmd_fn)(int argc, char **argv);
     X(merge, "merge", "merge the CSV shards of a sweep")                                                             \
     X(plot, "plot", "draw a CSV with a gnuplot template (png, svg, pdf)")                                            \
     X(reproduce, "reproduce", "re-run the paper's Figures 17-24 and write a summary")                                \
-    X(gap, "gap", "the greedy scheduler's optimality gap against an exhaustive search (small graphs)")               \
+    X(gap, "gap", "the greedy scheduler's optimality gap (small graphs); --bound: against a realisable bound")             \
     X(ablate, "ablate", "is the complexity worth it: Basic to Elk-Full one idea at a time, per model")               \
     X(noise, "noise", "what if the cost model is wrong: plan with seeded errors, time with the truth")               \
     X(balance, "balance", "where more of one resource stops paying: the knee and the bound")                         \

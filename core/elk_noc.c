@@ -221,6 +221,186 @@ static void sort_attachments(elk_noc *nc)
     }
 }
 
+/* The builders of elk_noc_build, in the order they add links (a link's
+ * index is its order of creation); each returns -1 when out of memory,
+ * leaving what it allocated for elk_noc_free. */
+
+/* The chips and, on several, each one's interchip links out and in. */
+static int build_chips(elk_noc *nc, const elk_chip *c, double ic)
+{
+    nc->nchips = elk_chip_multi(c);
+    nc->chip_cores = ialloc((size_t)nc->nchips, 0);
+    nc->chip_out = ialloc((size_t)nc->nchips, -1);
+    nc->chip_in = ialloc((size_t)nc->nchips, -1);
+    if (!nc->chip_cores || !nc->chip_out || !nc->chip_in) return -1;
+    for (int k = 0; k < nc->nchips; k++) {
+        int left = c->cores - k * c->cores_per_chip;
+        nc->chip_cores[k] = left < c->cores_per_chip ? left : c->cores_per_chip;
+        if (nc->nchips > 1) {
+            nc->chip_out[k] = add_link(nc, ELK_LK_CHIP_OUT, ic, 1, 0, 1);
+            nc->chip_in[k] = add_link(nc, ELK_LK_CHIP_IN, ic, 1, 0, 1);
+        }
+    }
+    return 0;
+}
+
+/* The cells: cores (detailed) or chips (fast) on all-to-all; on a grid,
+ * blocks of routers, each one router in detailed mode. */
+static int build_cells(elk_noc *nc, const elk_chip *c, int block)
+{
+    int cores = c->cores;
+    if (!nc->grid) {
+        nc->ncell = nc->detailed ? cores : nc->nchips;
+        nc->cell_cores = ialloc((size_t)nc->ncell, 1);
+        nc->cell_chip = ialloc((size_t)nc->ncell, 0);
+        if (!nc->cell_cores || !nc->cell_chip) return -1;
+        for (int i = 0; i < nc->ncell; i++) {
+            if (nc->detailed) {
+                nc->cell_chip[i] = i / c->cores_per_chip;
+            } else {
+                nc->cell_chip[i] = i;
+                nc->cell_cores[i] = nc->chip_cores[i];
+            }
+        }
+        return 0;
+    }
+    if (c->topology == ELK_TOPO_RING) {
+        nc->R = 1;
+        nc->C = cores;
+    } else {
+        nc->R = c->mesh_rows;
+        nc->C = c->mesh_cols;
+    }
+    nc->wrap = c->topology != ELK_TOPO_MESH;
+    int B = 1;
+    if (!nc->detailed) {
+        B = block > 0 ? block : (int)ceil((nc->R > nc->C ? nc->R : nc->C) / 12.0);
+        if (B < 1) B = 1;
+    }
+    nc->nbr = (nc->R + B - 1) / B;
+    nc->nbc = (nc->C + B - 1) / B;
+    nc->br0 = ialloc((size_t)nc->nbr + 1, 0);
+    nc->bc0 = ialloc((size_t)nc->nbc + 1, 0);
+    if (!nc->br0 || !nc->bc0) return -1;
+    split(nc->R, nc->nbr, nc->br0);
+    split(nc->C, nc->nbc, nc->bc0);
+    nc->ncell = nc->nbr * nc->nbc;
+    nc->cell_cores = ialloc((size_t)nc->ncell, 0);
+    nc->cell_chip = ialloc((size_t)nc->ncell, 0);
+    if (!nc->cell_cores || !nc->cell_chip) return -1;
+    for (int i = 0; i < nc->nbr; i++)
+        for (int j = 0; j < nc->nbc; j++) nc->cell_cores[i * nc->nbc + j] = blk_rows(nc, i) * blk_cols(nc, j);
+    return 0;
+}
+
+/* Each cell's ports in (one per plane) and out, and its exchange engine. */
+static int build_ports(elk_noc *nc, double port)
+{
+    for (int p = 0; p < nc->planes; p++) {
+        nc->port_in[p] = ialloc((size_t)nc->ncell, -1);
+        if (!nc->port_in[p]) return -1;
+    }
+    nc->port_out = ialloc((size_t)nc->ncell, -1);
+    nc->engine = ialloc((size_t)nc->ncell, -1);
+    if (!nc->port_out || !nc->engine) return -1;
+    for (int i = 0; i < nc->ncell; i++) {
+        double n = nc->cell_cores[i];
+        for (int p = 0; p < nc->planes; p++) nc->port_in[p][i] = add_link(nc, ELK_LK_PORT_IN, port, n, p, 1);
+        nc->port_out[i] = add_link(nc, ELK_LK_PORT_OUT, port, n, 0, 1);
+        nc->engine[i] = add_link(nc, ELK_LK_ENGINE, nc->exch_bpc, n, 0, 1);
+    }
+    return 0;
+}
+
+/* A grid's links between blocks, one per direction a block has a
+ * neighbour, and the links inside each block. */
+static int build_grid_links(elk_noc *nc, const elk_chip *c)
+{
+    double ml = elk_chip_mesh_link_bytes_per_cycle(c);
+    int nb = nc->ncell;
+    for (int p = 0; p < nc->planes; p++) {
+        for (int d = 0; d < ELK_DIR_COUNT; d++) {
+            nc->lk[p][d] = ialloc((size_t)nb, -1);
+            if (!nc->lk[p][d]) return -1;
+        }
+        nc->lint[p] = ialloc((size_t)nb, -1);
+        if (!nc->lint[p]) return -1;
+        for (int i = 0; i < nc->nbr; i++)
+            for (int j = 0; j < nc->nbc; j++) {
+                int b = i * nc->nbc + j;
+                int h = blk_rows(nc, i), w = blk_cols(nc, j);
+                int hasE = j + 1 < nc->nbc || (nc->wrap && nc->nbc > 1);
+                int hasW = j > 0 || (nc->wrap && nc->nbc > 1);
+                int hasS = i + 1 < nc->nbr || (nc->wrap && nc->nbr > 1);
+                int hasN = i > 0 || (nc->wrap && nc->nbr > 1);
+                if (hasE) nc->lk[p][ELK_DIR_E][b] = add_link(nc, ELK_LK_MESH, ml, h, p, h);
+                if (hasW) nc->lk[p][ELK_DIR_W][b] = add_link(nc, ELK_LK_MESH, ml, h, p, h);
+                if (hasS) nc->lk[p][ELK_DIR_S][b] = add_link(nc, ELK_LK_MESH, ml, w, p, w);
+                if (hasN) nc->lk[p][ELK_DIR_N][b] = add_link(nc, ELK_LK_MESH, ml, w, p, w);
+                double in = 2.0 * h * (w - 1) + 2.0 * w * (h - 1);
+                if (nc->wrap && nc->nbc == 1 && w > 2) in += 2.0 * h;
+                if (nc->wrap && nc->nbr == 1 && h > 2) in += 2.0 * w;
+                if (in > 0) nc->lint[p][b] = add_link(nc, ELK_LK_MESH_INT, ml, in, p, in);
+            }
+    }
+    return 0;
+}
+
+/* The HBM controllers, sharing the chip's bandwidth, and on a grid the
+ * routers each is attached to. */
+static int build_hbm(elk_noc *nc, const elk_chip *c, double hbm)
+{
+    if (!nc->grid) {
+        int kc = c->hbm_broadcast ? 1 : c->hbm_controllers / nc->nchips;
+        if (kc < 1) kc = 1;
+        nc->nctrl = kc * nc->nchips;
+    } else {
+        nc->nctrl = c->hbm_broadcast ? 1 : c->hbm_controllers;
+    }
+    nc->hbm = ialloc((size_t)nc->nctrl, -1);
+    nc->ctrl_chip = ialloc((size_t)nc->nctrl, -1);
+    if (!nc->hbm || !nc->ctrl_chip) return -1;
+    for (int k = 0; k < nc->nctrl; k++) {
+        nc->hbm[k] = add_link(nc, ELK_LK_HBM, hbm / nc->nctrl, 1, 0, 1);
+        if (!nc->grid) nc->ctrl_chip[k] = k / (nc->nctrl / nc->nchips);
+    }
+    if (nc->grid) {
+        nc->att0 = ialloc((size_t)nc->nctrl, 0);
+        nc->natt = ialloc((size_t)nc->nctrl, 0);
+        if (!nc->att0 || !nc->natt) return -1;
+        placement(nc);
+        if (!nc->att) return -1;
+    }
+    return 0;
+}
+
+/* The per-link load counters, and on a grid the per-member and per-router
+ * concurrency counts; then the controllers' attachments in edge order. */
+static int build_loads(elk_noc *nc)
+{
+    int nl = elk_net_nlinks(nc->net);
+    nc->amax = calloc((size_t)nl, sizeof *nc->amax);
+    nc->asum = calloc((size_t)nl, sizeof *nc->asum);
+    nc->mark = calloc((size_t)nl, sizeof *nc->mark);
+    nc->moff = ialloc((size_t)nl, -1);
+    if (!nc->amax || !nc->asum || !nc->mark || !nc->moff) return -1;
+    if (!nc->grid) return 0;
+    long members = 0;
+    for (int l = 0; l < nl; l++)
+        if (elk_net_links(nc->net)[l].kind == ELK_LK_MESH) {
+            nc->moff[l] = (int)members;
+            members += (long)nc->lwidth[l];
+        }
+    nc->mconc = calloc((size_t)(members ? members : 1), sizeof *nc->mconc);
+    nc->rconc = calloc((size_t)nc->R * nc->C * ELK_DIR_COUNT, sizeof *nc->rconc);
+    nc->rmark = calloc((size_t)nc->R * nc->C * ELK_DIR_COUNT, sizeof *nc->rmark);
+    if (!nc->rmark) return -1;
+    nc->att_vert = ialloc((size_t)nc->nctrl, 1);
+    if (!nc->mconc || !nc->rconc || !nc->att_vert) return -1;
+    sort_attachments(nc);
+    return 0;
+}
+
 elk_status elk_noc_build(elk_noc *nc, const elk_chip *c, elk_sim_mode mode, int block, int planes, elk_error *err)
 {
     memset(nc, 0, sizeof *nc);
@@ -233,8 +413,7 @@ elk_status elk_noc_build(elk_noc *nc, const elk_chip *c, elk_sim_mode mode, int 
     nc->planes = planes == 2 ? 2 : 1;
     nc->net = elk_net_new();
     if (!nc->net) return elk_fail(err, ELK_ENOMEM, "out of memory building the network");
-    int cores = c->cores;
-    nc->detailed = mode == ELK_SIM_DETAILED || (mode == ELK_SIM_AUTO && cores <= ELK_SIM_DETAILED_MAX);
+    nc->detailed = mode == ELK_SIM_DETAILED || (mode == ELK_SIM_AUTO && c->cores <= ELK_SIM_DETAILED_MAX);
     nc->grid = c->topology != ELK_TOPO_ALL2ALL;
     double port = elk_chip_link_bytes_per_cycle(c);
     double cpb = c->cost.kind == ELK_COSTK_IPU ? c->cost.xchg_cycles_per_byte / c->noc_scale : 1.0 / port;
@@ -242,154 +421,11 @@ elk_status elk_noc_build(elk_noc *nc, const elk_chip *c, elk_sim_mode mode, int 
     double hbm = elk_chip_hbm_bytes_per_cycle(c);
     double ic = c->interchip_gbps / c->clock_ghz;
 
-    /* chips */
-    nc->nchips = elk_chip_multi(c);
-    nc->chip_cores = ialloc((size_t)nc->nchips, 0);
-    nc->chip_out = ialloc((size_t)nc->nchips, -1);
-    nc->chip_in = ialloc((size_t)nc->nchips, -1);
-    if (!nc->chip_cores || !nc->chip_out || !nc->chip_in) goto oom;
-    for (int k = 0; k < nc->nchips; k++) {
-        int left = cores - k * c->cores_per_chip;
-        nc->chip_cores[k] = left < c->cores_per_chip ? left : c->cores_per_chip;
-        if (nc->nchips > 1) {
-            nc->chip_out[k] = add_link(nc, ELK_LK_CHIP_OUT, ic, 1, 0, 1);
-            nc->chip_in[k] = add_link(nc, ELK_LK_CHIP_IN, ic, 1, 0, 1);
-        }
-    }
-
-    /* cells */
-    if (!nc->grid) {
-        nc->ncell = nc->detailed ? cores : nc->nchips;
-        nc->cell_cores = ialloc((size_t)nc->ncell, 1);
-        nc->cell_chip = ialloc((size_t)nc->ncell, 0);
-        if (!nc->cell_cores || !nc->cell_chip) goto oom;
-        for (int i = 0; i < nc->ncell; i++) {
-            if (nc->detailed) {
-                nc->cell_chip[i] = i / c->cores_per_chip;
-            } else {
-                nc->cell_chip[i] = i;
-                nc->cell_cores[i] = nc->chip_cores[i];
-            }
-        }
-    } else {
-        if (c->topology == ELK_TOPO_RING) {
-            nc->R = 1;
-            nc->C = cores;
-        } else {
-            nc->R = c->mesh_rows;
-            nc->C = c->mesh_cols;
-        }
-        nc->wrap = c->topology != ELK_TOPO_MESH;
-        int B = 1;
-        if (!nc->detailed) {
-            B = block > 0 ? block : (int)ceil((nc->R > nc->C ? nc->R : nc->C) / 12.0);
-            if (B < 1) B = 1;
-        }
-        nc->nbr = (nc->R + B - 1) / B;
-        nc->nbc = (nc->C + B - 1) / B;
-        nc->br0 = ialloc((size_t)nc->nbr + 1, 0);
-        nc->bc0 = ialloc((size_t)nc->nbc + 1, 0);
-        if (!nc->br0 || !nc->bc0) goto oom;
-        split(nc->R, nc->nbr, nc->br0);
-        split(nc->C, nc->nbc, nc->bc0);
-        nc->ncell = nc->nbr * nc->nbc;
-        nc->cell_cores = ialloc((size_t)nc->ncell, 0);
-        nc->cell_chip = ialloc((size_t)nc->ncell, 0);
-        if (!nc->cell_cores || !nc->cell_chip) goto oom;
-        for (int i = 0; i < nc->nbr; i++)
-            for (int j = 0; j < nc->nbc; j++) nc->cell_cores[i * nc->nbc + j] = blk_rows(nc, i) * blk_cols(nc, j);
-    }
-
-    /* ports and engines */
-    for (int p = 0; p < nc->planes; p++) {
-        nc->port_in[p] = ialloc((size_t)nc->ncell, -1);
-        if (!nc->port_in[p]) goto oom;
-    }
-    nc->port_out = ialloc((size_t)nc->ncell, -1);
-    nc->engine = ialloc((size_t)nc->ncell, -1);
-    if (!nc->port_out || !nc->engine) goto oom;
-    for (int i = 0; i < nc->ncell; i++) {
-        double n = nc->cell_cores[i];
-        for (int p = 0; p < nc->planes; p++) nc->port_in[p][i] = add_link(nc, ELK_LK_PORT_IN, port, n, p, 1);
-        nc->port_out[i] = add_link(nc, ELK_LK_PORT_OUT, port, n, 0, 1);
-        nc->engine[i] = add_link(nc, ELK_LK_ENGINE, nc->exch_bpc, n, 0, 1);
-    }
-
-    /* grid links */
-    if (nc->grid) {
-        double ml = elk_chip_mesh_link_bytes_per_cycle(c);
-        int nb = nc->ncell;
-        for (int p = 0; p < nc->planes; p++) {
-            for (int d = 0; d < ELK_DIR_COUNT; d++) {
-                nc->lk[p][d] = ialloc((size_t)nb, -1);
-                if (!nc->lk[p][d]) goto oom;
-            }
-            nc->lint[p] = ialloc((size_t)nb, -1);
-            if (!nc->lint[p]) goto oom;
-            for (int i = 0; i < nc->nbr; i++)
-                for (int j = 0; j < nc->nbc; j++) {
-                    int b = i * nc->nbc + j;
-                    int h = blk_rows(nc, i), w = blk_cols(nc, j);
-                    int hasE = j + 1 < nc->nbc || (nc->wrap && nc->nbc > 1);
-                    int hasW = j > 0 || (nc->wrap && nc->nbc > 1);
-                    int hasS = i + 1 < nc->nbr || (nc->wrap && nc->nbr > 1);
-                    int hasN = i > 0 || (nc->wrap && nc->nbr > 1);
-                    if (hasE) nc->lk[p][ELK_DIR_E][b] = add_link(nc, ELK_LK_MESH, ml, h, p, h);
-                    if (hasW) nc->lk[p][ELK_DIR_W][b] = add_link(nc, ELK_LK_MESH, ml, h, p, h);
-                    if (hasS) nc->lk[p][ELK_DIR_S][b] = add_link(nc, ELK_LK_MESH, ml, w, p, w);
-                    if (hasN) nc->lk[p][ELK_DIR_N][b] = add_link(nc, ELK_LK_MESH, ml, w, p, w);
-                    double in = 2.0 * h * (w - 1) + 2.0 * w * (h - 1);
-                    if (nc->wrap && nc->nbc == 1 && w > 2) in += 2.0 * h;
-                    if (nc->wrap && nc->nbr == 1 && h > 2) in += 2.0 * w;
-                    if (in > 0) nc->lint[p][b] = add_link(nc, ELK_LK_MESH_INT, ml, in, p, in);
-                }
-        }
-    }
-
-    /* HBM controllers */
-    if (!nc->grid) {
-        int kc = c->hbm_broadcast ? 1 : c->hbm_controllers / nc->nchips;
-        if (kc < 1) kc = 1;
-        nc->nctrl = kc * nc->nchips;
-    } else {
-        nc->nctrl = c->hbm_broadcast ? 1 : c->hbm_controllers;
-    }
-    nc->hbm = ialloc((size_t)nc->nctrl, -1);
-    nc->ctrl_chip = ialloc((size_t)nc->nctrl, -1);
-    if (!nc->hbm || !nc->ctrl_chip) goto oom;
-    for (int k = 0; k < nc->nctrl; k++) {
-        nc->hbm[k] = add_link(nc, ELK_LK_HBM, hbm / nc->nctrl, 1, 0, 1);
-        if (!nc->grid) nc->ctrl_chip[k] = k / (nc->nctrl / nc->nchips);
-    }
-    if (nc->grid) {
-        nc->att0 = ialloc((size_t)nc->nctrl, 0);
-        nc->natt = ialloc((size_t)nc->nctrl, 0);
-        if (!nc->att0 || !nc->natt) goto oom;
-        placement(nc);
-        if (!nc->att) goto oom;
-    }
+    if (build_chips(nc, c, ic) || build_cells(nc, c, block) || build_ports(nc, port)) goto oom;
+    if (nc->grid && build_grid_links(nc, c)) goto oom;
+    if (build_hbm(nc, c, hbm)) goto oom;
     if (elk_net_oom(nc->net)) goto oom;
-    int nl = elk_net_nlinks(nc->net);
-    nc->amax = calloc((size_t)nl, sizeof *nc->amax);
-    nc->asum = calloc((size_t)nl, sizeof *nc->asum);
-    nc->mark = calloc((size_t)nl, sizeof *nc->mark);
-    nc->moff = ialloc((size_t)nl, -1);
-    if (!nc->amax || !nc->asum || !nc->mark || !nc->moff) goto oom;
-    if (nc->grid) {
-        long members = 0;
-        for (int l = 0; l < nl; l++)
-            if (elk_net_links(nc->net)[l].kind == ELK_LK_MESH) {
-                nc->moff[l] = (int)members;
-                members += (long)nc->lwidth[l];
-            }
-        nc->mconc = calloc((size_t)(members ? members : 1), sizeof *nc->mconc);
-        nc->rconc = calloc((size_t)nc->R * nc->C * ELK_DIR_COUNT, sizeof *nc->rconc);
-        nc->rmark = calloc((size_t)nc->R * nc->C * ELK_DIR_COUNT, sizeof *nc->rmark);
-        if (!nc->rmark) goto oom;
-        nc->att_vert = ialloc((size_t)nc->nctrl, 1);
-        if (!nc->mconc || !nc->rconc || !nc->att_vert) goto oom;
-        sort_attachments(nc);
-    }
+    if (build_loads(nc)) goto oom;
 #ifndef NDEBUG
     /* elk_noc's invariant: the cells tile the cores */
     long tiled = 0;

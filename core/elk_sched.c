@@ -75,10 +75,8 @@ static void set_cold(elk_sctx *x, int i, int k)
     x->cold[i] = mc->cold;
     x->dist[i] = x->pol == ELK_POL_IDEAL ? 0 : mc->dist;
     x->deliv[i] = mc->deliv;
-    x->nocT[i] = pre_noc_cycles(x->c, h, mc->deliv);
     x->hbmT[i] = h / elk_chip_hbm_bytes_per_cycle(x->c);
-    x->dur[i] = x->noc_share < 1 ? fmax(x->hbmT[i], x->nocT[i] / x->noc_share)
-                                 : elk_cost_preload_cycles(x->c, h, mc->deliv);
+    x->dur[i] = elk_sched_preload_dur(x->c, x->noc_share, h, mc->deliv, &x->nocT[i]);
 }
 
 /* The cold option an op starts with: cheapest distribution plus the time its

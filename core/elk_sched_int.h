@@ -5,8 +5,10 @@
 #ifndef ELK_SCHED_INT_H
 #define ELK_SCHED_INT_H
 
+#include <math.h>
 #include <time.h>
 
+#include "elk_cost.h"
 #include "elk_sched.h"
 
 /* The backward list scheduler's working state for one run. Times are
@@ -56,6 +58,22 @@ typedef struct {
 static inline const elk_menu *menu_of(const elk_sctx *x, int i) { return &x->pr->menus[x->pr->graph.ops[i].shape_id]; }
 static inline double hbm_of(const elk_sctx *x, int i) { return x->pr->graph.ops[i].hbm_bytes; }
 
+
+/* How the scheduler prices one preload of h HBM bytes delivering deliv
+ * bytes into cores, when its policy may use a share (<= 1) of the preload
+ * NoC rate: *noc gets its NoC time at the full rate, and the result is its
+ * duration (the HBM time or the NoC-bound delivery, whichever is longer).
+ * set_cold and the realisable bound (elk_bound) both price preloads here. */
+static inline double elk_sched_preload_dur(const elk_chip *c, double share, double h, double deliv, double *noc)
+{
+    if (h <= 0) {
+        *noc = 0;
+        return 0;
+    }
+    *noc = h / elk_cost_preload_rate(c, fmax(1.0, deliv / h));
+    double hbm = h / elk_chip_hbm_bytes_per_cycle(c);
+    return share < 1 ? fmax(hbm, *noc / share) : elk_cost_preload_cycles(c, h, deliv);
+}
 
 /* Elk-Dyn's NoC shares under the paper profile's "noccap" (the artifact
  * runs it at each and keeps the fastest). */

@@ -612,6 +612,159 @@ static void finish_metrics(sim_t *s)
     free(sp);
 }
 
+/* The replay's state arrays, one entry per operator or controller; -1 when
+ * out of memory (elk_sim_run_job frees what was allocated). */
+static int sim_alloc(sim_t *s)
+{
+    int N = s->N;
+    s->r->nops = N;
+    s->r->ops = calloc((size_t)(N ? N : 1), sizeof *s->r->ops);
+    s->pre_left = calloc((size_t)(N ? N : 1), sizeof *s->pre_left);
+    s->pre_done = calloc((size_t)(N ? N : 1), 1);
+    s->exe_done = calloc((size_t)(N ? N : 1), 1);
+    s->issued = calloc((size_t)(N ? N : 1), 1);
+    s->ctrl_pos = calloc((size_t)s->nc.nctrl, sizeof *s->ctrl_pos);
+    s->ctrl_flow = malloc((size_t)s->nc.nctrl * sizeof *s->ctrl_flow);
+    if (!s->r->ops || !s->pre_left || !s->pre_done || !s->exe_done || !s->issued || !s->ctrl_pos || !s->ctrl_flow)
+        return -1;
+    for (int k = 0; k < s->nc.nctrl; k++) s->ctrl_flow[k] = -1;
+    s->rho = 1;
+    return 0;
+}
+
+/* Before a step: the compute rate under the port's pauses, the SRAM
+ * resident now (per operator, peak, against the capacity) and the samples'
+ * log; *h is the HBM's busy fraction. -1 when out of memory. */
+static int sample_state(sim_t *s, double *h)
+{
+    const elk_chip *c = s->c;
+    elk_sim_result *r = s->r;
+    double in_rate = 0;
+    *h = hbm_fraction(s, &in_rate);
+    s->rho = 1;
+    if (s->pause && c->sram_port_bytes_per_cycle > 0) s->rho = fmax(0.1, 1 - in_rate / c->sram_port_bytes_per_cycle);
+    if (s->running) {
+        double res = s->exec_hot + s->waiting_cold;
+        if (res > r->ops[s->cur].resident) r->ops[s->cur].resident = res;
+    }
+    double res = s->exec_hot + s->waiting_cold;
+    if (res > r->peak_resident) r->peak_resident = res;
+    if (s->j->check_sram && res > s->j->sram * (1 + 1e-9) + 1e-6) r->sram_violations++;
+    return log_sample(s, *h);
+}
+
+/* After the network advanced: retire the flows that finished, logging a
+ * preload's slice per controller and marking its operator's preload done
+ * with its last one; an execution flow's end ends its segment. -1 when out
+ * of memory. */
+static int retire_flows(sim_t *s)
+{
+    s->dirty = 1;
+    const elk_flow *fl = elk_net_flows(s->nc.net);
+    int keep = 0;
+    int exec_flow_done = 0;
+    for (int a = 0; a < s->nact; a++) {
+        int f = s->act[a];
+        if (fl[f].active) {
+            s->act[keep++] = f;
+            continue;
+        }
+        int k = s->fctrl[f], op = s->fop[f];
+        if (k >= 0) {
+            s->ctrl_flow[k] = -1;
+            /* one slice per controller (a combined transfer is every controller's) */
+            int k0 = s->combined ? 0 : k, k1 = s->combined ? s->nc.nctrl : k + 1;
+            for (int q = k0; q < k1; q++)
+                if (log_phase(s, op, ELK_PH_PRELOAD, q, fl[f].start, s->now,
+                              fl[f].size * (s->combined ? 1.0 / s->nc.nctrl : 1)))
+                    return -1;
+            if (--s->pre_left[op] == 0) {
+                s->pre_done[op] = 1;
+                s->r->ops[op].pre_end = s->now;
+            }
+        } else if (f == s->seg_flow) {
+            exec_flow_done = 1;
+        }
+    }
+    s->nact = keep;
+    if (exec_flow_done && end_seg(s) < 0) return -1;
+    return 0;
+}
+
+/* One event of the replay: start what can start, solve the network's
+ * rates if they changed, advance to the next flow's end or the running
+ * segment's, and retire what finished. */
+static elk_status sim_step(sim_t *s, const elk_sim_opts *opts, elk_error *err)
+{
+    const elk_sim_job *j = s->j;
+    elk_sim_result *r = s->r;
+    if (opts->cancel && *opts->cancel) return elk_fail(err, ELK_ECANCEL, "cancelled");
+    if (progress(s)) return elk_fail(err, ELK_ENOMEM, "out of memory simulating");
+    if (s->cur >= s->N) return ELK_OK;
+    if (s->dirty) {
+        elk_net_solve(s->nc.net);
+        s->dirty = 0;
+        r->solves++;
+    }
+    double h;
+    if (sample_state(s, &h)) return elk_fail(err, ELK_ENOMEM, "out of memory");
+    double dt = elk_net_next(s->nc.net);
+    if (s->running && s->seg[s->si].type != SEG_FLOW) {
+        double rate = s->seg[s->si].type == SEG_WORK ? s->rho : 1;
+        dt = fmin(dt, s->seg_rem / rate);
+    }
+    if (!(dt < INFINITY))
+        return elk_fail(err, ELK_EINVAL,
+                        "simulate: the schedule deadlocks at operator %d (%s): it waits for its preload, which "
+                        "waits for an execution that cannot start",
+                        s->cur, j->ops[s->cur].name);
+    if (dt < 0) dt = 0;
+    account(s, dt, h);
+    int fin = elk_net_advance(s->nc.net, dt, s->now);
+    if (s->running && s->seg[s->si].type != SEG_FLOW) {
+        double rate = s->seg[s->si].type == SEG_WORK ? s->rho : 1;
+        s->seg_rem -= rate * dt;
+        if (s->seg_rem <= 1e-9 * s->seg[s->si].amount) s->seg_rem = 0;
+    }
+    s->now += dt;
+    r->events++;
+    if (fin && retire_flows(s)) return elk_fail(err, ELK_ENOMEM, "out of memory");
+    if (s->running && s->seg[s->si].type != SEG_FLOW && s->seg_rem <= 0 && end_seg(s) < 0)
+        return elk_fail(err, ELK_ENOMEM, "out of memory");
+    return ELK_OK;
+}
+
+/* After the last operator: the latency, the estimate's error, the metrics
+ * and the network's counts. */
+static void sim_finish(sim_t *s)
+{
+    const elk_chip *c = s->c;
+    const elk_sim_job *j = s->j;
+    elk_sim_result *r = s->r;
+    /* preloads never waited for (none in a valid schedule) still count */
+    r->latency = s->now;
+    for (int i = 0; i < s->N; i++) {
+        if (r->ops[i].exe_end > r->latency) r->latency = r->ops[i].exe_end;
+        if (r->ops[i].pre_end > r->latency) r->latency = r->ops[i].pre_end;
+    }
+    s->exec_hot = s->waiting_cold = 0;
+    log_sample(s, 0);
+    r->latency_ms = r->latency / (c->clock_ghz * 1e6);
+    r->est_latency = j->est_latency;
+    r->est_latency_ms = j->est_latency / (c->clock_ghz * 1e6);
+    r->err = r->latency > 0 && j->est_latency > 0 ? (j->est_latency - r->latency) / r->latency : 0;
+    finish_metrics(s);
+    const elk_flow *fl = elk_net_flows(s->nc.net);
+    const elk_tmpl *tp = elk_net_tmpls(s->nc.net);
+    for (int f = 0; f < elk_net_nflows(s->nc.net); f++) r->expect_recv += fl[f].size * tp[fl[f].tmpl].ndest;
+    r->flows = elk_net_nflows(s->nc.net);
+    elk_net_stats(s->nc.net, NULL, &r->memo_hits);
+    r->mode_detailed = s->nc.detailed;
+    r->block = s->nc.grid && !s->nc.detailed ? (s->nc.R + s->nc.nbr - 1) / s->nc.nbr : 1;
+    r->nctrl = s->nc.nctrl;
+    r->nlinks = elk_net_nlinks(s->nc.net);
+}
+
 elk_status elk_sim_run_job(const elk_chip *chip, const elk_sim_job *j, const elk_sim_opts *opts, elk_sim_result *r,
                            elk_error *err)
 {
@@ -638,144 +791,13 @@ elk_status elk_sim_run_job(const elk_chip *chip, const elk_sim_job *j, const elk
     ELK_TRY(elk_noc_build(&s.nc, &c, opts->mode, opts->block, j->separate_noc ? 2 : 1, err));
     s.combined = s.nc.grid && !s.nc.detailed;
     s.kc = s.combined ? 1 : controllers_serving(&s.nc);
-    int N = s.N;
-    r->nops = N;
-    r->ops = calloc((size_t)(N ? N : 1), sizeof *r->ops);
-    s.pre_left = calloc((size_t)(N ? N : 1), sizeof *s.pre_left);
-    s.pre_done = calloc((size_t)(N ? N : 1), 1);
-    s.exe_done = calloc((size_t)(N ? N : 1), 1);
-    s.issued = calloc((size_t)(N ? N : 1), 1);
-    s.ctrl_pos = calloc((size_t)s.nc.nctrl, sizeof *s.ctrl_pos);
-    s.ctrl_flow = malloc((size_t)s.nc.nctrl * sizeof *s.ctrl_flow);
     elk_status st = ELK_OK;
-    if (!r->ops || !s.pre_left || !s.pre_done || !s.exe_done || !s.issued || !s.ctrl_pos || !s.ctrl_flow) {
-        st = elk_fail(err, ELK_ENOMEM, "out of memory");
-        goto done;
+    if (sim_alloc(&s)) st = elk_fail(err, ELK_ENOMEM, "out of memory");
+    while (st == ELK_OK && s.cur < s.N) st = sim_step(&s, opts, err);
+    if (st == ELK_OK) {
+        sim_finish(&s);
+        if (elk_net_oom(s.nc.net)) st = elk_fail(err, ELK_ENOMEM, "out of memory simulating");
     }
-    for (int k = 0; k < s.nc.nctrl; k++) s.ctrl_flow[k] = -1;
-    s.rho = 1;
-
-    while (s.cur < N) {
-        if (opts->cancel && *opts->cancel) {
-            st = elk_fail(err, ELK_ECANCEL, "cancelled");
-            goto done;
-        }
-        if (progress(&s)) {
-            st = elk_fail(err, ELK_ENOMEM, "out of memory simulating");
-            goto done;
-        }
-        if (s.cur >= N) break;
-        if (s.dirty) {
-            elk_net_solve(s.nc.net);
-            s.dirty = 0;
-            r->solves++;
-        }
-        double in_rate = 0;
-        double h = hbm_fraction(&s, &in_rate);
-        s.rho = 1;
-        if (s.pause && c.sram_port_bytes_per_cycle > 0) s.rho = fmax(0.1, 1 - in_rate / c.sram_port_bytes_per_cycle);
-        if (s.running) {
-            double res = s.exec_hot + s.waiting_cold;
-            if (res > r->ops[s.cur].resident) r->ops[s.cur].resident = res;
-        }
-        double res = s.exec_hot + s.waiting_cold;
-        if (res > r->peak_resident) r->peak_resident = res;
-        if (j->check_sram && res > j->sram * (1 + 1e-9) + 1e-6) r->sram_violations++;
-        if (log_sample(&s, h)) {
-            st = elk_fail(err, ELK_ENOMEM, "out of memory");
-            goto done;
-        }
-        double dt = elk_net_next(s.nc.net);
-        if (s.running && s.seg[s.si].type != SEG_FLOW) {
-            double rate = s.seg[s.si].type == SEG_WORK ? s.rho : 1;
-            dt = fmin(dt, s.seg_rem / rate);
-        }
-        if (!(dt < INFINITY)) {
-            st = elk_fail(err, ELK_EINVAL,
-                          "simulate: the schedule deadlocks at operator %d (%s): it waits for its preload, which "
-                          "waits for an execution that cannot start",
-                          s.cur, j->ops[s.cur].name);
-            goto done;
-        }
-        if (dt < 0) dt = 0;
-        account(&s, dt, h);
-        int fin = elk_net_advance(s.nc.net, dt, s.now);
-        if (s.running && s.seg[s.si].type != SEG_FLOW) {
-            double rate = s.seg[s.si].type == SEG_WORK ? s.rho : 1;
-            s.seg_rem -= rate * dt;
-            if (s.seg_rem <= 1e-9 * s.seg[s.si].amount) s.seg_rem = 0;
-        }
-        s.now += dt;
-        r->events++;
-        if (fin) {
-            s.dirty = 1;
-            const elk_flow *fl = elk_net_flows(s.nc.net);
-            int keep = 0;
-            int exec_flow_done = 0;
-            for (int a = 0; a < s.nact; a++) {
-                int f = s.act[a];
-                if (fl[f].active) {
-                    s.act[keep++] = f;
-                    continue;
-                }
-                int k = s.fctrl[f], op = s.fop[f];
-                if (k >= 0) {
-                    s.ctrl_flow[k] = -1;
-                    /* one slice per controller (a combined transfer is every controller's) */
-                    int k0 = s.combined ? 0 : k, k1 = s.combined ? s.nc.nctrl : k + 1;
-                    for (int q = k0; q < k1; q++)
-                        if (log_phase(&s, op, ELK_PH_PRELOAD, q, fl[f].start, s.now,
-                                      fl[f].size * (s.combined ? 1.0 / s.nc.nctrl : 1))) {
-                            st = elk_fail(err, ELK_ENOMEM, "out of memory");
-                            goto done;
-                        }
-                    if (--s.pre_left[op] == 0) {
-                        s.pre_done[op] = 1;
-                        r->ops[op].pre_end = s.now;
-                    }
-                } else if (f == s.seg_flow) {
-                    exec_flow_done = 1;
-                }
-            }
-            s.nact = keep;
-            if (exec_flow_done && end_seg(&s) < 0) {
-                st = elk_fail(err, ELK_ENOMEM, "out of memory");
-                goto done;
-            }
-        }
-        if (s.running && s.seg[s.si].type != SEG_FLOW && s.seg_rem <= 0) {
-            if (end_seg(&s) < 0) {
-                st = elk_fail(err, ELK_ENOMEM, "out of memory");
-                goto done;
-            }
-        }
-    }
-    /* preloads never waited for (none in a valid schedule) still count */
-    r->latency = s.now;
-    for (int i = 0; i < N; i++) {
-        if (r->ops[i].exe_end > r->latency) r->latency = r->ops[i].exe_end;
-        if (r->ops[i].pre_end > r->latency) r->latency = r->ops[i].pre_end;
-    }
-    s.exec_hot = s.waiting_cold = 0;
-    log_sample(&s, 0);
-    r->latency_ms = r->latency / (c.clock_ghz * 1e6);
-    r->est_latency = j->est_latency;
-    r->est_latency_ms = j->est_latency / (c.clock_ghz * 1e6);
-    r->err = r->latency > 0 && j->est_latency > 0 ? (j->est_latency - r->latency) / r->latency : 0;
-    finish_metrics(&s);
-    {
-        const elk_flow *fl = elk_net_flows(s.nc.net);
-        const elk_tmpl *tp = elk_net_tmpls(s.nc.net);
-        for (int f = 0; f < elk_net_nflows(s.nc.net); f++) r->expect_recv += fl[f].size * tp[fl[f].tmpl].ndest;
-        r->flows = elk_net_nflows(s.nc.net);
-    }
-    elk_net_stats(s.nc.net, NULL, &r->memo_hits);
-    r->mode_detailed = s.nc.detailed;
-    r->block = s.nc.grid && !s.nc.detailed ? (s.nc.R + s.nc.nbr - 1) / s.nc.nbr : 1;
-    r->nctrl = s.nc.nctrl;
-    r->nlinks = elk_net_nlinks(s.nc.net);
-    if (elk_net_oom(s.nc.net)) st = elk_fail(err, ELK_ENOMEM, "out of memory simulating");
-done:
     elk_noc_free(&s.nc);
     free(s.pre_left);
     free(s.pre_done);

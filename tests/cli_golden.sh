@@ -91,6 +91,12 @@ run balance-word-knob 2 balance --model tiny --knob topology
 run sensitivity-tiny 0 sensitivity --chip ipu-mk2 --model tiny
 run sensitivity-tiny-csv 0 sensitivity --chip ipu-mk2 --model tiny --profile physical --format csv
 run controllers-tiny 0 controllers --chip ipu-mk2 --model tiny --hbm 4 --topologies all-to-all,mesh --controllers 1,4 --format csv
+# elk gap --bound (issue 14, item 1): the MILP's optimum and its schedule on
+# one layer of the tiny model, the LP relaxation and the reach LP as CSV, a bad kind
+run gap-bound-milp-tiny 0 gap --bound milp --model tiny --layers 1
+run gap-bound-lp-csv 0 gap --bound lp --model tiny --layers 1 --profile physical --format csv
+run gap-bound-reach-csv 0 gap --bound reach --model tiny --layers 1 --profile physical --format csv
+run gap-bound-bad 2 gap --bound simplex
 run ablate-bad-format 2 ablate --models tiny --format xml
 run ablate-bad-model 1 ablate --models tiny,nosuchmodel
 

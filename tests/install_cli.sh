@@ -37,6 +37,8 @@ comp() { # WORDS...: complete the last word
 }
 comp "$tmp/moved/bin/elk" ru | grep -qx run || fail "completion: 'elk ru' does not offer run"
 comp "$tmp/moved/bin/elk" run --pro | grep -qx -- --profile || fail "completion: 'elk run --pro' does not offer --profile"
+comp "$tmp/moved/bin/elk" R | grep -q . && fail "completion: 'elk R' offers the help's last line as a command"
+comp "$tmp/moved/bin/elk" tui --bench | grep -qx -- --bench-out || fail "completion: 'elk tui --bench' does not offer --bench-out"
 comp "$tmp/moved/bin/elk" run --chip ipu | grep -qx ipu-pod4-mesh || fail "completion: --chip ipu does not offer ipu-pod4-mesh"
 comp "$tmp/moved/bin/elk" run --model lla | grep -qx llama2-70b || fail "completion: --model lla does not offer llama2-70b"
 man -l "$tmp/moved/share/man/man1/elk.1" >/dev/null 2>&1 || command -v man >/dev/null || true

@@ -170,6 +170,109 @@ static int is_numeric_col(const elk_csv_table *t, int c)
     return any;
 }
 
+/* defaults for the kind, from the columns the CSV has */
+static void figure_defaults(elk_sweep_figure *d, const elk_csv_table *t, const char *kind)
+{
+    if (!d->series[0]) {
+        if (elk_csv_col(t, "policy") >= 0) snprintf(d->series, sizeof d->series, "policy");
+        else if (elk_csv_col(t, "set") >= 0) snprintf(d->series, sizeof d->series, "set");
+    }
+    if (!d->y[0]) {
+        const char *cand[] = {!strcmp(kind, "roofline") ? "tflops" : "latency_ms", "time_us", "exe_us", NULL};
+        for (int i = 0; cand[i] && !d->y[0]; i++)
+            if (elk_csv_col(t, cand[i]) >= 0) snprintf(d->y, sizeof d->y, "%s", cand[i]);
+    }
+    if (!d->x[0]) {
+        if (!strcmp(kind, "roofline") && elk_csv_col(t, "intensity_flop_per_byte") >= 0)
+            snprintf(d->x, sizeof d->x, "intensity_flop_per_byte");
+        else if (elk_csv_col(t, "hot_bytes") >= 0)
+            snprintf(d->x, sizeof d->x, "hot_bytes");
+        else
+            for (int c = 1; c < t->ncols && !d->x[0]; c++)
+                if (strcmp(t->cols[c], d->y) && is_numeric_col(t, c)) snprintf(d->x, sizeof d->x, "%s", t->cols[c]);
+    }
+    if (!d->x[0] && t->ncols > 0) snprintf(d->x, sizeof d->x, "%s", t->cols[0]);
+    if (!strcmp(kind, "util") && !d->cluster[0] && elk_csv_col(t, "model") >= 0)
+        snprintf(d->cluster, sizeof d->cluster, "model");
+    if ((!strcmp(kind, "bars") || !strcmp(kind, "breakdown")) && !d->cluster[0] && strcmp(d->x, "point"))
+        snprintf(d->cluster, sizeof d->cluster, "%s", d->x);
+    if (!strcmp(kind, "util")) d->row[0] = d->col[0] = '\0'; /* util lays out its own four panels */
+}
+
+/* Every column the figure and its kind name must be in the CSV. */
+static elk_status figure_cols(const elk_sweep_figure *d, const elk_csv_table *t, const char *kind, elk_error *err)
+{
+    ELK_TRY(need_cols(t, "x", d->x, err));
+    ELK_TRY(need_cols(t, "y", d->y, err));
+    ELK_TRY(need_cols(t, "series", d->series, err));
+    ELK_TRY(need_cols(t, "row", d->row, err));
+    ELK_TRY(need_cols(t, "col", d->col, err));
+    ELK_TRY(need_cols(t, "cluster", d->cluster, err));
+    if (!strcmp(kind, "breakdown") || !strcmp(kind, "util"))
+        ELK_TRY(need_cols(t, "breakdown", "latency_ms exec_ms overlap_ms preload_ms noc_stall_ms dist_ms", err));
+    if (!strcmp(kind, "util")) ELK_TRY(need_cols(t, "utilisation", "hbm_util noc_util tflops", err));
+    return ELK_OK;
+}
+
+/* The axes' labels: given, else the columns' (for bars, the clusters'). */
+static elk_status figure_labels(elk_gp_job *j, const elk_sweep_figure *d, const char *kind, elk_error *err)
+{
+    char lab[160];
+    if (d->xlabel[0]) snprintf(lab, sizeof lab, "%s", d->xlabel);
+    else if (!strcmp(kind, "bars") || !strcmp(kind, "breakdown")) {
+        size_t l = 0;
+        lab[0] = '\0';
+        char tmp[128];
+        snprintf(tmp, sizeof tmp, "%s", d->cluster);
+        for (char *sv = NULL, *tok = strtok_r(tmp, " ", &sv); tok; tok = strtok_r(NULL, " ", &sv)) {
+            char one[96];
+            col_label(tok, one, sizeof one);
+            int w = snprintf(lab + l, sizeof lab - l, "%s%s", l ? " / " : "", one);
+            if (w < 0 || (size_t)w >= sizeof lab - l) break;
+            l += (size_t)w;
+        }
+    } else col_label(d->x, lab, sizeof lab);
+    ELK_TRY(elk_gp_set(j, "xlabel", lab, err));
+    if (d->ylabel[0]) snprintf(lab, sizeof lab, "%s", d->ylabel);
+    else if (!strcmp(kind, "breakdown")) snprintf(lab, sizeof lab, "Latency per token (ms)");
+    else col_label(d->y, lab, sizeof lab);
+    ELK_TRY(elk_gp_set(j, "ylabel", lab, err));
+    return ELK_OK;
+}
+
+/* size: enough room per panel and per bar; nr, nc, ns and ncl count the
+ * rows', columns', series' and clusters' values. */
+static void figure_size(elk_gp_job *j, const elk_sweep_figure *d, const char *kind, int nr, int nc, int ns, int ncl)
+{
+    if (nr < 1 || !d->row[0]) nr = 1;
+    if (nc < 1 || !d->col[0]) nc = 1;
+    if (ns < 1) ns = 1;
+    int panel_w = 430, panel_h = 330;
+    if (!strcmp(kind, "bars") || !strcmp(kind, "breakdown")) {
+        int bars = ncl * ns;
+        if (bars * 16 + 120 > panel_w) panel_w = bars * 16 + 120;
+    }
+    if (!d->row[0] && nc > 3) { /* the templates wrap a long single row */
+        int lc = nc == 4 ? 2 : 3;
+        nr = (nc + lc - 1) / lc;
+        nc = lc;
+    }
+    if (!strcmp(kind, "util")) {
+        nr = nc = 2;
+        if (ncl * ns * 14 + 120 > panel_w) panel_w = ncl * ns * 14 + 120;
+    }
+    if (!strcmp(kind, "roofline") || !strcmp(kind, "pareto")) {
+        panel_w = 900;
+        panel_h = 620;
+    }
+    j->width = 120 + nc * panel_w;
+    j->height = 90 + nr * panel_h;
+    if (j->width < 900) j->width = 900;
+    if (j->height < 560) j->height = 560;
+    if (j->width > 4000) j->width = 4000;
+    if (j->height > 4000) j->height = 4000;
+}
+
 elk_status elk_gp_from_csv(elk_gp_job *j, const elk_csv_table *t, const elk_sweep_figure *f, const char *title,
                            elk_error *err)
 {
@@ -185,43 +288,10 @@ elk_status elk_gp_from_csv(elk_gp_job *j, const elk_csv_table *t, const elk_swee
     if (!has)
         return elk_fail(err, ELK_EINVAL,
                         "unknown figure kind '%s' (kinds: lines, bars, breakdown, util, roofline, pareto)", kind);
-    /* defaults for the kind, from the columns the CSV has */
-    if (!d.series[0]) {
-        if (elk_csv_col(t, "policy") >= 0) snprintf(d.series, sizeof d.series, "policy");
-        else if (elk_csv_col(t, "set") >= 0) snprintf(d.series, sizeof d.series, "set");
-    }
-    if (!d.y[0]) {
-        const char *cand[] = {!strcmp(kind, "roofline") ? "tflops" : "latency_ms", "time_us", "exe_us", NULL};
-        for (int i = 0; cand[i] && !d.y[0]; i++)
-            if (elk_csv_col(t, cand[i]) >= 0) snprintf(d.y, sizeof d.y, "%s", cand[i]);
-    }
-    if (!d.x[0]) {
-        if (!strcmp(kind, "roofline") && elk_csv_col(t, "intensity_flop_per_byte") >= 0)
-            snprintf(d.x, sizeof d.x, "intensity_flop_per_byte");
-        else if (elk_csv_col(t, "hot_bytes") >= 0)
-            snprintf(d.x, sizeof d.x, "hot_bytes");
-        else
-            for (int c = 1; c < t->ncols && !d.x[0]; c++)
-                if (strcmp(t->cols[c], d.y) && is_numeric_col(t, c)) snprintf(d.x, sizeof d.x, "%s", t->cols[c]);
-    }
-    if (!d.x[0] && t->ncols > 0) snprintf(d.x, sizeof d.x, "%s", t->cols[0]);
-    if (!strcmp(kind, "util") && !d.cluster[0] && elk_csv_col(t, "model") >= 0)
-        snprintf(d.cluster, sizeof d.cluster, "model");
-    if ((!strcmp(kind, "bars") || !strcmp(kind, "breakdown")) && !d.cluster[0] && strcmp(d.x, "point"))
-        snprintf(d.cluster, sizeof d.cluster, "%s", d.x);
-    if (!strcmp(kind, "util")) d.row[0] = d.col[0] = '\0'; /* util lays out its own four panels */
+    figure_defaults(&d, t, kind);
+    ELK_TRY(figure_cols(&d, t, kind, err));
 
-    ELK_TRY(need_cols(t, "x", d.x, err));
-    ELK_TRY(need_cols(t, "y", d.y, err));
-    ELK_TRY(need_cols(t, "series", d.series, err));
-    ELK_TRY(need_cols(t, "row", d.row, err));
-    ELK_TRY(need_cols(t, "col", d.col, err));
-    ELK_TRY(need_cols(t, "cluster", d.cluster, err));
-    if (!strcmp(kind, "breakdown") || !strcmp(kind, "util"))
-        ELK_TRY(need_cols(t, "breakdown", "latency_ms exec_ms overlap_ms preload_ms noc_stall_ms dist_ms", err));
-    if (!strcmp(kind, "util")) ELK_TRY(need_cols(t, "utilisation", "hbm_util noc_util tflops", err));
-
-    char buf[1024], lab[160];
+    char buf[1024];
     ELK_TRY(elk_gp_set(j, "xcol", d.x, err));
     ELK_TRY(elk_gp_set(j, "ycol", d.y, err));
     ELK_TRY(elk_gp_set(j, "seriescol", d.series, err));
@@ -242,25 +312,7 @@ elk_status elk_gp_from_csv(elk_gp_job *j, const elk_csv_table *t, const elk_swee
     }
     ELK_TRY(elk_gp_set(j, "cluster_values", buf, err));
     ELK_TRY(elk_gp_set(j, "plottitle", d.title[0] ? d.title : (title ? title : ""), err));
-    if (d.xlabel[0]) snprintf(lab, sizeof lab, "%s", d.xlabel);
-    else if (!strcmp(kind, "bars") || !strcmp(kind, "breakdown")) {
-        size_t l = 0;
-        lab[0] = '\0';
-        char tmp[128];
-        snprintf(tmp, sizeof tmp, "%s", d.cluster);
-        for (char *sv = NULL, *tok = strtok_r(tmp, " ", &sv); tok; tok = strtok_r(NULL, " ", &sv)) {
-            char one[96];
-            col_label(tok, one, sizeof one);
-            int w = snprintf(lab + l, sizeof lab - l, "%s%s", l ? " / " : "", one);
-            if (w < 0 || (size_t)w >= sizeof lab - l) break;
-            l += (size_t)w;
-        }
-    } else col_label(d.x, lab, sizeof lab);
-    ELK_TRY(elk_gp_set(j, "xlabel", lab, err));
-    if (d.ylabel[0]) snprintf(lab, sizeof lab, "%s", d.ylabel);
-    else if (!strcmp(kind, "breakdown")) snprintf(lab, sizeof lab, "Latency per token (ms)");
-    else col_label(d.y, lab, sizeof lab);
-    ELK_TRY(elk_gp_set(j, "ylabel", lab, err));
+    ELK_TRY(figure_labels(j, &d, kind, err));
     ELK_TRY(elk_gp_set(j, "logx", d.logx || !strcmp(kind, "roofline") ? "1" : "0", err));
     ELK_TRY(elk_gp_set(j, "logy", d.logy || !strcmp(kind, "roofline") ? "1" : "0", err));
     double rc = col_max(t, "peak_matmul_tflops"), rb = col_max(t, "hbm_tbps");
@@ -271,34 +323,7 @@ elk_status elk_gp_from_csv(elk_gp_job *j, const elk_csv_table *t, const elk_swee
     if (!isnan(rb)) snprintf(num, sizeof num, "%.6g", rb);
     ELK_TRY(elk_gp_set(j, "roof_bw", num, err));
 
-    /* size: enough room per panel and per bar */
-    if (nr < 1 || !d.row[0]) nr = 1;
-    if (nc < 1 || !d.col[0]) nc = 1;
-    if (ns < 1) ns = 1;
-    int panel_w = 430, panel_h = 330;
-    if (!strcmp(kind, "bars") || !strcmp(kind, "breakdown")) {
-        int bars = ncl * ns;
-        if (bars * 16 + 120 > panel_w) panel_w = bars * 16 + 120;
-    }
-    if (!d.row[0] && nc > 3) { /* the templates wrap a long single row */
-        int lc = nc == 4 ? 2 : 3;
-        nr = (nc + lc - 1) / lc;
-        nc = lc;
-    }
-    if (!strcmp(kind, "util")) {
-        nr = nc = 2;
-        if (ncl * ns * 14 + 120 > panel_w) panel_w = ncl * ns * 14 + 120;
-    }
-    if (!strcmp(kind, "roofline") || !strcmp(kind, "pareto")) {
-        panel_w = 900;
-        panel_h = 620;
-    }
-    j->width = 120 + nc * panel_w;
-    j->height = 90 + nr * panel_h;
-    if (j->width < 900) j->width = 900;
-    if (j->height < 560) j->height = 560;
-    if (j->width > 4000) j->width = 4000;
-    if (j->height > 4000) j->height = 4000;
+    figure_size(j, &d, kind, nr, nc, ns, ncl);
     return ELK_OK;
 }
 

@@ -200,6 +200,17 @@ void cv_blit(const tui_canvas *cv, int y, int x)
     }
 }
 
+void tui_keep_axes(tui_axes_keep *k, int fixed, double *x0, double *x1, double *y0, double *y1)
+{
+    if (!fixed) k->frozen = 0;
+    else if (!k->frozen) {
+        k->frozen = 1;
+        k->x0 = *x0, k->x1 = *x1, k->y0 = *y0, k->y1 = *y1;
+    } else {
+        *x0 = k->x0, *x1 = k->x1, *y0 = k->y0, *y1 = k->y1;
+    }
+}
+
 void tui_nice_range(double *lo, double *hi, int log)
 {
     if (log) {

@@ -56,4 +56,15 @@ void tui_plot_end(tui_plot *p);
 /* Widen [lo, hi] to whole decades (log) or to nice numbers (linear). */
 void tui_nice_range(double *lo, double *hi, int log);
 
+/* A plot's ranges kept by f (fixed axes) from the draw where it was
+ * pressed, in the view's state: frozen is 0 until then. */
+typedef struct {
+    int frozen;
+    double x0, x1, y0, y1;
+} tui_axes_keep;
+
+/* With fixed, the first call keeps *x0..*y1 in k and later ones put the
+ * kept ranges back; without, k forgets them. */
+void tui_keep_axes(tui_axes_keep *k, int fixed, double *x0, double *x1, double *y0, double *y1);
+
 #endif

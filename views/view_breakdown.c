@@ -34,6 +34,115 @@ static void draw_bar(int y, int x, int barw, const elk_schedule *sc, double maxl
     }
 }
 
+/* The segments' legend on one line, as many as fit. */
+static void draw_legend(int y, int x, int w)
+{
+    int lx = x;
+    for (int k = 0; k < ELK_BRK_COUNT; k++) {
+        char item[64];
+        snprintf(item, sizeof item, " %s  ", seg_label[k]);
+        if (lx + 2 + tui_cols(item) > x + w) break;
+        tui_puts(y, lx, 1, tui_attr(TC_BRK_EXEC + k), tui_g.brk[k]);
+        tui_puts(y, lx + 1, 1, tui_attr(TC_BRK_EXEC + k), tui_g.brk[k]);
+        lx += 2 + tui_puts(y, lx + 2, x + w - lx - 2, A_NORMAL, item);
+    }
+}
+
+/* Where the bars go: labels, then barw cells scaled to maxlat, then the
+ * numbers from nx (wide: every column), bar_gap rows per policy. */
+typedef struct {
+    int x, w, labw, barw, nx, wide, bar_gap;
+    double maxlat;
+} brk_layout;
+
+/* One policy's row: its bar (the pinned one below it, or its end marked),
+ * its numbers and the difference to the pinned point. */
+static void draw_policy_row(tui_ctx *cx, const brk_layout *L, const tui_rect *r, int y, int p, double tokens)
+{
+    const elk_result *res = &cx->snap->res;
+    const tui_snap *pin = cx->pin;
+    int x = L->x, w = L->w, labw = L->labw, barw = L->barw, nx = L->nx;
+    int focus = p == cx->focus;
+    attr_t pa = tui_attr(TC_POL_BASIC + p) | (focus ? A_REVERSE : 0);
+    tui_printf(y, x, labw, pa, "%-9s", elk_policy_labels[p]);
+    cx->policy_row[p] = y;
+    int have_pin = pin && pin->res.have[p];
+    /* the pinned bar: on the row below when there is one, else its end
+     * marked on the live bar */
+    if (have_pin && L->bar_gap == 2 && y + 1 < r->y + r->h)
+        draw_bar(y + 1, x + labw, barw, &pin->res.pol[p], L->maxlat, 1);
+    if (!res->have[p]) {
+        tui_puts(y, x + labw, barw, tui_attr(TC_DIM), "(not computed)");
+        return;
+    }
+    const elk_schedule *sc = &res->pol[p];
+    draw_bar(y, x + labw, barw, sc, L->maxlat, 0);
+    if (have_pin && L->bar_gap == 1) {
+        int e = (int)lround(pin->res.pol[p].latency_ms / L->maxlat * barw);
+        if (e >= 1 && e <= barw) tui_puts(y, x + labw + e - 1, 1, tui_attr(TC_HILITE), tui_g.vline);
+    }
+    char pct[16];
+    if (res->have[ELK_POL_IDEAL]) snprintf(pct, sizeof pct, "%7.2f%%", res->pct_ideal[p]);
+    else snprintf(pct, sizeof pct, "%8s", "-");
+    char tps[24];
+    snprintf(tps, sizeof tps, "%.0f", tokens / (sc->latency_ms / 1e3)); /* as elk run prints it */
+    int cx0 = nx;
+    if (L->wide)
+        cx0 += tui_printf(y, nx, x + w - nx, focus ? A_BOLD : A_NORMAL, "%9.4g %8s %8s %5.1f%% %5.1f%% %8.2f",
+                          sc->latency_ms, tps, pct, 100 * sc->hbm_util, 100 * sc->noc_util, sc->tflops);
+    else
+        cx0 += tui_printf(y, nx, x + w - nx, focus ? A_BOLD : A_NORMAL, "%9.4g %8s %4.0f%% %4.0f%%", sc->latency_ms,
+                          pct, 100 * sc->hbm_util, 100 * sc->noc_util);
+    if (have_pin) {
+        char d[48];
+        tui_fmt_delta(sc->latency_ms, pin->res.pol[p].latency_ms, d, sizeof d);
+        tui_printf(y, cx0, x + w - cx0, sc->latency_ms <= pin->res.pol[p].latency_ms ? A_BOLD : tui_attr(TC_ERROR),
+                   " %18s", d);
+    }
+}
+
+/* the breakdown in ms, and how each policy used SRAM; then the policies'
+ * own knobs and the graph's size, while there is room */
+static void draw_table(const tui_snap *s, const tui_rect *r, int y, int x, int w)
+{
+    const elk_result *res = &s->res;
+    tui_printf(y++, x, w, tui_attr(TC_DIM), "%-9s %10s %10s %10s %10s %10s  %13s", "ms/step", "execute", "overlap",
+               "preload", "NoC stall", "distrib", w >= 90 ? "peak SRAM/core" : "");
+    for (int p = 0; p < ELK_POL_COUNT; p++, y++) {
+        if (!res->have[p]) continue;
+        const elk_schedule *sc = &res->pol[p];
+        int cx0 = x;
+        cx0 += tui_printf(y, cx0, 10, tui_attr(TC_POL_BASIC + p), "%-9s ", elk_policy_labels[p]);
+        for (int k = 0; k < ELK_BRK_COUNT; k++)
+            cx0 += tui_printf(y, cx0, x + w - cx0, A_NORMAL, "%10.4f ", tui_cyc_ms(s, sc->brk[k]));
+        char b[32];
+        tui_fmt_bytes(sc->peak_resident, b, sizeof b);
+        if (w >= 90) tui_printf(y, cx0, x + w - cx0, A_NORMAL, " %13s", b);
+    }
+    /* the policies' own knobs, when there is room */
+    y++;
+    if (y < r->y + r->h && res->have[ELK_POL_STATIC])
+        tui_printf(y++, x, w, tui_attr(TC_DIM), "Static: execution region %.0f KiB of %.0f, preloads %s",
+                   res->pol[ELK_POL_STATIC].static_exec_kib, s->pr.chip.sram_kib,
+                   res->pol[ELK_POL_STATIC].static_variant ? "replicated" : "fully distributed");
+    if (y < r->y + r->h && res->have[ELK_POL_FULL]) {
+        const elk_schedule *f = &res->pol[ELK_POL_FULL];
+        if (f->adopted >= 0)
+            tui_printf(y++, x, w, tui_attr(TC_DIM), "Elk-Full: %d preload orders searched; kept %s's schedule, faster than all of them",
+                       f->orders_tried, elk_policy_labels[f->adopted]);
+        else
+            tui_printf(y++, x, w, tui_attr(TC_DIM), "Elk-Full: %d preload orders searched, winning order's mean displacement %.2f ops",
+                       f->orders_tried, f->avg_edit_dist);
+    }
+    if (y < r->y + r->h) {
+        char hb[32];
+        /* SI, as `elk run` prints it */
+        snprintf(hb, sizeof hb, "%.2f GB", (s->pr.graph.weight_bytes + s->pr.graph.kv_bytes) / 1e9);
+        tui_printf(y++, x, w, tui_attr(TC_DIM), "%d operators, %s read from HBM per step, %.3g GFLOP per step",
+                   s->pr.graph.nops, hb, s->pr.graph.flops / 1e9);
+    }
+}
+
 static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
 {
     brk_state *bs = v->state;
@@ -47,16 +156,7 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
     const tui_snap *pin = cx->pin;
     int y = r.y, x = r.x + 1, w = r.w - 2;
 
-    /* legend */
-    int lx = x;
-    for (int k = 0; k < ELK_BRK_COUNT; k++) {
-        char item[64];
-        snprintf(item, sizeof item, " %s  ", seg_label[k]);
-        if (lx + 2 + tui_cols(item) > x + w) break;
-        tui_puts(y, lx, 1, tui_attr(TC_BRK_EXEC + k), tui_g.brk[k]);
-        tui_puts(y, lx + 1, 1, tui_attr(TC_BRK_EXEC + k), tui_g.brk[k]);
-        lx += 2 + tui_puts(y, lx + 2, x + w - lx - 2, A_NORMAL, item);
-    }
+    draw_legend(y, x, w);
     y += 2;
 
     double maxlat = 0;
@@ -74,66 +174,33 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
 
     int avail = r.y + r.h - y;
     int table_rows = ELK_POL_COUNT + 1;
-    int bar_gap = avail >= 2 * ELK_POL_COUNT + table_rows + 2 ? 2 : 1;
-    int show_table = avail >= bar_gap * ELK_POL_COUNT + table_rows + 1;
-    int wide = w >= 100;
+    brk_layout L;
+    L.x = x, L.w = w, L.maxlat = maxlat;
+    L.bar_gap = avail >= 2 * ELK_POL_COUNT + table_rows + 2 ? 2 : 1;
+    int show_table = avail >= L.bar_gap * ELK_POL_COUNT + table_rows + 1;
+    L.wide = w >= 100;
 
-    const int labw = 10;
+    L.labw = 10;
     const int dw = pin ? 19 : 0; /* " -1.8 ms, -27%" */
-    const int numw = (wide ? 57 : 38) + dw;
-    int barw = w - labw - numw - 1;
-    if (barw < 10) barw = 10;
-    int nx = x + labw + barw + 1;
+    const int numw = (L.wide ? 57 : 38) + dw;
+    L.barw = w - L.labw - numw - 1;
+    if (L.barw < 10) L.barw = 10;
+    int nx = L.nx = x + L.labw + L.barw + 1;
     double tokens = elk_report_tokens_per_step(&s->pr.graph);
 
     /* column header */
     int hx = nx;
-    if (wide)
+    if (L.wide)
         hx += tui_printf(y - 1, nx, x + w - nx, tui_attr(TC_DIM), "%9s %8s %8s %6s %6s %8s", "ms/step", "tok/s", "% Ideal",
                          "HBM", "NoC", "TFLOPS");
     else hx += tui_printf(y - 1, nx, x + w - nx, tui_attr(TC_DIM), "%9s %8s %5s %5s", "ms/step", "% Ideal", "HBM", "NoC");
     if (pin) tui_printf(y - 1, hx, x + w - hx, tui_attr(TC_DIM), " %18s", "vs pinned");
 
-    for (int p = 0; p < ELK_POL_COUNT; p++, y += bar_gap) {
+    for (int p = 0; p < ELK_POL_COUNT; p++, y += L.bar_gap) {
         if (y >= r.y + r.h) break;
-        int focus = p == cx->focus;
-        attr_t pa = tui_attr(TC_POL_BASIC + p) | (focus ? A_REVERSE : 0);
-        tui_printf(y, x, labw, pa, "%-9s", elk_policy_labels[p]);
-        cx->policy_row[p] = y;
-        int have_pin = pin && pin->res.have[p];
-        /* the pinned bar: on the row below when there is one, else its end
-         * marked on the live bar */
-        if (have_pin && bar_gap == 2 && y + 1 < r.y + r.h) draw_bar(y + 1, x + labw, barw, &pin->res.pol[p], maxlat, 1);
-        if (!res->have[p]) {
-            tui_puts(y, x + labw, barw, tui_attr(TC_DIM), "(not computed)");
-            continue;
-        }
-        const elk_schedule *sc = &res->pol[p];
-        draw_bar(y, x + labw, barw, sc, maxlat, 0);
-        if (have_pin && bar_gap == 1) {
-            int e = (int)lround(pin->res.pol[p].latency_ms / maxlat * barw);
-            if (e >= 1 && e <= barw) tui_puts(y, x + labw + e - 1, 1, tui_attr(TC_HILITE), tui_g.vline);
-        }
-        char pct[16];
-        if (res->have[ELK_POL_IDEAL]) snprintf(pct, sizeof pct, "%7.2f%%", res->pct_ideal[p]);
-        else snprintf(pct, sizeof pct, "%8s", "-");
-        char tps[24];
-        snprintf(tps, sizeof tps, "%.0f", tokens / (sc->latency_ms / 1e3)); /* as elk run prints it */
-        int cx0 = nx;
-        if (wide)
-            cx0 += tui_printf(y, nx, x + w - nx, focus ? A_BOLD : A_NORMAL, "%9.4g %8s %8s %5.1f%% %5.1f%% %8.2f",
-                              sc->latency_ms, tps, pct, 100 * sc->hbm_util, 100 * sc->noc_util, sc->tflops);
-        else
-            cx0 += tui_printf(y, nx, x + w - nx, focus ? A_BOLD : A_NORMAL, "%9.4g %8s %4.0f%% %4.0f%%", sc->latency_ms,
-                              pct, 100 * sc->hbm_util, 100 * sc->noc_util);
-        if (have_pin) {
-            char d[48];
-            tui_fmt_delta(sc->latency_ms, pin->res.pol[p].latency_ms, d, sizeof d);
-            tui_printf(y, cx0, x + w - cx0, sc->latency_ms <= pin->res.pol[p].latency_ms ? A_BOLD : tui_attr(TC_ERROR),
-                       " %18s", d);
-        }
+        draw_policy_row(cx, &L, &r, y, p, tokens);
     }
-    if (bar_gap == 2 && !pin) y--;
+    if (L.bar_gap == 2 && !pin) y--;
 
     /* the story in one line */
     if (y < r.y + r.h && res->have[ELK_POL_FULL] && res->have[ELK_POL_BASIC] && res->have[ELK_POL_STATIC]) {
@@ -144,43 +211,7 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
         y += 2;
     }
     if (!show_table || y + table_rows > r.y + r.h) return;
-
-    /* the breakdown in ms, and how each policy used SRAM */
-    tui_printf(y++, x, w, tui_attr(TC_DIM), "%-9s %10s %10s %10s %10s %10s  %13s", "ms/step", "execute", "overlap",
-               "preload", "NoC stall", "distrib", w >= 90 ? "peak SRAM/core" : "");
-    for (int p = 0; p < ELK_POL_COUNT; p++, y++) {
-        if (!res->have[p]) continue;
-        const elk_schedule *sc = &res->pol[p];
-        int cx0 = x;
-        cx0 += tui_printf(y, cx0, 10, tui_attr(TC_POL_BASIC + p), "%-9s ", elk_policy_labels[p]);
-        for (int k = 0; k < ELK_BRK_COUNT; k++)
-            cx0 += tui_printf(y, cx0, x + w - cx0, A_NORMAL, "%10.4f ", tui_cyc_ms(s, sc->brk[k]));
-        char b[32];
-        tui_fmt_bytes(sc->peak_resident, b, sizeof b);
-        if (w >= 90) tui_printf(y, cx0, x + w - cx0, A_NORMAL, " %13s", b);
-    }
-    /* the policies' own knobs, when there is room */
-    y++;
-    if (y < r.y + r.h && res->have[ELK_POL_STATIC])
-        tui_printf(y++, x, w, tui_attr(TC_DIM), "Static: execution region %.0f KiB of %.0f, preloads %s",
-                   res->pol[ELK_POL_STATIC].static_exec_kib, s->pr.chip.sram_kib,
-                   res->pol[ELK_POL_STATIC].static_variant ? "replicated" : "fully distributed");
-    if (y < r.y + r.h && res->have[ELK_POL_FULL]) {
-        const elk_schedule *f = &res->pol[ELK_POL_FULL];
-        if (f->adopted >= 0)
-            tui_printf(y++, x, w, tui_attr(TC_DIM), "Elk-Full: %d preload orders searched; kept %s's schedule, faster than all of them",
-                       f->orders_tried, elk_policy_labels[f->adopted]);
-        else
-            tui_printf(y++, x, w, tui_attr(TC_DIM), "Elk-Full: %d preload orders searched, winning order's mean displacement %.2f ops",
-                       f->orders_tried, f->avg_edit_dist);
-    }
-    if (y < r.y + r.h) {
-        char hb[32];
-        /* SI, as `elk run` prints it */
-        snprintf(hb, sizeof hb, "%.2f GB", (s->pr.graph.weight_bytes + s->pr.graph.kv_bytes) / 1e9);
-        tui_printf(y++, x, w, tui_attr(TC_DIM), "%d operators, %s read from HBM per step, %.3g GFLOP per step",
-                   s->pr.graph.nops, hb, s->pr.graph.flops / 1e9);
-    }
+    draw_table(s, &r, y, x, w);
 }
 
 static int csv(elk_view *v, FILE *fp, const tui_ctx *cx, char *msg, size_t n)

@@ -11,8 +11,8 @@
 
 typedef struct {
     int op; /* selected operator index, -1 = choose a default */
-    int frozen, frozen_op;      /* f: axes kept for this operator */
-    double fx0, fx1, fy0, fy1;
+    tui_axes_keep keep;         /* f: axes kept for this operator */
+    int frozen_op;
 } pareto_state;
 
 /* The pinned point's execute-state plan of the focused policy for op i, if
@@ -70,20 +70,15 @@ static int shape_reps(const elk_graph *g, int *reps, int max)
     return n;
 }
 
-static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
+/* The line above the plot: the operator, its shape and instance among the
+ * graph's, its HBM bytes and its plans. */
+static void draw_header(const pareto_state *st, const tui_snap *s, const tui_rect *rr)
 {
-    pareto_state *st = v->state;
-    tui_rect r = tui_title(r0, "Pareto", cx->pin ? "one operator's plans: execution space vs time; @ the pinned point's choice"
-                                                  : "one operator's plans: execution space vs time");
-    if (tui_need_result(&r, cx)) return;
-    const tui_snap *s = cx->snap;
-    sync_sel(st, s);
+    const tui_rect r = *rr;
     const elk_graph *g = &s->pr.graph;
     const elk_op *op = &g->ops[st->op];
     const elk_menu *m = &s->pr.menus[op->shape_id];
     const elk_plan_set *set = s->pr.sets ? s->pr.sets[op->shape_id] : NULL;
-    const elk_chip *c = &s->pr.chip;
-
     int reps[512], nrep = shape_reps(g, reps, 512), ri = 0, inst = 0, ninst = 0;
     for (int i = 0; i < nrep; i++)
         if (g->ops[reps[i]].shape_id == op->shape_id) ri = i;
@@ -98,6 +93,91 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
     tui_printf(r.y, hx, r.x + r.w - 1 - hx, tui_attr(TC_DIM),
                "%s, shape %d/%d, instance %d/%d, %s from HBM, %d front plans, %d kept", elk_op_kind_names[op->kind],
                ri + 1, nrep, inst + 1, ninst, hb, m->n, set ? set->nplans : 0);
+
+}
+
+/* The plot: every plan evaluated, the front, the pinned point's choice
+ * and each policy's. */
+static void draw_plot(const pareto_state *st, const tui_ctx *cx, const tui_rect *pr, double x0, double x1, double y0,
+                      double y1, int have_pin, double ph, double pt)
+{
+    const tui_snap *s = cx->snap;
+    const elk_op *op = &s->pr.graph.ops[st->op];
+    const elk_menu *m = &s->pr.menus[op->shape_id];
+    const elk_plan_set *set = s->pr.sets ? s->pr.sets[op->shape_id] : NULL;
+    const elk_chip *c = &s->pr.chip;
+    tui_plot pl;
+    if (tui_plot_begin(&pl, pr, x0, x1, 1, y0, y1, 1, cx->ascii)) {
+        tui_plot_axes(&pl, "space per core (bytes): + front, . other plans, A chosen execute state, a preload state",
+                      "time (us)", tui_fmt_si, tui_fmt_si);
+        if (set)
+            for (int i = 0; i < set->nplans; i++)
+                cv_point(&pl.cv, set->plans[i].hot, us(s, plan_cycles(c, &set->plans[i])), TC_DIM);
+        for (int i = 0; i + 1 < m->n; i++)
+            cv_line(&pl.cv, m->e[i].hot, us(s, m->e[i].exe), m->e[i + 1].hot, us(s, m->e[i + 1].exe), TC_FRONT);
+        for (int i = 0; i < m->n; i++) cv_mark(&pl.cv, m->e[i].hot, us(s, m->e[i].exe), '+', TC_FRONT);
+        /* the pinned point's choice, behind the live ones */
+        if (have_pin) cv_mark(&pl.cv, ph, pt, '@', TC_HILITE);
+        /* choices: focused policy drawn last so it wins a shared cell */
+        for (int k = 0; k <= ELK_POL_COUNT; k++) {
+            int p = k < ELK_POL_COUNT ? k : cx->focus;
+            if (k < ELK_POL_COUNT && p == cx->focus) continue;
+            if (!s->res.have[p] || st->op >= s->res.pol[p].nops) continue;
+            const elk_sched_op *so = &s->res.pol[p].ops[st->op];
+            if (so->entry < 0 || so->entry >= m->n) continue;
+            double t = us(s, m->e[so->entry].exe);
+            if (so->copt >= 0 && so->copt < m->ncold)
+                cv_mark(&pl.cv, m->cold[so->copt].cold, t, (char)tolower(tui_policy_mark[p]), TC_POL_BASIC + p);
+            cv_mark(&pl.cv, m->e[so->entry].hot, t, tui_policy_mark[p], TC_POL_BASIC + p);
+        }
+        tui_plot_end(&pl);
+    }
+}
+
+/* The table of each policy's choice for the operator (only_focus: the
+ * focused policy's alone), from row y. */
+static void draw_table(const pareto_state *st, const tui_ctx *cx, const tui_rect *rr, int plot_h, int only_focus)
+{
+    const tui_rect r = *rr;
+    const tui_snap *s = cx->snap;
+    const elk_op *op = &s->pr.graph.ops[st->op];
+    const elk_menu *m = &s->pr.menus[op->shape_id];
+    int y = r.y + 1 + plot_h, x = r.x + 1;
+    tui_printf(y++, x, r.w - 2, tui_attr(TC_DIM), "%-11s %10s %10s %10s %10s %5s %10s", "policy", "hot/core", "exe",
+               "cold/core", "distrib", "pre#", "stall");
+    for (int p = 0; p < ELK_POL_COUNT; p++, y++) {
+        if (only_focus && p != cx->focus) {
+            y--;
+            continue;
+        }
+        if (!s->res.have[p] || st->op >= s->res.pol[p].nops) continue;
+        const elk_sched_op *so = &s->res.pol[p].ops[st->op];
+        char h[32], cb[32];
+        tui_fmt_bytes(so->hot, h, sizeof h);
+        tui_fmt_bytes(so->cold, cb, sizeof cb);
+        int n = tui_printf(y, x, 12, tui_attr(TC_POL_BASIC + p) | (p == cx->focus ? A_REVERSE : 0), "%c %-9s",
+                           tui_policy_mark[p], elk_policy_labels[p]);
+        double exe_us = so->entry >= 0 && so->entry < m->n ? us(s, m->e[so->entry].exe) : NAN;
+        tui_printf(y, x + n, r.w - 2 - n, A_NORMAL, " %10s %7.2f us %10s %7.2f us %5d %7.2f us", h, exe_us, cb,
+                   us(s, so->dist), so->preload_number, us(s, so->stall));
+    }
+}
+
+static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
+{
+    pareto_state *st = v->state;
+    tui_rect r = tui_title(r0, "Pareto", cx->pin ? "one operator's plans: execution space vs time; @ the pinned point's choice"
+                                                  : "one operator's plans: execution space vs time");
+    if (tui_need_result(&r, cx)) return;
+    const tui_snap *s = cx->snap;
+    sync_sel(st, s);
+    const elk_graph *g = &s->pr.graph;
+    const elk_op *op = &g->ops[st->op];
+    const elk_menu *m = &s->pr.menus[op->shape_id];
+    const elk_plan_set *set = s->pr.sets ? s->pr.sets[op->shape_id] : NULL;
+    const elk_chip *c = &s->pr.chip;
+
+    draw_header(st, s, &r);
 
     /* the table of choices: every policy, or only the focused one when
      * the plot would get too short */
@@ -138,61 +218,13 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
     tui_nice_range(&x0, &x1, 1);
     tui_nice_range(&y0, &y1, 1);
     /* f: the axes stay while the operator stays */
-    if (!cx->fixed_axes || st->frozen_op != st->op) st->frozen = 0;
-    if (cx->fixed_axes && !st->frozen) {
-        st->frozen = 1;
-        st->frozen_op = st->op;
-        st->fx0 = x0, st->fx1 = x1, st->fy0 = y0, st->fy1 = y1;
-    } else if (cx->fixed_axes) {
-        x0 = st->fx0, x1 = st->fx1, y0 = st->fy0, y1 = st->fy1;
-    }
+    if (st->frozen_op != st->op) st->keep.frozen = 0;
+    tui_keep_axes(&st->keep, cx->fixed_axes, &x0, &x1, &y0, &y1);
+    st->frozen_op = st->op;
     tui_rect pr = {r.y + 1, r.x, plot_h, r.w};
-    tui_plot pl;
-    if (tui_plot_begin(&pl, &pr, x0, x1, 1, y0, y1, 1, cx->ascii)) {
-        tui_plot_axes(&pl, "space per core (bytes): + front, . other plans, A chosen execute state, a preload state",
-                      "time (us)", tui_fmt_si, tui_fmt_si);
-        if (set)
-            for (int i = 0; i < set->nplans; i++)
-                cv_point(&pl.cv, set->plans[i].hot, us(s, plan_cycles(c, &set->plans[i])), TC_DIM);
-        for (int i = 0; i + 1 < m->n; i++)
-            cv_line(&pl.cv, m->e[i].hot, us(s, m->e[i].exe), m->e[i + 1].hot, us(s, m->e[i + 1].exe), TC_FRONT);
-        for (int i = 0; i < m->n; i++) cv_mark(&pl.cv, m->e[i].hot, us(s, m->e[i].exe), '+', TC_FRONT);
-        /* the pinned point's choice, behind the live ones */
-        if (have_pin) cv_mark(&pl.cv, ph, pt, '@', TC_HILITE);
-        /* choices: focused policy drawn last so it wins a shared cell */
-        for (int k = 0; k <= ELK_POL_COUNT; k++) {
-            int p = k < ELK_POL_COUNT ? k : cx->focus;
-            if (k < ELK_POL_COUNT && p == cx->focus) continue;
-            if (!s->res.have[p] || st->op >= s->res.pol[p].nops) continue;
-            const elk_sched_op *so = &s->res.pol[p].ops[st->op];
-            if (so->entry < 0 || so->entry >= m->n) continue;
-            double t = us(s, m->e[so->entry].exe);
-            if (so->copt >= 0 && so->copt < m->ncold)
-                cv_mark(&pl.cv, m->cold[so->copt].cold, t, (char)tolower(tui_policy_mark[p]), TC_POL_BASIC + p);
-            cv_mark(&pl.cv, m->e[so->entry].hot, t, tui_policy_mark[p], TC_POL_BASIC + p);
-        }
-        tui_plot_end(&pl);
-    }
+    draw_plot(st, cx, &pr, x0, x1, y0, y1, have_pin, ph, pt);
     if (!table_h) return;
-    int y = r.y + 1 + plot_h, x = r.x + 1;
-    tui_printf(y++, x, r.w - 2, tui_attr(TC_DIM), "%-11s %10s %10s %10s %10s %5s %10s", "policy", "hot/core", "exe",
-               "cold/core", "distrib", "pre#", "stall");
-    for (int p = 0; p < ELK_POL_COUNT; p++, y++) {
-        if (only_focus && p != cx->focus) {
-            y--;
-            continue;
-        }
-        if (!s->res.have[p] || st->op >= s->res.pol[p].nops) continue;
-        const elk_sched_op *so = &s->res.pol[p].ops[st->op];
-        char h[32], cb[32];
-        tui_fmt_bytes(so->hot, h, sizeof h);
-        tui_fmt_bytes(so->cold, cb, sizeof cb);
-        int n = tui_printf(y, x, 12, tui_attr(TC_POL_BASIC + p) | (p == cx->focus ? A_REVERSE : 0), "%c %-9s",
-                           tui_policy_mark[p], elk_policy_labels[p]);
-        double exe_us = so->entry >= 0 && so->entry < m->n ? us(s, m->e[so->entry].exe) : NAN;
-        tui_printf(y, x + n, r.w - 2 - n, A_NORMAL, " %10s %7.2f us %10s %7.2f us %5d %7.2f us", h, exe_us, cb,
-                   us(s, so->dist), so->preload_number, us(s, so->stall));
-    }
+    draw_table(st, cx, &r, plot_h, only_focus);
 }
 
 void view_pareto_select(elk_view *v, int op)

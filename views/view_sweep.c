@@ -33,8 +33,7 @@ typedef struct {
     elk_point pin_base;
     unsigned long pin_started; /* pin sweeper id we started, 0 = none */
     tui_sweep_data pdata;
-    int frozen;             /* f: the scales kept from when it was pressed */
-    double fx0, fx1, fy0, fy1;
+    tui_axes_keep keep;     /* f: the scales kept from when it was pressed */
 } sweep_state;
 
 static int knob_log(int knob) { return knob == ELK_KNOB_BATCH || knob == ELK_KNOB_SEQ; }
@@ -121,22 +120,24 @@ static double current_value(const tui_ctx *cx, int knob)
     return atof(buf);
 }
 
-static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
-{
-    sweep_state *st = v->state;
-    if (!cx->sweeper) return;
-    if (!st->started || st->dirty || memcmp(&st->base, cx->point, sizeof st->base) != 0) start(st, cx);
-    st->have_data = tui_sweeper_get(cx->sweeper, &st->data);
-    const tui_sweep_data *d = &st->data;
-    int have_pd = pin_sweep(st, cx);
-    const tui_sweep_data *pd = &st->pdata;
-    int knob = sweep_knobs[st->ki];
-    const elk_knob_info *ki = &elk_knobs[knob];
-    char sub[160];
-    snprintf(sub, sizeof sub, "%s over %d points, %d done%s", ki->label, d->n, d->done,
-             d->done < d->n ? " (computing)" : "");
-    tui_rect r = tui_title(r0, "Sweep", sub);
+/* What one draw shows, worked out before any of it is drawn: the sweep and
+ * the pinned point's sweep (copies owned by the state), the plot's ranges,
+ * the pinned point and the knee (NAN when there is none). */
+typedef struct {
+    const tui_sweep_data *d, *pd;
+    int have_pd;
+    int knob;
+    const elk_knob_info *ki;
+    double px0, px1, y0, y1;
+    double pin_x, pin_y;
+    double knee;
+} sweep_frame;
 
+/* The x range of the points and the y range of their finished values (and
+ * the pinned sweep's), padded: from 0, to 100 for percentages. */
+static void frame_ranges(const sweep_state *st, const tui_ctx *cx, sweep_frame *fr)
+{
+    const tui_sweep_data *d = fr->d, *pd = fr->pd;
     double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
     for (int i = 0; i < d->n; i++) {
         if (d->pt[i].x < x0) x0 = d->pt[i].x;
@@ -150,13 +151,12 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
             if (y > y1) y1 = y;
         }
     }
-    for (int i = 0; have_pd && i < pd->n; i++) {
+    for (int i = 0; fr->have_pd && i < pd->n; i++) {
         if (pd->pt[i].state != 2 || !pd->pt[i].have[cx->focus]) continue;
         double y = metric(&pd->pt[i], cx->focus, st->metric);
         if (isfinite(y) && y > y1) y1 = y;
         if (isfinite(y) && y < y0) y0 = y;
     }
-    int logx = knob_log(knob);
     if (!(x1 > x0)) {
         x0 = x0 < INFINITY ? x0 * 0.5 : 0;
         x1 = x0 * 4 + 1;
@@ -173,168 +173,200 @@ static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
         y1 *= 1.05;
     }
     tui_nice_range(&y0, &y1, 0);
-    double px0 = x0, px1 = x1;
-    if (logx) {
-        px0 = x0 / 1.2;
-        px1 = x1 * 1.2;
+    if (knob_log(fr->knob)) {
+        fr->px0 = x0 / 1.2;
+        fr->px1 = x1 * 1.2;
     } else {
         double pad = (x1 - x0) * 0.03;
-        px0 = x0 - pad;
-        px1 = x1 + pad;
+        fr->px0 = x0 - pad;
+        fr->px1 = x1 + pad;
     }
-    /* the pinned point: its value of the swept knob and the focused
-     * policy's metric there (a summary of its result) */
+    fr->y0 = y0;
+    fr->y1 = y1;
+}
+
+/* the pinned point: its value of the swept knob and the focused
+ * policy's metric there (a summary of its result) */
+static void frame_pin(const sweep_state *st, const tui_ctx *cx, sweep_frame *fr)
+{
     const tui_snap *pn = cx->pin;
-    double pin_x = NAN, pin_y = NAN;
-    if (pn && pn->res.have[cx->focus]) {
-        char buf[64];
-        elk_point_format(&pn->point, &pn->pr.chip, &pn->pr.model, (elk_knob)knob, buf, sizeof buf);
-        pin_x = atof(buf);
-        tui_sweep_pt pp;
-        memset(&pp, 0, sizeof pp);
-        int f = cx->focus;
-        pp.lat_ms[f] = pn->res.pol[f].latency_ms;
-        pp.pct[f] = pn->res.pct_ideal[f];
-        pp.hbm[f] = pn->res.pol[f].hbm_util;
-        pp.tflops[f] = pn->res.pol[f].tflops;
-        pin_y = metric(&pp, f, st->metric);
-        if (pin_y > y1) {
-            y1 = pin_y * 1.05;
-            tui_nice_range(&y0, &y1, 0);
-        }
+    fr->pin_x = fr->pin_y = NAN;
+    if (!pn || !pn->res.have[cx->focus]) return;
+    char buf[64];
+    elk_point_format(&pn->point, &pn->pr.chip, &pn->pr.model, (elk_knob)fr->knob, buf, sizeof buf);
+    fr->pin_x = atof(buf);
+    tui_sweep_pt pp;
+    memset(&pp, 0, sizeof pp);
+    int f = cx->focus;
+    pp.lat_ms[f] = pn->res.pol[f].latency_ms;
+    pp.pct[f] = pn->res.pct_ideal[f];
+    pp.hbm[f] = pn->res.pol[f].hbm_util;
+    pp.tflops[f] = pn->res.pol[f].tflops;
+    fr->pin_y = metric(&pp, f, st->metric);
+    if (fr->pin_y > fr->y1) {
+        fr->y1 = fr->pin_y * 1.05;
+        tui_nice_range(&fr->y0, &fr->y1, 0);
     }
-    if (!cx->fixed_axes) st->frozen = 0;
-    else if (!st->frozen) {
-        st->frozen = 1;
-        st->fx0 = px0, st->fx1 = px1, st->fy0 = y0, st->fy1 = y1;
-    } else {
-        px0 = st->fx0, px1 = st->fx1, y0 = st->fy0, y1 = st->fy1;
+}
+
+/* where more stops paying (issue 14): the focused policy's latency
+ * within 5% of the top of the range, from the finished samples; only
+ * for knobs where more is more (not batch or sequence) */
+static double frame_knee(const sweep_state *st, const tui_ctx *cx, const sweep_frame *fr)
+{
+    const tui_sweep_data *d = fr->d;
+    if (st->metric != M_LATENCY || knob_log(fr->knob) || d->done != d->n || d->n < 2) return NAN;
+    elk_knee_pt kp[TUI_SWEEP_MAX];
+    int nk = 0;
+    for (int i = 0; i < d->n; i++)
+        if (d->pt[i].state == 2 && d->pt[i].have[cx->focus])
+            kp[nk++] = (elk_knee_pt){d->pt[i].x, d->pt[i].lat_ms[cx->focus]};
+    return elk_knee_of_samples(kp, nk, 0.05, NULL);
+}
+
+/* One policy's curve: lines between its finished points, then its marks. */
+static void plot_policy(tui_plot *pl, const tui_sweep_data *d, int p, int metric_i, int color, char mark)
+{
+    int prev = -1;
+    for (int i = 0; i < d->n; i++) {
+        const tui_sweep_pt *pt = &d->pt[i];
+        if (pt->state != 2 || !pt->have[p]) continue;
+        double y = metric(pt, p, metric_i);
+        if (prev >= 0) cv_line(&pl->cv, d->pt[prev].x, metric(&d->pt[prev], p, metric_i), pt->x, y, color);
+        prev = i;
     }
-    /* where more stops paying (issue 14): the focused policy's latency
-     * within 5% of the top of the range, from the finished samples; only
-     * for knobs where more is more (not batch or sequence) */
-    double knee = NAN;
-    if (st->metric == M_LATENCY && !knob_log(knob) && d->done == d->n && d->n >= 2) {
-        elk_knee_pt kp[TUI_SWEEP_MAX];
-        int nk = 0;
-        for (int i = 0; i < d->n; i++)
-            if (d->pt[i].state == 2 && d->pt[i].have[cx->focus])
-                kp[nk++] = (elk_knee_pt){d->pt[i].x, d->pt[i].lat_ms[cx->focus]};
-        knee = elk_knee_of_samples(kp, nk, 0.05, NULL);
+    for (int i = 0; i < d->n; i++) {
+        const tui_sweep_pt *pt = &d->pt[i];
+        if (pt->state == 2 && pt->have[p]) cv_mark(&pl->cv, pt->x, metric(pt, p, metric_i), mark, color);
     }
-    int side = r.w >= 96 ? 30 : 0;
-    tui_rect pr = {r.y, r.x, r.h - (side ? 0 : 2), r.w - side};
+}
+
+/* The plot: the current value's and the knee's vertical lines, the pinned
+ * sweep, every policy's curve (the focused one on top) and the points not
+ * done along the bottom. */
+static void draw_plot(const sweep_state *st, tui_ctx *cx, const sweep_frame *fr, const tui_rect *pr)
+{
+    const tui_sweep_data *d = fr->d;
+    const elk_knob_info *ki = fr->ki;
+    double px0 = fr->px0, px1 = fr->px1, y0 = fr->y0, y1 = fr->y1;
     tui_plot pl;
     char xl[96];
     snprintf(xl, sizeof xl, "%s%s%s%s", ki->label, *ki->unit ? " (" : "", ki->unit, *ki->unit ? ")" : "");
-    if (tui_plot_begin(&pl, &pr, px0, px1, logx, y0, y1, 0, cx->ascii)) {
-        tui_plot_axes(&pl, xl, metric_label[st->metric], tui_fmt_si, tui_fmt_si);
-        double cur = current_value(cx, knob);
-        if (cur >= px0 && cur <= px1) cv_line(&pl.cv, cur, y0, cur, y1, TC_DIM);
-        if (isfinite(knee) && knee >= px0 && knee <= px1) cv_line(&pl.cv, knee, y0, knee, y1, TC_HILITE);
-        /* the pinned point behind the curves: the focused policy swept
-         * around it (a dim curve, small letters), and @ where the pinned
-         * point itself sits */
-        if (have_pd) {
-            int f = cx->focus, prev = -1;
-            for (int i = 0; i < pd->n; i++) {
-                const tui_sweep_pt *pt = &pd->pt[i];
-                if (pt->state != 2 || !pt->have[f]) continue;
-                double y = metric(pt, f, st->metric);
-                if (prev >= 0) cv_line(&pl.cv, pd->pt[prev].x, metric(&pd->pt[prev], f, st->metric), pt->x, y, TC_DIM);
-                prev = i;
-            }
-            for (int i = 0; i < pd->n; i++)
-                if (pd->pt[i].state == 2 && pd->pt[i].have[f])
-                    cv_mark(&pl.cv, pd->pt[i].x, metric(&pd->pt[i], f, st->metric), (char)(tui_policy_mark[f] - 'A' + 'a'),
-                            TC_DIM);
-        }
-        if (isfinite(pin_y) && pin_y >= y0 && pin_y <= y1 && pin_x >= px0 && pin_x <= px1)
-            cv_mark(&pl.cv, pin_x, pin_y, '@', TC_HILITE);
-        for (int k = 0; k <= ELK_POL_COUNT; k++) {
-            int p = k < ELK_POL_COUNT ? k : cx->focus;
-            if (k < ELK_POL_COUNT && p == cx->focus) continue;
-            int prev = -1;
-            for (int i = 0; i < d->n; i++) {
-                const tui_sweep_pt *pt = &d->pt[i];
-                if (pt->state != 2 || !pt->have[p]) continue;
-                double y = metric(pt, p, st->metric);
-                if (prev >= 0) cv_line(&pl.cv, d->pt[prev].x, metric(&d->pt[prev], p, st->metric), pt->x, y,
-                                       TC_POL_BASIC + p);
-                prev = i;
-            }
-            for (int i = 0; i < d->n; i++) {
-                const tui_sweep_pt *pt = &d->pt[i];
-                if (pt->state == 2 && pt->have[p])
-                    cv_mark(&pl.cv, pt->x, metric(pt, p, st->metric), tui_policy_mark[p], TC_POL_BASIC + p);
-            }
-        }
-        /* pending and failed points along the bottom */
-        for (int i = 0; i < d->n; i++) {
-            const tui_sweep_pt *pt = &d->pt[i];
-            if (pt->state == 2) continue;
-            int ccx, ccy;
-            if (cv_cell(&pl.cv, pt->x, y0, &ccx, &ccy))
-                cv_mark_cell(&pl.cv, ccx, pl.cv.h - 1, pt->state == 3 ? 'x' : pt->state == 1 ? '*' : '.',
-                             pt->state == 3 ? TC_ERROR : TC_DIM);
-        }
-        tui_plot_end(&pl);
+    if (!tui_plot_begin(&pl, pr, px0, px1, knob_log(fr->knob), y0, y1, 0, cx->ascii)) return;
+    tui_plot_axes(&pl, xl, metric_label[st->metric], tui_fmt_si, tui_fmt_si);
+    double cur = current_value(cx, fr->knob);
+    if (cur >= px0 && cur <= px1) cv_line(&pl.cv, cur, y0, cur, y1, TC_DIM);
+    if (isfinite(fr->knee) && fr->knee >= px0 && fr->knee <= px1) cv_line(&pl.cv, fr->knee, y0, fr->knee, y1, TC_HILITE);
+    /* the pinned point behind the curves: the focused policy swept
+     * around it (a dim curve, small letters), and @ where the pinned
+     * point itself sits */
+    if (fr->have_pd)
+        plot_policy(&pl, fr->pd, cx->focus, st->metric, TC_DIM, (char)(tui_policy_mark[cx->focus] - 'A' + 'a'));
+    if (isfinite(fr->pin_y) && fr->pin_y >= y0 && fr->pin_y <= y1 && fr->pin_x >= px0 && fr->pin_x <= px1)
+        cv_mark(&pl.cv, fr->pin_x, fr->pin_y, '@', TC_HILITE);
+    for (int k = 0; k <= ELK_POL_COUNT; k++) {
+        int p = k < ELK_POL_COUNT ? k : cx->focus;
+        if (k < ELK_POL_COUNT && p == cx->focus) continue;
+        plot_policy(&pl, d, p, st->metric, TC_POL_BASIC + p, tui_policy_mark[p]);
     }
+    /* pending and failed points along the bottom */
+    for (int i = 0; i < d->n; i++) {
+        const tui_sweep_pt *pt = &d->pt[i];
+        if (pt->state == 2) continue;
+        int ccx, ccy;
+        if (cv_cell(&pl.cv, pt->x, y0, &ccx, &ccy))
+            cv_mark_cell(&pl.cv, ccx, pl.cv.h - 1, pt->state == 3 ? 'x' : pt->state == 1 ? '*' : '.',
+                         pt->state == 3 ? TC_ERROR : TC_DIM);
+    }
+    tui_plot_end(&pl);
+}
+
+/* The side panel's values at the current point and the points' state. */
+static void draw_side(const sweep_state *st, tui_ctx *cx, const sweep_frame *fr, const tui_rect *r, int ly, int lx,
+                      int lw)
+{
+    const tui_sweep_data *d = fr->d, *pd = fr->pd;
+    const elk_knob_info *ki = fr->ki;
+    tui_printf(ly++, lx, lw, A_BOLD, "%s", metric_label[st->metric]);
+    /* the values where the vertical line is: the sweep point at the
+     * current value, else the live result of the current point */
+    double cur = current_value(cx, fr->knob);
+    int at = -1;
+    for (int i = 0; i < d->n; i++)
+        if (d->pt[i].state == 2 && fabs(d->pt[i].x - cur) <= 1e-9 * fmax(1, fabs(cur))) at = i;
+    tui_sweep_pt live;
+    const tui_sweep_pt *show = at >= 0 ? &d->pt[at] : NULL;
+    if (!show && tui_snap_ok(cx->snap) && !cx->stale) {
+        memset(&live, 0, sizeof live);
+        for (int p = 0; p < ELK_POL_COUNT; p++) {
+            live.have[p] = cx->snap->res.have[p];
+            live.lat_ms[p] = cx->snap->res.pol[p].latency_ms;
+            live.pct[p] = cx->snap->res.pct_ideal[p];
+            live.hbm[p] = cx->snap->res.pol[p].hbm_util;
+            live.tflops[p] = cx->snap->res.pol[p].tflops;
+        }
+        show = &live;
+    }
+    if (show) tui_printf(ly++, lx, lw, tui_attr(TC_DIM), "at %s = %g (current):", ki->name, cur);
+    for (int p = 0; p < ELK_POL_COUNT; p++) {
+        int n = tui_printf(ly, lx, lw, tui_attr(TC_POL_BASIC + p) | (p == cx->focus ? A_REVERSE : 0), "%c %-8s",
+                           tui_policy_mark[p], elk_policy_labels[p]);
+        if (show && show->have[p]) tui_printf(ly, lx + n, lw - n, A_NORMAL, " %10.4g", metric(show, p, st->metric));
+        ly++;
+    }
+    ly++;
+    int failed = 0;
+    for (int i = 0; i < d->n; i++) failed += d->pt[i].state == 3;
+    tui_printf(ly++, lx, lw, tui_attr(TC_DIM), "%d/%d points%s", d->done, d->n,
+               d->done < d->n ? (tui_sweeper_busy(cx->sweeper) ? ", running" : "") : "");
+    if (failed) {
+        tui_printf(ly++, lx, lw, tui_attr(TC_ERROR), "%d failed (x), e.g.:", failed);
+        for (int i = 0; i < d->n; i++)
+            if (d->pt[i].state == 3) {
+                char wrapped[512];
+                tui_wrap(d->pt[i].err, lw, wrapped, sizeof wrapped);
+                for (char *save = NULL, *l = strtok_r(wrapped, "\n", &save); l && ly < r->y + r->h - 2; l = strtok_r(NULL, "\n", &save))
+                    tui_puts(ly++, lx, lw, tui_attr(TC_DIM), l);
+                break;
+            }
+    }
+    tui_puts(ly + 1, lx, lw, tui_attr(TC_DIM), "vertical line: current point");
+    if (isfinite(fr->knee)) tui_printf(ly++ + 2, lx, lw, tui_attr(TC_HILITE), "knee (5%%): %.4g %s", fr->knee, ki->unit);
+    if (isfinite(fr->pin_y)) {
+        tui_printf(ly + 2, lx, lw, tui_attr(TC_HILITE), "@ pinned: %s %.4g", elk_policy_labels[cx->focus], fr->pin_y);
+        tui_printf(ly + 3, lx, lw, tui_attr(TC_DIM), "%c: swept around the pin %d/%d",
+                   tui_policy_mark[cx->focus] - 'A' + 'a', fr->have_pd ? pd->done : 0, fr->have_pd ? pd->n : st->n);
+    }
+}
+
+static void draw(elk_view *v, const tui_rect *r0, tui_ctx *cx)
+{
+    sweep_state *st = v->state;
+    if (!cx->sweeper) return;
+    if (!st->started || st->dirty || memcmp(&st->base, cx->point, sizeof st->base) != 0) start(st, cx);
+    st->have_data = tui_sweeper_get(cx->sweeper, &st->data);
+    sweep_frame fr;
+    fr.d = &st->data;
+    fr.have_pd = pin_sweep(st, cx);
+    fr.pd = &st->pdata;
+    fr.knob = sweep_knobs[st->ki];
+    fr.ki = &elk_knobs[fr.knob];
+    const tui_sweep_data *d = fr.d;
+    char sub[160];
+    snprintf(sub, sizeof sub, "%s over %d points, %d done%s", fr.ki->label, d->n, d->done,
+             d->done < d->n ? " (computing)" : "");
+    tui_rect r = tui_title(r0, "Sweep", sub);
+    frame_ranges(st, cx, &fr);
+    frame_pin(st, cx, &fr);
+    tui_keep_axes(&st->keep, cx->fixed_axes, &fr.px0, &fr.px1, &fr.y0, &fr.y1);
+    fr.knee = frame_knee(st, cx, &fr);
+    int side = r.w >= 96 ? 30 : 0;
+    tui_rect pr = {r.y, r.x, r.h - (side ? 0 : 2), r.w - side};
+    draw_plot(st, cx, &fr, &pr);
     int ly = side ? r.y + 1 : r.y + r.h - 2, lx = side ? r.x + r.w - side + 1 : r.x + 1;
     int lw = side ? side - 2 : r.w - 2;
     if (side) {
-        tui_printf(ly++, lx, lw, A_BOLD, "%s", metric_label[st->metric]);
-        /* the values where the vertical line is: the sweep point at the
-         * current value, else the live result of the current point */
-        double cur = current_value(cx, knob);
-        int at = -1;
-        for (int i = 0; i < d->n; i++)
-            if (d->pt[i].state == 2 && fabs(d->pt[i].x - cur) <= 1e-9 * fmax(1, fabs(cur))) at = i;
-        tui_sweep_pt live;
-        const tui_sweep_pt *show = at >= 0 ? &d->pt[at] : NULL;
-        if (!show && tui_snap_ok(cx->snap) && !cx->stale) {
-            memset(&live, 0, sizeof live);
-            for (int p = 0; p < ELK_POL_COUNT; p++) {
-                live.have[p] = cx->snap->res.have[p];
-                live.lat_ms[p] = cx->snap->res.pol[p].latency_ms;
-                live.pct[p] = cx->snap->res.pct_ideal[p];
-                live.hbm[p] = cx->snap->res.pol[p].hbm_util;
-                live.tflops[p] = cx->snap->res.pol[p].tflops;
-            }
-            show = &live;
-        }
-        if (show) tui_printf(ly++, lx, lw, tui_attr(TC_DIM), "at %s = %g (current):", ki->name, cur);
-        for (int p = 0; p < ELK_POL_COUNT; p++) {
-            int n = tui_printf(ly, lx, lw, tui_attr(TC_POL_BASIC + p) | (p == cx->focus ? A_REVERSE : 0), "%c %-8s",
-                               tui_policy_mark[p], elk_policy_labels[p]);
-            if (show && show->have[p])
-                tui_printf(ly, lx + n, lw - n, A_NORMAL, " %10.4g", metric(show, p, st->metric));
-            ly++;
-        }
-        ly++;
-        int failed = 0;
-        for (int i = 0; i < d->n; i++) failed += d->pt[i].state == 3;
-        tui_printf(ly++, lx, lw, tui_attr(TC_DIM), "%d/%d points%s", d->done, d->n,
-                   d->done < d->n ? (tui_sweeper_busy(cx->sweeper) ? ", running" : "") : "");
-        if (failed) {
-            tui_printf(ly++, lx, lw, tui_attr(TC_ERROR), "%d failed (x), e.g.:", failed);
-            for (int i = 0; i < d->n; i++)
-                if (d->pt[i].state == 3) {
-                    char wrapped[512];
-                    tui_wrap(d->pt[i].err, lw, wrapped, sizeof wrapped);
-                    for (char *save = NULL, *l = strtok_r(wrapped, "\n", &save); l && ly < r.y + r.h - 2; l = strtok_r(NULL, "\n", &save))
-                        tui_puts(ly++, lx, lw, tui_attr(TC_DIM), l);
-                    break;
-                }
-        }
-        tui_puts(ly + 1, lx, lw, tui_attr(TC_DIM), "vertical line: current point");
-        if (isfinite(knee))
-            tui_printf(ly++ + 2, lx, lw, tui_attr(TC_HILITE), "knee (5%%): %.4g %s", knee, ki->unit);
-        if (isfinite(pin_y)) {
-            tui_printf(ly + 2, lx, lw, tui_attr(TC_HILITE), "@ pinned: %s %.4g", elk_policy_labels[cx->focus], pin_y);
-            tui_printf(ly + 3, lx, lw, tui_attr(TC_DIM), "%c: swept around the pin %d/%d",
-                       tui_policy_mark[cx->focus] - 'A' + 'a', have_pd ? pd->done : 0, have_pd ? pd->n : st->n);
-        }
+        draw_side(st, cx, &fr, &r, ly, lx, lw);
     } else {
         int x = lx;
         for (int p = 0; p < ELK_POL_COUNT; p++)

@@ -11,7 +11,7 @@ _elk()
     cmd=${COMP_WORDS[1]:-}
     local elk=${COMP_WORDS[0]}
     if [ "$COMP_CWORD" -eq 1 ]; then
-        words=$("$elk" --help 2>/dev/null | awk '/^commands:/ {on = 1; next} on && NF {print $1}')
+        words=$("$elk" --help 2>/dev/null | awk '/^commands:/ {on = 1; next} on && !NF {exit} on {print $1}')
         COMPREPLY=($(compgen -W "$words --help --version --datadir" -- "$cur"))
         return
     fi
