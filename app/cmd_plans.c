@@ -55,11 +55,12 @@ int elk_cmd_plans(int argc, char **argv)
     elk_point p;
     elk_point_defaults(&p);
     const char *opname = NULL;
-    int want_help = 0, all = 0, cold = 0;
+    int want_help = 0, all = 0, cold = 0, coarse = 0;
     elk_opt opts[] = {
         {"op", 1, &opname, NULL, "N|NAME\tthe operator, by index or by name such as L0.qkv (required; see elk graph)"},
-        {"all", 0, NULL, &all, "also every plan evaluated ('all' rows)"},
+        {"all", 0, NULL, &all, "also every plan evaluated ('all' rows; enumerates exhaustively)"},
         {"cold", 0, NULL, &cold, "instead, the preload-state options of each front plan"},
+        {"coarse", 0, NULL, &coarse, "the coarser plan space of the workbench's provisional answers"},
         {"help", 0, NULL, &want_help, NULL},
         {NULL, 0, NULL, NULL, NULL},
     };
@@ -72,11 +73,13 @@ int elk_cmd_plans(int argc, char **argv)
         return ELK_EXIT_USAGE;
     }
     if (want_help) {
-        printf("usage: elk plans --op N|NAME [--all] [--cold] [design-point options]\n\n"
+        printf("usage: elk plans --op N|NAME [--all] [--cold] [--coarse] [design-point options]\n\n"
                "CSV of one operator's partition plans: the Pareto front in (execution space,\n"
                "time) ('front' rows), the kept volume-optimal plans ('kept'), and with --all\n"
                "every plan evaluated ('all'). With --cold, the preload-state options of each\n"
-               "front plan instead. Units: bytes per core, microseconds, cycles.\n\n");
+               "front plan instead. With --coarse, the coarser plan space of the workbench's\n"
+               "provisional answers (splits stepped geometrically). Units: bytes per core,\n"
+               "microseconds, cycles.\n\n");
         elk_cli_opts_help(stdout, opts);
         printf("\n");
         elk_cli_knob_help(stdout);
@@ -102,7 +105,9 @@ int elk_cmd_plans(int argc, char **argv)
     plans_ctx x = {&c, op, all, 0};
     if (!cold) printf("set,spatial,rotation,hot_bytes,time_us,compute_cycles,exchange_cycles,syncs,noc_bytes\n");
     elk_plan_set set;
-    if (elk_plan_enumerate(&c, op, elk_chip_sram_bytes(&c), &set, all_cb, &x, &err) != ELK_OK) {
+    /* --all wants every evaluated plan, so it enumerates exhaustively */
+    elk_plan_opts po = {.all_cb = all ? all_cb : NULL, .ctx = &x, .coarse = coarse};
+    if (elk_plan_enumerate(&c, op, elk_chip_sram_bytes(&c), &set, &po, &err) != ELK_OK) {
         elk_cli_error("%s", err.msg);
         elk_graph_free(&g);
         return ELK_EXIT_FAIL;
@@ -126,8 +131,10 @@ int elk_cmd_plans(int argc, char **argv)
         for (int i = 0; i < set.nplans; i++) print_row(&x, &set.plans[i], "kept");
         for (int i = 0; i < menu.n; i++) print_row(&x, &set.plans[menu.e[i].plan], "front");
     }
-    fprintf(stderr, "%s: %ld spatial plans, %ld plans evaluated, %d kept, %d on the front\n", op->name, set.spatial,
-            x.n, set.nplans, menu.n);
+    fprintf(stderr,
+            "%s: %ld spatial plans (%ld skipped on their bound, %ld as twins), %ld plans evaluated, %d kept, %d on the "
+            "front\n",
+            op->name, set.spatial, set.bounded, set.twinned, set.enumerated, set.nplans, menu.n);
     elk_menu_free(&menu);
     elk_plan_set_free(&set);
     elk_graph_free(&g);

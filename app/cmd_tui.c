@@ -81,7 +81,8 @@ int elk_cmd_tui(int argc, char **argv)
         {"bench-knobs", 1, &bench, NULL,
          "N\tbenchmark (tests/bench_tui.sh): make N knob changes, timing each to the redraw that shows it"},
         {"bench-which", 1, &bench_which, NULL,
-         "LIST\tthe knobs the benchmark cycles (comma list of hbm, noc, cores, sram, batch, seq)"},
+         "LIST\tthe knobs the benchmark cycles (comma list of hbm, hbm-ctrl, hbm-model, noc, link, cores, topology, "
+         "sram, compute, chip, model, workload, batch, seq, layers, profile)"},
         {"bench-out", 1, &bench_out, NULL,
          "FILE\twhere the benchmark's timings go (default: standard output, after the terminal is restored)"},
         {"help", 0, NULL, &help, NULL},

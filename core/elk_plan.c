@@ -8,7 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "elk_cost.h"
+#include "elk_thread.h"
 
 /* ------------------------------------------------------------------ */
 /* Growable arrays                                                      */
@@ -41,8 +44,36 @@ typedef struct {
 
 #define MAX_ROTS 256
 
-/* Everything enumeration needs; lives on the stack of elk_plan_enumerate. */
+/* The front kept so far, for dominance queries. Owns every array.
+ * Invariants: h, c, x are the front's points sorted by hot ascending; the
+ * Fenwick node i (1-based, points i - (i & -i) .. i - 1) is cx[off[i] ..
+ * off[i] + (i & -i)), sorted by C ascending, its x the least X up to there. */
 typedef struct {
+    double c, x;
+    int k;        /* the point of least X (an index into h, c, x) */
+} front_cx;
+#define FRONT_RECENT 4
+typedef struct {
+    int n, cap;
+    int recent[FRONT_RECENT]; /* points that dominated lately, tried first */
+    double *h, *c, *x;
+    int *off;
+    front_cx *cx;
+    size_t cxcap;
+} front_idx;
+
+/* A class of spatial plans that give the same plans (see twin_slot), and
+ * the rotations of its varying tensor some member has already evaluated. */
+#define TWIN_SLOTS 256 /* live classes are few (see twin_slot); a small table stays in cache */
+#define TWIN_SEEN 16
+typedef struct {
+    long key[ELK_MAX_DIMS];
+    int used, nseen;
+    rot seen[TWIN_SEEN];
+} twin_ent;
+
+/* Everything enumeration needs; lives on the stack of elk_plan_enumerate. */
+typedef struct enum_ctx {
     const elk_chip *c;
     const elk_op *op;
     double sram;
@@ -56,6 +87,7 @@ typedef struct {
     double cs, sync;
     double unf_comp, unf_syncs, unf_bytes; /* the paper profile's unfused charge */
     int p[ELK_MAX_DIMS];
+    long sl[ELK_MAX_DIMS]; /* (D + p - 1) / p of the current p */
     plan_vec all;   /* survivors of per-spatial pruning */
     plan_vec local; /* plans of the current spatial plan */
     elk_plan_cb cb;
@@ -63,6 +95,32 @@ typedef struct {
     long enumerated, spatial;
     double min_hot;   /* least execution space of any evaluated plan, fitting or not */
     int oom;
+    /* Dominance pruning (off when exhaustive): fi indexes the Pareto front
+     * of everything kept up to the last refresh_front; a rotation option
+     * whose bound it strictly dominates is not evaluated, and neither is a
+     * spatial plan left without options; a plan it strictly dominates is
+     * not kept. */
+    int prune;
+    front_idx fi;
+    int next_prune;   /* all.n at which the kept plans are pruned again */
+    long bounded;     /* spatial plans skipped on their bound */
+    const atomic_int *cancel;
+    long ticks;       /* spatial leaves visited, for polling cancel */
+    long dv_of[ELK_MAX_TENSORS]; /* the replica count dv[v] lists the divisors of (0: none yet) */
+    int ndv[ELK_MAX_TENSORS];
+    long dv[ELK_MAX_TENSORS][512];
+    double cpb, xf;   /* elk_cost_shift_cpb and elk_chip_xfactor of the chip */
+    double a2a_rs, a2a_rd; /* the current spatial plan's reduce-scatter and re-layout cycles */
+    int tid, nthr;    /* this thread takes the innermost loops numbered tid mod nthr */
+    long chunk;       /* innermost loops met so far */
+    int cancelled;
+    /* Symmetry (off when exhaustive; twin_slot): free_mask's dims enter the
+     * plans only through sl[d] and the rotations of tensor vary (0: none) */
+    unsigned free_mask;
+    int vary;
+    twin_ent *twins;  /* TWIN_SLOTS, direct-mapped, allocated on first use */
+    long twinned;     /* spatial plans whose every plan an earlier twin gave */
+    int coarse;       /* elk_plan_opts.coarse */
 } enum_ctx;
 
 static int in_axes(const elk_tensor *t, int d)
@@ -86,6 +144,116 @@ static int dominates(const enum_ctx *e, const elk_plan *a, const elk_plan *b)
     return a->hot <= b->hot && plan_C(e, a) <= plan_C(e, b) && a->xcyc <= b->xcyc;
 }
 
+/* Whether a point of the front strictly dominates (h, c, x): no worse in
+ * all three and better in one. Strictness matters: a plan equal to a front
+ * point in all three may still be the one the final prune keeps (ties go to
+ * the spatial plan), so only a strictly dominated plan is safe to drop.
+ * The points with hot <= h are a prefix of the front; its Fenwick nodes
+ * each hold their points sorted by C with the running least X, so a query
+ * is O(log^2 n): in each node, the least X among points with C <= c. A
+ * least X below x is a strict dominator; one equal to x is settled by a
+ * scan (rare: it needs an exact tie in X). */
+static int front_dominates(enum_ctx *e, double h, double c, double x)
+{
+    front_idx *f = &e->fi;
+    /* neighbouring spatial plans tend to fall to the same point */
+    for (int r = 0; r < FRONT_RECENT; r++) {
+        int k = f->recent[r];
+        if (k < f->n && f->h[k] <= h && f->c[k] <= c && f->x[k] <= x && (f->h[k] < h || f->c[k] < c || f->x[k] < x))
+            return 1;
+    }
+    int lo = 0, hi = f->n;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (f->h[mid] <= h) lo = mid + 1;
+        else hi = mid;
+    }
+    int tie = 0;
+    for (int i = lo; i > 0; i -= i & -i) {
+        const front_cx *nd = f->cx + f->off[i];
+        int a = 0, b = i & -i;
+        while (a < b) {
+            int mid = (a + b) / 2;
+            if (nd[mid].c <= c) a = mid + 1;
+            else b = mid;
+        }
+        if (a == 0) continue;
+        if (nd[a - 1].x < x) {
+            memmove(f->recent + 1, f->recent, (FRONT_RECENT - 1) * sizeof *f->recent);
+            f->recent[0] = nd[a - 1].k;
+            return 1;
+        }
+        if (nd[a - 1].x == x) tie = 1;
+    }
+    if (!tie) return 0;
+    for (int k = 0; k < lo; k++)
+        if (f->c[k] <= c && f->x[k] <= x && (f->h[k] < h || f->c[k] < c || f->x[k] < x)) return 1;
+    return 0;
+}
+
+static int cmp_cx(const void *pa, const void *pb)
+{
+    const front_cx *a = pa, *b = pb;
+    if (a->c != b->c) return a->c < b->c ? -1 : 1;
+    if (a->x != b->x) return a->x < b->x ? -1 : 1;
+    return a->k - b->k;
+}
+
+static int global_prune(struct enum_ctx *e);
+
+/* Prune the kept plans to their front and index it for front_dominates.
+ * Pruning a subset early changes nothing: the front of (front of A) + B is
+ * the front of A + B under the same total order. */
+static void refresh_front(enum_ctx *e)
+{
+    if (global_prune(e)) {
+        e->oom = 1;
+        return;
+    }
+    front_idx *f = &e->fi;
+    int n = e->all.n;
+    size_t need = 0;
+    for (int i = 1; i <= n; i++) need += (size_t)(i & -i);
+    if (n > f->cap || need > f->cxcap) {
+        double *h = realloc(f->h, (size_t)n * sizeof *h), *c = h ? realloc(f->c, (size_t)n * sizeof *c) : NULL,
+               *x = c ? realloc(f->x, (size_t)n * sizeof *x) : NULL;
+        int *off = x ? realloc(f->off, (size_t)(n + 1) * sizeof *off) : NULL;
+        front_cx *cx = off ? realloc(f->cx, need * sizeof *cx) : NULL;
+        if (h) f->h = h;
+        if (c) f->c = c;
+        if (x) f->x = x;
+        if (off) f->off = off;
+        if (cx) f->cx = cx;
+        if (!cx) {
+            e->oom = 1;
+            return;
+        }
+        f->cap = n;
+        f->cxcap = need;
+    }
+    for (int i = 0; i < n; i++) {
+        f->h[i] = e->all.v[i].hot;
+        f->c[i] = plan_C(e, &e->all.v[i]);
+        f->x[i] = e->all.v[i].xcyc;
+    }
+    int o = 0;
+    for (int i = 1; i <= n; i++) {
+        int w = i & -i;
+        f->off[i] = o;
+        front_cx *nd = f->cx + o;
+        for (int k = 0; k < w; k++) nd[k] = (front_cx){f->c[i - w + k], f->x[i - w + k], i - w + k};
+        qsort(nd, (size_t)w, sizeof *nd, cmp_cx);
+        for (int k = 1; k < w; k++)
+            if (nd[k].x > nd[k - 1].x) nd[k] = (front_cx){nd[k].c, nd[k - 1].x, nd[k - 1].k}; /* running least X */
+        o += w;
+    }
+    f->n = n;
+    for (int r = 0; r < FRONT_RECENT; r++) f->recent[r] = 0;
+    /* re-prune once the plans kept since have doubled the set: the sorts
+     * then cost O(log) per kept plan and the buffer stays a few fronts big */
+    e->next_prune = 2 * n + 256;
+}
+
 static void local_prune(enum_ctx *e)
 {
     plan_vec *l = &e->local;
@@ -100,9 +268,12 @@ static void local_prune(enum_ctx *e)
         }
         if (!dom) l->v[keep++] = l->v[i];
     }
-    for (int i = 0; i < keep; i++)
+    for (int i = 0; i < keep; i++) {
+        if (e->prune && front_dominates(e, l->v[i].hot, plan_C(e, &l->v[i]), l->v[i].xcyc)) continue;
         if (plan_push(&e->all, &l->v[i])) e->oom = 1;
+    }
     l->n = 0;
+    if (e->prune && !e->oom && e->all.n >= e->next_prune) refresh_front(e);
 }
 
 static void eval_plan(enum_ctx *e, const long *sl, const rot *r)
@@ -130,7 +301,14 @@ static void eval_plan(enum_ctx *e, const long *sl, const rot *r)
     double dt = op->dtype_bytes;
     double s[ELK_MAX_TENSORS];
     elk_plan pl;
-    memset(&pl, 0, sizeof pl);
+    /* every field set below or here (no memset: this runs millions of times) */
+    for (int v = nt; v < ELK_MAX_TENSORS; v++) {
+        pl.t[v] = 1;
+        pl.ax[v] = -1;
+    }
+    for (int d = nd; d < ELK_MAX_DIMS; d++) pl.p[d] = 1;
+    pl.rs_bytes = pl.rs_group = pl.rd_bytes = 0;
+    pl.opt0 = pl.nopt = 0;
     double hot = 0;
     for (int v = 0; v < nt; v++) {
         double sz = 1;
@@ -219,7 +397,10 @@ static void eval_plan(enum_ctx *e, const long *sl, const rot *r)
     syncs += e->unf_syncs;
     pl.shift_bytes = shift_elems * dt + e->unf_bytes;
     pl.syncs = syncs;
-    pl.xcyc = elk_plan_xcycles(e->c, &pl);
+    /* elk_plan_xcycles, its terms in its order (the same bits) with the
+     * spatial plan's two all-to-alls computed once */
+    pl.xcyc = e->xf * (pl.shift_bytes * e->cpb + e->a2a_rs + e->a2a_rd);
+    assert(pl.xcyc == elk_plan_xcycles(e->c, &pl));
     if (e->cb) e->cb(&pl, e->ctx);
     if (plan_push(&e->local, &pl)) e->oom = 1;
 }
@@ -255,6 +436,196 @@ static int grid_fits(const enum_ctx *e, const int *p, int split)
     return 0;
 }
 
+/* Whether splitting an operator's work over more iterations never makes its
+ * compute cheaper: compute(sub) * iters >= compute(sl) whenever sub * T >=
+ * sl along every dim. True of the parametric model and of the IPU matmul and
+ * unary formulas with non-negative coefficients (each term is a product of
+ * ceil(len/q) factors, one dim each, and T * ceil(ceil(len/T)/q) >=
+ * ceil(len/q)); not of the IPU elementwise and reduce curves (caps, knees,
+ * alignment), whose bound is then 0. */
+static int compute_splits_up(const elk_chip *c, const elk_op *op)
+{
+    const elk_cost_coef *k = &c->cost;
+    if (k->kind != ELK_COSTK_IPU) return k->op_overhead >= 0 && c->matmul_macs_per_cycle > 0 && c->vector_elems_per_cycle > 0;
+    if (op->kind == ELK_OP_MATMUL)
+        return k->mm_block >= 0 && k->mm_kn >= 0 && k->mm_n >= 0 && k->mm_fixed >= 0 && c->matmul_macs_per_cycle > 0;
+    if (op->kind == ELK_OP_UNARY) return k->unary_slope >= 0 && k->unary_fixed >= 0 && c->vector_elems_per_cycle > 0;
+    return 0;
+}
+
+/* Dominance pruning of rotation choices: for one input tensor's rotation
+ * option, a lower bound on hot, C and X over every plan of the spatial plan
+ * that takes it (eval_plan's terms, with the other tensors at their least
+ * space and the rotation terms of the other tensors at 0, all of which are
+ * >= 0), and whether the front kept so far strictly dominates that bound. If
+ * so, every such plan is strictly dominated and none can reach the front,
+ * so the option is dropped; a spatial plan left with no option for some
+ * tensor is not evaluated at all. The bounds are shaded by 1e-9 so that
+ * rounding can never lift one above the value eval_plan computes in another
+ * order. Returns 0 if the spatial plan is dead, else 1 with opts compacted
+ * (their order kept: ties among a spatial plan's plans go to the first). */
+static int prune_options(enum_ctx *e, const long *sl, rot (*opts)[MAX_ROTS], int *nopt)
+{
+    const elk_op *op = e->op;
+    int nd = e->nd, nt = op->ntensors;
+    unsigned prof = e->c->profile;
+    double dt = op->dtype_bytes;
+    static _Thread_local double hv[ELK_MAX_TENSORS][MAX_ROTS], ev[ELK_MAX_TENSORS][MAX_ROTS];
+    long Tmax[ELK_MAX_DIMS];
+    for (int d = 0; d < nd; d++) Tmax[d] = 1;
+    double s0 = 1;
+    for (int a = 0; a < op->t[0].naxes; a++) s0 *= (double)sl[op->t[0].axis[a]];
+    double hmin[ELK_MAX_TENSORS], hsum = s0 * dt;
+    for (int v = 1; v < nt; v++) {
+        hmin[v] = INFINITY;
+        for (int i = 0; i < nopt[v]; i++) {
+            const rot *r = &opts[v][i];
+            double sz = 1;
+            for (int a = 0; a < op->t[v].naxes; a++) {
+                int d = op->t[v].axis[a];
+                sz *= (double)(r->t > 1 && r->ax == d ? (sl[d] + r->t - 1) / r->t : sl[d]);
+            }
+            ev[v][i] = sz; /* elements per core of the rotating slice */
+            if (r->t > 1) {
+                sz *= 2;
+                if (r->t > Tmax[r->ax]) Tmax[r->ax] = r->t;
+            }
+            hv[v][i] = sz * dt;
+            if (hv[v][i] < hmin[v]) hmin[v] = hv[v][i];
+        }
+        hsum += hmin[v];
+    }
+    /* the terms no rotation choice changes (eval_plan's, in its order) */
+    int split_up = compute_splits_up(e->c, op);
+    int out_rot = 0;
+    double osub = 1;
+    for (int a = 0; a < op->t[0].naxes; a++) {
+        int d = op->t[0].axis[a];
+        out_rot |= Tmax[d] > 1;
+        osub *= (double)((sl[d] + Tmax[d] - 1) / Tmax[d]);
+    }
+    double r0 = 1;
+    for (int d = 0; d < nd; d++)
+        if (!in_axes(&op->t[0], d)) r0 *= e->p[d];
+    double add = 0, shift = 0, syncs = 0;
+    if (r0 > 1 && (prof & (1u << ELK_PSW_GATHER))) {
+        if (!out_rot) add = elk_cost_partial_reduce(e->c, r0, s0);
+        shift += r0 < 3 ? floor(osub / 2) : osub;
+        syncs += r0;
+    } else if (r0 > 1) {
+        double rs = s0 * (r0 - 1) / r0;
+        add = elk_cost_vector_add(e->c, rs);
+        syncs += 1;
+    }
+    if (prof & (1u << ELK_PSW_RELAYOUT)) {
+        if (op->kind == ELK_OP_ELEMWISE || op->kind == ELK_OP_UNARY) {
+            syncs += 1;
+        } else {
+            shift += s0;
+            syncs += 6;
+        }
+    } else {
+        syncs += 1;
+    }
+    double sync_per = prof & (1u << ELK_PSW_ROTSYNC) ? 2 : 1;
+    for (int v = 1; v < nt; v++) {
+        int k = 0;
+        for (int i = 0; i < nopt[v]; i++) {
+            const rot *r = &opts[v][i];
+            double hot = (hsum - hmin[v] + hv[v][i]) * (1 - 1e-9);
+            /* nothing with this option fits; once something does, the error
+             * that would name the smallest plan cannot arise */
+            int dead = hot > e->sram && e->all.n > 0;
+            if (!dead && e->fi.n > 0) {
+                elk_plan pl;
+                long sub[ELK_MAX_DIMS];
+                for (int d = 0; d < nd; d++) sub[d] = sl[d];
+                /* a rotation of t along d runs >= t - 1 shift steps of this
+                 * slice, each a sync (two under rotsync), and splits the
+                 * compute t ways, never for less (compute_splits_up) */
+                double rsteps = r->t > 1 ? r->t - 1 : 0;
+                if (r->t > 1) sub[r->ax] = (sl[r->ax] + r->t - 1) / r->t;
+                pl.comp = split_up ? elk_cost_compute(e->c, op, sub) * (r->t > 1 ? r->t : 1) : 0;
+                pl.comp += add;
+                pl.comp += e->unf_comp;
+                pl.syncs = sync_per * rsteps + syncs + e->unf_syncs;
+                pl.shift_bytes = (rsteps * ev[v][i] + shift) * dt + e->unf_bytes;
+                double x = e->xf * (pl.shift_bytes * e->cpb + e->a2a_rs + e->a2a_rd) * (1 - 1e-9);
+                double cc = plan_C(e, &pl) * (1 - 1e-9);
+                dead = front_dominates(e, hot, cc, x);
+            }
+            if (!dead) opts[v][k++] = *r;
+        }
+        if (k == 0) return 0;
+        nopt[v] = k;
+    }
+    return 1;
+}
+
+/* Symmetry between spatial plans. A dim d is free when the output indexes
+ * it and every input that does not is an activation: its split p[d] then
+ * enters the plans only through sl[d] (volumes, compute) and the rotation
+ * choices of those inputs, whose replica count it multiplies (not r0, the
+ * output's partial sums, nor an HBM tensor's preload layouts). Two spatial
+ * plans that agree on sl[d] for free dims and on p[d] for the others are
+ * twins: every plan they share (the same rotations) is equal in every value
+ * but p, and the final prune keeps the first in enumeration order, so a
+ * later twin need only evaluate the rotations of the varying tensor no
+ * earlier twin had. With two varying inputs the cross products would not
+ * split that way, and only dims every tensor indexes stay free (twins then
+ * share all their plans). */
+static void twin_setup(enum_ctx *e)
+{
+    const elk_op *op = e->op;
+    unsigned vary_of[ELK_MAX_DIMS] = {0}, all_vary = 0;
+    e->free_mask = 0;
+    for (int d = 0; d < e->nd; d++) {
+        if (!in_axes(&op->t[0], d)) continue;
+        int ok = 1;
+        for (int v = 1; v < op->ntensors; v++) {
+            if (in_axes(&op->t[v], d)) continue;
+            if (op->t[v].role == ELK_TR_WEIGHT || op->t[v].role == ELK_TR_KV) ok = 0;
+            vary_of[d] |= 1u << v;
+        }
+        if (!ok) continue;
+        e->free_mask |= 1u << d;
+        all_vary |= vary_of[d];
+    }
+    e->vary = 0;
+    if (all_vary & (all_vary - 1)) {
+        for (int d = 0; d < e->nd; d++)
+            if (vary_of[d]) e->free_mask &= ~(1u << d);
+    } else if (all_vary) {
+        while (!(all_vary & (1u << e->vary))) e->vary++;
+    }
+}
+
+/* The current spatial plan's class slot; *fresh is set if no twin is
+ * recorded there (first of its class, or its slot was taken by another
+ * class since: then it is evaluated again, which costs time, not
+ * exactness). NULL if symmetry is off or out of memory. */
+static twin_ent *twin_slot(enum_ctx *e, const long *sl, int *fresh)
+{
+    *fresh = 1;
+    if (!e->free_mask) return NULL;
+    if (!e->twins && !(e->twins = calloc(TWIN_SLOTS, sizeof *e->twins))) return NULL;
+    long key[ELK_MAX_DIMS] = {0};
+    uint64_t h = 1469598103934665603ULL;
+    for (int d = 0; d < e->nd; d++) {
+        key[d] = e->free_mask & (1u << d) ? sl[d] : e->p[d];
+        h = (h ^ (uint64_t)key[d]) * 1099511628211ULL;
+    }
+    twin_ent *t = &e->twins[(h ^ (h >> 29)) % TWIN_SLOTS];
+    if (t->used && !memcmp(t->key, key, sizeof key)) {
+        *fresh = 0;
+        return t;
+    }
+    memcpy(t->key, key, sizeof key);
+    t->used = 1;
+    t->nseen = 0;
+    return t;
+}
+
 /* All rotation choices of each input tensor for the current spatial plan,
  * then their cross product. */
 static void spatial_leaf(enum_ctx *e)
@@ -265,7 +636,7 @@ static void spatial_leaf(enum_ctx *e)
     double used = 1, real = 1, padded = 1;
     int split = 0;
     for (int d = 0; d < nd; d++) {
-        sl[d] = (e->D[d] + e->p[d] - 1) / e->p[d];
+        sl[d] = e->sl[d]; /* (D + p - 1) / p, set by spatial_rec */
         used *= e->p[d];
         real *= (double)e->D[d];
         padded *= (double)sl[d] * e->p[d];
@@ -274,6 +645,25 @@ static void spatial_leaf(enum_ctx *e)
     if (used < e->util_cores || real / padded < e->pad_thr) return;
     if (e->grid && !grid_fits(e, e->p, split)) return;
     e->spatial++;
+    int fresh = 1;
+    twin_ent *tw = e->prune ? twin_slot(e, sl, &fresh) : NULL;
+    if (tw && !fresh && !e->vary) {
+        e->twinned++;
+        return;
+    }
+    {
+        /* eval_plan's reduce-scatter and re-layout volumes: the output is
+         * never rotated, so they are the spatial plan's */
+        double s0 = 1, r0 = 1, dt = op->dtype_bytes;
+        for (int a = 0; a < op->t[0].naxes; a++) s0 *= (double)sl[op->t[0].axis[a]];
+        for (int d = 0; d < nd; d++)
+            if (!in_axes(&op->t[0], d)) r0 *= e->p[d];
+        unsigned prof = e->c->profile;
+        e->a2a_rs = r0 > 1 && !(prof & (1u << ELK_PSW_GATHER)) ? elk_cost_alltoall(e->c, s0 * (r0 - 1) / r0 * dt, r0)
+                                                               : elk_cost_alltoall(e->c, 0, 0);
+        e->a2a_rd = prof & (1u << ELK_PSW_RELAYOUT) ? elk_cost_alltoall(e->c, 0, e->c->cores)
+                                                    : elk_cost_alltoall(e->c, s0 / r0 * dt, e->c->cores);
+    }
 
     static _Thread_local rot opts[ELK_MAX_TENSORS][MAX_ROTS];
     int nopt[ELK_MAX_TENSORS];
@@ -285,8 +675,14 @@ static void spatial_leaf(enum_ctx *e)
         nopt[v] = 0;
         opts[v][nopt[v]++] = (rot){1, -1};
         if (rep <= 1) continue;
-        long dv[512];
-        int ndv = (int)divisors(rep, dv, 512);
+        /* the replica count of a tensor changes only with an outer dim's
+         * split, so its divisors are usually the last ones computed */
+        if (e->dv_of[v] != rep) {
+            e->ndv[v] = (int)divisors(rep, e->dv[v], 512);
+            e->dv_of[v] = rep;
+        }
+        const long *dv = e->dv[v];
+        int ndv = e->ndv[v];
         for (int a = 0; a < t->naxes; a++) {
             int d = t->axis[a];
             for (int i = 0; i < ndv && nopt[v] < MAX_ROTS; i++) {
@@ -294,6 +690,33 @@ static void spatial_leaf(enum_ctx *e)
                 if (tv <= 1 || tv > sl[d] || !pad_ok(sl[d], tv, e->pad_thr)) continue;
                 opts[v][nopt[v]++] = (rot){(int)tv, d};
             }
+        }
+    }
+    if (tw && e->vary) {
+        /* only the varying tensor's rotations no twin had; they are all
+         * dealt with below (evaluated or bounded) */
+        int v = e->vary, k = 0;
+        for (int i = 0; i < nopt[v]; i++) {
+            int seen = 0;
+            for (int j = 0; j < tw->nseen && !seen; j++)
+                seen = tw->seen[j].t == opts[v][i].t && tw->seen[j].ax == opts[v][i].ax;
+            if (seen) continue;
+            opts[v][k++] = opts[v][i];
+            if (tw->nseen < TWIN_SEEN) tw->seen[tw->nseen++] = opts[v][i];
+        }
+        nopt[v] = k;
+        if (k == 0) {
+            e->twinned++;
+            return;
+        }
+    }
+    if (e->prune) {
+        double combos = 1;
+        for (int v = 1; v < nt; v++) combos *= nopt[v];
+        /* one plan: evaluating it costs what bounding it would */
+        if (combos > 1 && !prune_options(e, sl, opts, nopt)) {
+            e->bounded++;
+            return;
         }
     }
     rot cur[ELK_MAX_TENSORS] = {{1, -1}};
@@ -308,23 +731,131 @@ static void spatial_leaf(enum_ctx *e)
     local_prune(e);
 }
 
-static void spatial_rec(enum_ctx *e, int d, double prod)
+static void spatial_rec(enum_ctx *e, int d, double prod, double ratio)
 {
-    if (e->oom) return;
+    if (e->oom || e->cancelled) return;
     if (d == e->nd) {
-        spatial_leaf(e);
+        if ((++e->ticks & 1023) == 1 && e->cancel && atomic_load_explicit(e->cancel, memory_order_relaxed))
+            e->cancelled = 1;
+        else
+            spatial_leaf(e);
         return;
     }
+    /* threads split the work by whole innermost loops, dealt round-robin */
+    if (e->nthr > 1 && d == e->nd - 1 && e->chunk++ % e->nthr != e->tid) return;
     long hi = (long)(e->cores / prod);
     if (hi > e->D[d]) hi = e->D[d];
     double rest = (double)e->suffix[d + 1];
     long lo = (long)floor(e->util_cores / (prod * rest));
     if (lo < 1) lo = 1;
-    for (long p = lo; p <= hi; p++) {
+    /* the coarse space steps the splits geometrically: by about a quarter,
+     * the innermost (which fills the cores) by about a sixteenth */
+    long geo = e->coarse ? (d < e->nd - 1 ? 4 : 16) : 0;
+    for (long p = lo, next; p <= hi; p = next) {
+        next = p + (geo && p >= geo ? p / geo : 1);
         e->p[d] = (int)p;
-        spatial_rec(e, d + 1, prod * p);
+        e->sl[d] = (e->D[d] + p - 1) / p;
+        /* padding only grows with the dims still to split (each keeps a
+         * share D / (sl p) <= 1): a prefix already below the threshold has
+         * no completion that passes spatial_leaf's test (the margin covers
+         * rounding; spatial_leaf's own test decides) */
+        double fill = ratio * ((double)e->D[d] / ((double)e->sl[d] * p));
+        if (fill < e->pad_thr * (1 - 1e-9)) {
+            /* and while the slice stays, the fill only falls as p grows:
+             * go on at the first p of the next slice, ceil(D / (sl - 1)) */
+            if (!geo && e->sl[d] > 1) {
+                long nx = (e->D[d] + e->sl[d] - 2) / (e->sl[d] - 1);
+                if (nx > next) next = nx;
+            }
+            continue;
+        }
+        spatial_rec(e, d + 1, prod * p, fill);
     }
     e->p[d] = 1;
+    e->sl[d] = e->D[d];
+}
+
+static void *enum_thread(void *arg)
+{
+    spatial_rec(arg, 0, 1.0, 1.0);
+    return NULL;
+}
+
+/* Threads for one enumeration: only big ones are worth it (a million cores
+ * takes ~1 s per matmul shape on one core, 1472 cores a millisecond), and
+ * only pruned ones (all_cb sees plans in enumeration order). The kept set
+ * does not depend on the split: each thread drops only plans strictly
+ * dominated by plans it kept, and the final prune orders ties by layout. */
+#define ENUM_THREADS_MAX 4
+#define ENUM_THREADS_CORES 65536
+static int enum_threads(const enum_ctx *e)
+{
+    if (!e->prune || e->nd < 2 || e->cores < ENUM_THREADS_CORES) return 1;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 2 ? 1 : n > ENUM_THREADS_MAX ? ENUM_THREADS_MAX : (int)n;
+}
+
+/* Free what enumeration allocated besides the kept plans. */
+static void enum_free_scratch(enum_ctx *e)
+{
+    free(e->local.v);
+    free(e->fi.h);
+    free(e->fi.c);
+    free(e->fi.x);
+    free(e->fi.off);
+    free(e->fi.cx);
+    free(e->twins);
+    e->twins = NULL;
+    e->local.v = NULL;
+    memset(&e->fi, 0, sizeof e->fi);
+}
+
+/* Enumerate on enum_threads threads, this one included, and gather what
+ * they kept into e->all (the final prune sorts it, so the order of the
+ * gathering does not matter). A thread that cannot start leaves its share
+ * to this one. */
+static void enum_run(enum_ctx *e)
+{
+    int nthr = enum_threads(e);
+    enum_ctx *w = nthr > 1 ? calloc((size_t)nthr, sizeof *w) : NULL;
+    if (!w) {
+        spatial_rec(e, 0, 1.0, 1.0);
+        enum_free_scratch(e);
+        return;
+    }
+    pthread_t th[ENUM_THREADS_MAX];
+    int ok[ENUM_THREADS_MAX] = {0};
+    e->nthr = nthr;
+    for (int k = 1; k < nthr; k++) {
+        w[k] = *e;
+        w[k].tid = k;
+        ok[k] = elk_thread_start(&th[k], enum_thread, &w[k]) == 0;
+    }
+    spatial_rec(e, 0, 1.0, 1.0);
+    for (int k = 1; k < nthr; k++)
+        if (!ok[k]) {
+            e->tid = k;
+            e->chunk = 0;
+            spatial_rec(e, 0, 1.0, 1.0);
+        }
+    enum_free_scratch(e);
+    for (int k = 1; k < nthr; k++) {
+        if (!ok[k]) continue;
+        pthread_join(th[k], NULL);
+        enum_ctx *x = &w[k];
+        for (int i = 0; i < x->all.n && !e->oom; i++)
+            if (plan_push(&e->all, &x->all.v[i])) e->oom = 1;
+        e->enumerated += x->enumerated;
+        e->spatial += x->spatial;
+        e->bounded += x->bounded;
+        e->twinned += x->twinned;
+        if (x->min_hot < e->min_hot) e->min_hot = x->min_hot;
+        e->oom |= x->oom;
+        e->cancelled |= x->cancelled;
+        free(x->all.v);
+        enum_free_scratch(x);
+    }
+    free(w);
 }
 
 /* Artifact thresholds (ARTIFACT-NOTES 3.2): big ops must use ~90% of cores
@@ -364,8 +895,10 @@ typedef struct {
 } stair_pt;
 
 /* The plans are sorted through an index (the structs are large) with C
- * computed once per plan. Ties fall to the spatial plan, then to enumeration
- * order, which makes the order total and independent of the sort algorithm. */
+ * computed once per plan. Ties fall to the spatial plan, then to the order
+ * they were kept in (never reached: one spatial plan's ties are settled by
+ * local_prune), which makes the order total and independent of the sort
+ * algorithm and of how the work was split over threads. */
 typedef struct {
     const elk_plan *v;
     const double *c;
@@ -381,12 +914,14 @@ static int cmp_idx(const void *pa, const void *pb)
     if (a->hot != b->hot) return a->hot < b->hot ? -1 : 1;
     if (t_sort.c[i] != t_sort.c[j]) return t_sort.c[i] < t_sort.c[j] ? -1 : 1;
     if (a->xcyc != b->xcyc) return a->xcyc < b->xcyc ? -1 : 1;
-    int m = memcmp(a->p, b->p, sizeof a->p);
-    if (m) return m < 0 ? -1 : 1;
+    /* enumeration order (spatial_rec's: lexicographic in p), which the
+     * symmetry of twin_slot relies on: of twins' equal plans the first wins */
+    for (int d = 0; d < ELK_MAX_DIMS; d++)
+        if (a->p[d] != b->p[d]) return a->p[d] < b->p[d] ? -1 : 1;
     return (i > j) - (i < j);
 }
 
-static int global_prune(enum_ctx *e)
+static int global_prune(struct enum_ctx *e)
 {
     plan_vec *a = &e->all;
     if (a->n == 0) return 0;
@@ -537,8 +1072,9 @@ static int cold_options(const enum_ctx *e, const elk_plan *pl, elk_cold_opt **op
     return *nopts - first;
 }
 
-elk_status elk_plan_enumerate(const elk_chip *c, const elk_op *op, double sram_bytes,
-                              elk_plan_set *set, elk_plan_cb all_cb, void *ctx, elk_error *err)
+/* One enumeration of the full or the coarse space (elk_plan_opts). */
+static elk_status enumerate_space(const elk_chip *c, const elk_op *op, double sram_bytes, elk_plan_set *set,
+                                  const elk_plan_opts *o, int coarse, elk_error *err)
 {
     memset(set, 0, sizeof *set);
     enum_ctx e;
@@ -552,14 +1088,21 @@ elk_status elk_plan_enumerate(const elk_chip *c, const elk_op *op, double sram_b
     e.rows = c->mesh_rows;
     e.cols = c->mesh_cols;
     e.cs = c->compute_scale;
+    e.cpb = elk_cost_shift_cpb(c);
+    e.xf = elk_chip_xfactor(c);
     e.sync = c->sync_cycles * elk_chip_xfactor(c);
     elk_cost_unfused(c, op, &e.unf_comp, &e.unf_syncs, &e.unf_bytes);
     e.min_hot = INFINITY;
-    e.cb = all_cb;
-    e.ctx = ctx;
+    e.cb = o->all_cb;
+    e.ctx = o->ctx;
+    e.prune = !o->exhaustive && !o->all_cb;
+    e.next_prune = 256;
+    e.cancel = o->cancel;
+    e.coarse = coarse;
     for (int d = 0; d < e.nd; d++) {
         e.D[d] = op->dim[d];
         e.p[d] = 1;
+        e.sl[d] = e.D[d];
     }
     e.suffix[e.nd] = 1;
     for (int d = e.nd - 1; d >= 0; d--) {
@@ -567,14 +1110,20 @@ elk_status elk_plan_enumerate(const elk_chip *c, const elk_op *op, double sram_b
         e.suffix[d] = (long)(s > e.cores ? e.cores : s);
     }
     thresholds(&e);
-    spatial_rec(&e, 0, 1.0);
-    free(e.local.v);
+    if (e.prune) twin_setup(&e);
+    enum_run(&e);
+    if (e.cancelled) {
+        free(e.all.v);
+        return elk_fail(err, ELK_ECANCEL, "cancelled");
+    }
     if (e.oom || global_prune(&e)) {
         free(e.all.v);
         return elk_fail(err, ELK_ENOMEM, "out of memory enumerating plans of %s", op->name);
     }
     set->enumerated = e.enumerated;
     set->spatial = e.spatial;
+    set->bounded = e.bounded;
+    set->twinned = e.twinned;
     set->hbm_bytes = op->hbm_bytes;
     if (e.all.n == 0) {
         free(e.all.v);
@@ -618,6 +1167,18 @@ elk_status elk_plan_enumerate(const elk_chip *c, const elk_op *op, double sram_b
         if (o) set->opts = o;
     }
     return ELK_OK;
+}
+
+elk_status elk_plan_enumerate(const elk_chip *c, const elk_op *op, double sram_bytes,
+                              elk_plan_set *set, const elk_plan_opts *o, elk_error *err)
+{
+    static const elk_plan_opts defaults = {0};
+    if (!o) o = &defaults;
+    int coarse = o->coarse && !o->all_cb && !o->exhaustive;
+    elk_status st = enumerate_space(c, op, sram_bytes, set, o, coarse, err);
+    /* nothing in the coarse space: the full space (and its error) */
+    if (st == ELK_ENOPLAN && coarse) st = enumerate_space(c, op, sram_bytes, set, o, 0, err);
+    return st;
 }
 
 void elk_plan_set_free(elk_plan_set *set)
@@ -936,13 +1497,53 @@ static void make_key(const elk_chip *c, const elk_op *op, char *k, size_t n)
 elk_status elk_plan_cache_get(elk_plan_cache *pc, const elk_chip *c, const elk_op *op,
                               const elk_plan_set **out, elk_error *err)
 {
+    return elk_plan_cache_get_cancel(pc, c, op, NULL, out, err);
+}
+
+elk_status elk_plan_cache_get_cancel(elk_plan_cache *pc, const elk_chip *c, const elk_op *op,
+                                     const atomic_int *cancel, const elk_plan_set **out, elk_error *err)
+{
+    elk_plan_opts o = {.cancel = cancel};
+    return elk_plan_cache_get_opts(pc, c, op, &o, out, err);
+}
+
+int elk_plan_cache_ready(elk_plan_cache *pc, const elk_chip *c, const elk_op *op)
+{
     char key[512];
     make_key(c, op, key, sizeof key);
     uint64_t h = fnv(key);
+    int ready = 0;
     pthread_mutex_lock(&pc->mu);
+    for (cache_ent *e = pc->head; e && !ready; e = e->next)
+        ready = e->hash == h && !strcmp(e->key, key) && e->state == 1;
+    pthread_mutex_unlock(&pc->mu);
+    return ready;
+}
+
+elk_status elk_plan_cache_get_opts(elk_plan_cache *pc, const elk_chip *c, const elk_op *op, const elk_plan_opts *o,
+                                   const elk_plan_set **out, elk_error *err)
+{
+    char key[512];
+    make_key(c, op, key, sizeof key);
+    int coarse = o && o->coarse;
+    const atomic_int *cancel = o ? o->cancel : NULL;
+    if (coarse) {
+        /* a coarse set is another set: its own key */
+        size_t len = strlen(key);
+        if (len + 2 < sizeof key) memcpy(key + len, "|C", 3);
+    }
+    uint64_t h = fnv(key);
+    pthread_mutex_lock(&pc->mu);
+again:
     for (cache_ent *e = pc->head; e; e = e->next) {
         if (e->hash != h || strcmp(e->key, key)) continue;
-        while (e->state == 0) pthread_cond_wait(&pc->done, &pc->mu);
+        if (e->state == 0 && o && o->cached_only) break;
+        if (e->state == 0) {
+            /* its enumerating thread may be cancelled and unlink it: wait,
+             * then look again from the head */
+            pthread_cond_wait(&pc->done, &pc->mu);
+            goto again;
+        }
         pc->hits++;
         elk_status st = e->st;
         if (st == ELK_OK) {
@@ -954,6 +1555,11 @@ elk_status elk_plan_cache_get(elk_plan_cache *pc, const elk_chip *c, const elk_o
         }
         pthread_mutex_unlock(&pc->mu);
         return st;
+    }
+    if (o && o->cached_only) {
+        pthread_mutex_unlock(&pc->mu);
+        if (o->missed) (*o->missed)++;
+        return elk_fail(err, ELK_ECANCEL, "plans of %s not cached", op->name);
     }
     /* claim the key, enumerate outside the lock, publish */
     cache_ent *ne = calloc(1, sizeof *ne);
@@ -971,9 +1577,24 @@ elk_status elk_plan_cache_get(elk_plan_cache *pc, const elk_chip *c, const elk_o
 
     elk_error e2;
     elk_error_clear(&e2);
-    elk_status st = elk_plan_enumerate(c, op, elk_chip_sram_bytes(c), &ne->set, NULL, NULL, &e2);
+    elk_plan_opts po = {.cancel = cancel, .coarse = coarse};
+    elk_status st = elk_plan_enumerate(c, op, elk_chip_sram_bytes(c), &ne->set, &po, &e2);
 
     pthread_mutex_lock(&pc->mu);
+    if (st == ELK_ECANCEL) {
+        /* nothing to keep: unlink the claim so a later get enumerates */
+        for (cache_ent **pe = &pc->head; *pe; pe = &(*pe)->next)
+            if (*pe == ne) {
+                *pe = ne->next;
+                break;
+            }
+        pc->entries--;
+        pthread_cond_broadcast(&pc->done);
+        pthread_mutex_unlock(&pc->mu);
+        free(ne);
+        if (err) *err = e2;
+        return st;
+    }
     ne->st = st;
     ne->err = e2;
     ne->state = st == ELK_OK ? 1 : 2;

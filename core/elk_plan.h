@@ -11,6 +11,7 @@
 #define ELK_PLAN_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "elk_chip.h"
 #include "elk_graph.h"
@@ -55,6 +56,8 @@ typedef struct {
     int nopts;
     long enumerated;    /* plans evaluated before pruning */
     long spatial;       /* spatial plans that passed the thresholds */
+    long bounded;       /* of those, skipped by dominance pruning (not evaluated) */
+    long twinned;       /* of those, skipped by symmetry: an earlier one gave all their plans */
     double hbm_bytes;   /* real bytes of the op's HBM tensors */
 } elk_plan_set;
 
@@ -97,12 +100,36 @@ typedef struct {
     int neff[ELK_PRICES];
 } elk_menu;
 
-/* Build the plan set of op for chip c (no cache). Plans whose execution
- * space exceeds sram_bytes are dropped. all_cb, if set, sees every
- * evaluated plan before pruning (for `elk plans`). */
+/* How elk_plan_enumerate searches. By default it prunes by dominance while
+ * it enumerates (a spatial plan whose bound the front found so far strictly
+ * dominates is not evaluated); the kept set is the same as exhaustive
+ * enumeration's, plan for plan (tests/test_plan.c checks it). all_cb, if
+ * set, sees every evaluated plan before pruning (for `elk plans --all`), and
+ * then enumeration is exhaustive. cancel, if set, is polled: non-zero stops
+ * the enumeration with ELK_ECANCEL. */
 typedef void (*elk_plan_cb)(const elk_plan *pl, void *ctx);
+typedef struct {
+    elk_plan_cb all_cb;
+    void *ctx;
+    int exhaustive;            /* evaluate every plan, no dominance pruning */
+    const atomic_int *cancel;
+    /* A coarser plan space, for a quick provisional answer (the TUI's): the
+     * splits of every dim but the innermost step geometrically (by about a
+     * quarter) instead of by one. A subset of the plans, so the set is no
+     * better; if it holds no plan at all, the full space is enumerated. */
+    int coarse;
+    /* Cache gets only (elk_plan_cache_get_opts): a set that is not cached
+     * and ready is not enumerated; the get fails with ELK_ECANCEL and
+     * counts it in *missed. For asking whether a point's plans are all
+     * cached without enumerating any. */
+    int cached_only;
+    int *missed;
+} elk_plan_opts;
+
+/* Build the plan set of op for chip c (no cache). Plans whose execution
+ * space exceeds sram_bytes are dropped. o may be NULL (the defaults). */
 elk_status elk_plan_enumerate(const elk_chip *c, const elk_op *op, double sram_bytes,
-                              elk_plan_set *set, elk_plan_cb all_cb, void *ctx, elk_error *err);
+                              elk_plan_set *set, const elk_plan_opts *o, elk_error *err);
 void elk_plan_set_free(elk_plan_set *set);
 
 /* Exchange cycles of a plan's volumes on chip c. */
@@ -141,6 +168,19 @@ void elk_plan_cache_set_budget(elk_plan_cache *pc, size_t bytes);
  * elk_plan_cache_release. */
 elk_status elk_plan_cache_get(elk_plan_cache *pc, const elk_chip *c, const elk_op *op,
                               const elk_plan_set **out, elk_error *err);
+/* The same, polling cancel while it enumerates (NULL: never cancelled). A
+ * cancelled enumeration returns ELK_ECANCEL and caches nothing; a thread
+ * waiting for the same set then enumerates it itself. */
+elk_status elk_plan_cache_get_cancel(elk_plan_cache *pc, const elk_chip *c, const elk_op *op,
+                                     const atomic_int *cancel, const elk_plan_set **out, elk_error *err);
+/* The same with o's cancel and coarse (its all_cb and exhaustive are not
+ * for cached sets and are ignored); coarse sets are cached apart from full
+ * ones. o may be NULL. */
+elk_status elk_plan_cache_get_opts(elk_plan_cache *pc, const elk_chip *c, const elk_op *op, const elk_plan_opts *o,
+                                   const elk_plan_set **out, elk_error *err);
+/* Whether the full set of op on c is cached and ready (a get would not
+ * enumerate). */
+int elk_plan_cache_ready(elk_plan_cache *pc, const elk_chip *c, const elk_op *op);
 void elk_plan_cache_release(elk_plan_cache *pc, const elk_plan_set *set);
 void elk_plan_cache_stats(const elk_plan_cache *pc, long *hits, long *misses, long *entries);
 /* Bytes held now and at most, and sets evicted so far. */

@@ -14,6 +14,12 @@
 
 elk_status elk_problem_init(elk_problem *pr, const elk_point *p, elk_plan_cache *pc, elk_error *err)
 {
+    return elk_problem_init_opts(pr, p, pc, NULL, err);
+}
+
+elk_status elk_problem_init_opts(elk_problem *pr, const elk_point *p, elk_plan_cache *pc, const elk_plan_opts *po,
+                                 elk_error *err)
+{
     memset(pr, 0, sizeof *pr);
     elk_chip c;
     elk_model m;
@@ -21,7 +27,7 @@ elk_status elk_problem_init(elk_problem *pr, const elk_point *p, elk_plan_cache 
     ELK_TRY(elk_point_resolve(p, &c, &m, err));
     ELK_TRY(elk_graph_build(&m, p->workload, p->batch, p->seq, p->layers, &g, err));
     elk_graph_apply_profile(&g, c.profile);
-    elk_status st = elk_problem_init_graph(pr, &c, &m, &g, pc, err);
+    elk_status st = elk_problem_init_graph_opts(pr, &c, &m, &g, pc, po, err);
     pr->point = *p;
     return st;
 }
@@ -38,6 +44,7 @@ elk_status elk_problem_init(elk_problem *pr, const elk_point *p, elk_plan_cache 
 typedef struct {
     const elk_chip *c;
     elk_plan_cache *pc;
+    const elk_plan_opts *po;
 } split_ctx;
 
 static double fastest_exe(const split_ctx *sc, const elk_op *op)
@@ -45,7 +52,7 @@ static double fastest_exe(const split_ctx *sc, const elk_op *op)
     const elk_plan_set *set;
     elk_error err;
     elk_menu m;
-    if (elk_plan_cache_get(sc->pc, sc->c, op, &set, &err) != ELK_OK) return INFINITY;
+    if (elk_plan_cache_get_opts(sc->pc, sc->c, op, sc->po, &set, &err) != ELK_OK) return INFINITY;
     elk_status st = elk_menu_build(sc->c, op, set, &m, &err);
     elk_plan_cache_release(sc->pc, set);
     if (st != ELK_OK) return INFINITY;
@@ -99,6 +106,12 @@ static int pick_split(const elk_op *op, const elk_split *opt, int n, void *ctx)
 elk_status elk_problem_init_graph(elk_problem *pr, const elk_chip *c, const elk_model *m, elk_graph *g,
                                   elk_plan_cache *pc, elk_error *err)
 {
+    return elk_problem_init_graph_opts(pr, c, m, g, pc, NULL, err);
+}
+
+elk_status elk_problem_init_graph_opts(elk_problem *pr, const elk_chip *c, const elk_model *m, elk_graph *g,
+                                       elk_plan_cache *pc, const elk_plan_opts *po, elk_error *err)
+{
     memset(pr, 0, sizeof *pr);
     elk_point_defaults(&pr->point);
     pr->chip = *c;
@@ -108,7 +121,7 @@ elk_status elk_problem_init_graph(elk_problem *pr, const elk_chip *c, const elk_
     pr->sram = elk_chip_sram_bytes(&pr->chip);
     /* operators whose data cannot fit half the chip's SRAM are split, the cut
      * chosen by the pieces' own fastest times */
-    split_ctx sc = {&pr->chip, pc};
+    split_ctx sc = {&pr->chip, pc, po};
     pr->split_ops = elk_graph_split_large_ladder(&pr->graph, 0.5 * pr->sram * pr->chip.cores, pick_split, &sc);
     int ns = pr->graph.nshapes;
     pr->menus = calloc((size_t)ns, sizeof *pr->menus);
@@ -126,7 +139,7 @@ elk_status elk_problem_init_graph(elk_problem *pr, const elk_chip *c, const elk_
     elk_status st = ELK_OK;
     pr->cache = pc;
     for (int s = 0; s < ns && st == ELK_OK; s++)
-        st = elk_plan_cache_get(pc, &pr->chip, &pr->graph.ops[rep[s]], &pr->sets[s], err);
+        st = elk_plan_cache_get_opts(pc, &pr->chip, &pr->graph.ops[rep[s]], po, &pr->sets[s], err);
     double t1 = elk_sched_now_ms();
     for (int s = 0; s < ns && st == ELK_OK; s++)
         st = elk_menu_build(&pr->chip, &pr->graph.ops[rep[s]], pr->sets[s], &pr->menus[s], err);

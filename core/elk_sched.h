@@ -91,10 +91,17 @@ typedef struct {
 } elk_problem;
 
 elk_status elk_problem_init(elk_problem *pr, const elk_point *p, elk_plan_cache *pc, elk_error *err);
+/* The same with plan options (elk_plan_cache_get_opts): a cancel flag
+ * polled while plans are enumerated (ELK_ECANCEL), or the coarse plan space
+ * of a provisional answer. po may be NULL. */
+elk_status elk_problem_init_opts(elk_problem *pr, const elk_point *p, elk_plan_cache *pc, const elk_plan_opts *po,
+                                 elk_error *err);
 /* The same from a chip and a graph built elsewhere; takes ownership of the
  * graph (g is emptied) and frees it on failure. m may be NULL. */
 elk_status elk_problem_init_graph(elk_problem *pr, const elk_chip *c, const elk_model *m, elk_graph *g,
                                   elk_plan_cache *pc, elk_error *err);
+elk_status elk_problem_init_graph_opts(elk_problem *pr, const elk_chip *c, const elk_model *m, elk_graph *g,
+                                       elk_plan_cache *pc, const elk_plan_opts *po, elk_error *err);
 void elk_problem_free(elk_problem *pr);
 /* Sum over operators of each one's fastest execute-state plan, cycles: the
  * execution term of Ideal's flow shop (the artifact's ideal_exe). */

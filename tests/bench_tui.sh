@@ -8,7 +8,8 @@
 # usage: tests/bench_tui.sh [ELK] [N] [KNOBS] [design-point options...]
 #   ELK    the binary (default build/app/elk)
 #   N      changes to time (default 20)
-#   KNOBS  comma list cycled through: hbm,noc,cores,sram,batch,seq,topology,profile
+#   KNOBS  comma list cycled through: hbm, hbm-ctrl, hbm-model, noc, link, cores, topology,
+#          sram, compute, chip, model, workload, batch, seq, layers, profile
 #          (default hbm,noc)
 # Default point: the product default, Llama2-13B decode B32 S2048 on IPU-POD4.
 set -eu

@@ -82,7 +82,7 @@ START_TEST(scale_plan_by_hand)
     op_scale(&op);
     elk_plan_set set;
     elk_error err;
-    ck_assert_msg(elk_plan_enumerate(&c, &op, elk_chip_sram_bytes(&c), &set, NULL, NULL, &err) == ELK_OK, "%s", err.msg);
+    ck_assert_msg(elk_plan_enumerate(&c, &op, elk_chip_sram_bytes(&c), &set, NULL, &err) == ELK_OK, "%s", err.msg);
     ck_assert_int_eq(set.nplans, 1);
     const elk_plan *p = &set.plans[0];
     ck_assert_int_eq(p->p[0], 4);
@@ -123,7 +123,7 @@ START_TEST(matmul_front_invariants)
     op_mm(&op);
     elk_plan_set set;
     elk_error err;
-    ck_assert(elk_plan_enumerate(&c, &op, elk_chip_sram_bytes(&c), &set, NULL, NULL, &err) == ELK_OK);
+    ck_assert(elk_plan_enumerate(&c, &op, elk_chip_sram_bytes(&c), &set, NULL, &err) == ELK_OK);
     ck_assert_int_gt(set.nplans, 1);
     elk_menu m;
     ck_assert(elk_menu_build(&c, &op, &set, &m, &err) == ELK_OK);
@@ -157,17 +157,25 @@ START_TEST(matmul_front_invariants)
 }
 END_TEST
 
+/* The reference design point's first layer: Llama2-13B decode B32 S2048
+ * on IPU-POD4. */
+static void llama_layer(elk_chip *c, elk_graph *g)
+{
+    elk_model md;
+    elk_error err;
+    char path[1024];
+    ck_assert(elk_chip_load(src_path(path, sizeof path, "presets/chips/ipu-pod4.cfg"), c, &err) == ELK_OK);
+    ck_assert(elk_model_load(src_path(path, sizeof path, "presets/models/llama2-13b.cfg"), &md, &err) == ELK_OK);
+    ck_assert(elk_graph_build(&md, ELK_WL_DECODE, 32, 2048, 1, g, &err) == ELK_OK);
+}
+
 /* Real operators on the reference chip: fronts stay strictly monotone. */
 START_TEST(llama_fronts_monotone)
 {
     elk_chip c;
-    elk_model md;
     elk_graph g;
     elk_error err;
-    char path[1024];
-    ck_assert(elk_chip_load(src_path(path, sizeof path, "presets/chips/ipu-pod4.cfg"), &c, &err) == ELK_OK);
-    ck_assert(elk_model_load(src_path(path, sizeof path, "presets/models/llama2-13b.cfg"), &md, &err) == ELK_OK);
-    ck_assert(elk_graph_build(&md, ELK_WL_DECODE, 32, 2048, 1, &g, &err) == ELK_OK);
+    llama_layer(&c, &g);
     elk_plan_cache *pc = elk_plan_cache_alloc();
     for (int i = 0; i < g.nops; i++) {
         const elk_plan_set *set;
@@ -297,7 +305,7 @@ START_TEST(sram_too_small_names_operator)
     op_scale(&op);
     elk_plan_set set;
     elk_error err;
-    elk_status st = elk_plan_enumerate(&c, &op, elk_chip_sram_bytes(&c), &set, NULL, NULL, &err);
+    elk_status st = elk_plan_enumerate(&c, &op, elk_chip_sram_bytes(&c), &set, NULL, &err);
     ck_assert_int_eq(st, ELK_ENOPLAN);
     ck_assert_contains(err.msg, "scale");
     ck_assert_contains(err.msg, "1.0 KiB of usable SRAM");
@@ -326,6 +334,157 @@ START_TEST(ipu_matmul_orientation)
 }
 END_TEST
 
+
+/* Dominance pruning during enumeration keeps exactly the set exhaustive
+ * enumeration keeps, plan for plan (volumes, layout, cold options), on
+ * every operator shape of each case: hand-made small ops, the paper's
+ * chips, a mesh, both cost profiles, several core counts. */
+typedef struct {
+    const char *chip, *model;
+    elk_workload wl;
+    int batch, seq, cores;
+    unsigned profile;
+} prune_case;
+
+static void check_same_set(const elk_chip *c, const elk_op *op)
+{
+    elk_plan_set a, b;
+    elk_error err;
+    elk_plan_opts ex = {.exhaustive = 1};
+    elk_status sa = elk_plan_enumerate(c, op, elk_chip_sram_bytes(c), &a, &ex, &err);
+    elk_status sb = elk_plan_enumerate(c, op, elk_chip_sram_bytes(c), &b, NULL, &err);
+    ck_assert_int_eq(sa, sb);
+    if (sa != ELK_OK) return;
+    ck_assert_msg(a.nplans == b.nplans, "%s on %d cores: %d plans exhaustive, %d pruned", op->name, c->cores, a.nplans,
+                  b.nplans);
+    ck_assert_int_eq(a.nopts, b.nopts);
+    ck_assert_int_eq(a.spatial, b.spatial);
+    ck_assert_int_le(b.enumerated, a.enumerated);
+    ck_assert_int_eq(a.bounded, 0);
+    for (int i = 0; i < a.nplans; i++)
+        ck_assert_msg(memcmp(&a.plans[i], &b.plans[i], sizeof a.plans[i]) == 0, "%s: plan %d differs", op->name, i);
+    for (int i = 0; i < a.nopts; i++) ck_assert(memcmp(&a.opts[i], &b.opts[i], sizeof a.opts[i]) == 0);
+    elk_plan_set_free(&a);
+    elk_plan_set_free(&b);
+}
+
+START_TEST(pruning_keeps_exhaustive_set)
+{
+    static const prune_case cases[] = {
+        {"ipu-mk2", "tiny", ELK_WL_DECODE, 8, 128, 0, ELK_PROFILE_PAPER},
+        {"ipu-mk2", "tiny", ELK_WL_PREFILL, 4, 256, 0, ELK_PROFILE_PHYSICAL},
+        {"ipu-pod4", "llama2-13b", ELK_WL_DECODE, 32, 2048, 1472, ELK_PROFILE_PAPER},
+        {"ipu-pod4", "llama2-13b", ELK_WL_DECODE, 32, 2048, 5888, ELK_PROFILE_PAPER},
+        {"ipu-pod4", "llama2-13b", ELK_WL_DECODE, 16, 1024, 5888, ELK_PROFILE_PHYSICAL},
+        {"ipu-pod4", "llama2-7b", ELK_WL_PREFILL, 1, 512, 2944, ELK_PROFILE_PAPER},
+        {"ipu-pod4-mesh", "llama2-13b", ELK_WL_DECODE, 32, 2048, 0, ELK_PROFILE_PAPER},
+        {"tt-mesh", "llama2-7b", ELK_WL_DECODE, 8, 1024, 0, ELK_PROFILE_PHYSICAL},
+        /* big enough for enumeration to split over threads (ENUM_THREADS_CORES) */
+        {"ipu-pod4", "tiny", ELK_WL_DECODE, 8, 128, 65536, ELK_PROFILE_PAPER},
+    };
+    /* the hand-made ops on the 4-core chip */
+    elk_chip c4;
+    chip4(&c4);
+    elk_op op;
+    op_scale(&op);
+    check_same_set(&c4, &op);
+    op_mm(&op);
+    check_same_set(&c4, &op);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const prune_case *pc = &cases[k];
+        elk_chip c;
+        elk_model md;
+        elk_graph g;
+        elk_error err;
+        char path[1024], rel[256];
+        snprintf(rel, sizeof rel, "presets/chips/%s.cfg", pc->chip);
+        ck_assert_msg(elk_chip_load(src_path(path, sizeof path, rel), &c, &err) == ELK_OK, "%s", err.msg);
+        snprintf(rel, sizeof rel, "presets/models/%s.cfg", pc->model);
+        ck_assert_msg(elk_model_load(src_path(path, sizeof path, rel), &md, &err) == ELK_OK, "%s", err.msg);
+        if (pc->cores) ck_assert(elk_chip_set_cores(&c, pc->cores, &err) == ELK_OK);
+        c.profile = pc->profile;
+        ck_assert(elk_graph_build(&md, pc->wl, pc->batch, pc->seq, 1, &g, &err) == ELK_OK);
+        elk_graph_apply_profile(&g, c.profile);
+        for (int s = 0; s < g.nshapes; s++)
+            for (int i = 0; i < g.nops; i++)
+                if (g.ops[i].shape_id == s) {
+                    check_same_set(&c, &g.ops[i]);
+                    break;
+                }
+        elk_graph_free(&g);
+    }
+}
+END_TEST
+
+
+/* A cancel flag already set stops enumeration with ELK_ECANCEL, and a
+ * cancelled cache get caches nothing (the next get enumerates); a
+ * cached_only get of a set not cached fails and counts the miss, and of a
+ * cached one succeeds. */
+START_TEST(cancel_and_cached_only)
+{
+    elk_chip c;
+    elk_graph g;
+    elk_error err;
+    llama_layer(&c, &g);
+    const elk_op *op = &g.ops[g.head + 3]; /* the QKV matmul: thousands of spatial plans */
+    atomic_int cancel = 1;
+    elk_plan_opts o = {.cancel = &cancel};
+    elk_plan_set set;
+    ck_assert_int_eq(elk_plan_enumerate(&c, op, elk_chip_sram_bytes(&c), &set, &o, &err), ELK_ECANCEL);
+    elk_plan_cache *pc = elk_plan_cache_alloc();
+    const elk_plan_set *cs;
+    ck_assert_int_eq(elk_plan_cache_get_opts(pc, &c, op, &o, &cs, &err), ELK_ECANCEL);
+    ck_assert(!elk_plan_cache_ready(pc, &c, op));
+    int missed = 0;
+    elk_plan_opts probe = {.cached_only = 1, .missed = &missed};
+    ck_assert_int_eq(elk_plan_cache_get_opts(pc, &c, op, &probe, &cs, &err), ELK_ECANCEL);
+    ck_assert_int_eq(missed, 1);
+    ck_assert(elk_plan_cache_get(pc, &c, op, &cs, &err) == ELK_OK);
+    elk_plan_cache_release(pc, cs);
+    ck_assert(elk_plan_cache_ready(pc, &c, op));
+    ck_assert(elk_plan_cache_get_opts(pc, &c, op, &probe, &cs, &err) == ELK_OK);
+    ck_assert_int_eq(missed, 1);
+    elk_plan_cache_release(pc, cs);
+    elk_plan_cache_free(pc);
+    elk_graph_free(&g);
+}
+END_TEST
+
+/* The coarse plan space (the TUI's provisional answers) is a subset of the
+ * full one: every plan it keeps is a plan of the full space, so the full
+ * set has one no worse in all of (hot, C, X); and it evaluates fewer. */
+START_TEST(coarse_is_a_subset)
+{
+    elk_chip c;
+    elk_graph g;
+    elk_error err;
+    llama_layer(&c, &g);
+    double sync = c.sync_cycles * elk_chip_xfactor(&c);
+    for (int i = g.head; i < g.head + 12 && i < g.nops; i++) {
+        elk_plan_set full, co;
+        elk_plan_opts o = {.coarse = 1};
+        ck_assert(elk_plan_enumerate(&c, &g.ops[i], elk_chip_sram_bytes(&c), &full, NULL, &err) == ELK_OK);
+        ck_assert(elk_plan_enumerate(&c, &g.ops[i], elk_chip_sram_bytes(&c), &co, &o, &err) == ELK_OK);
+        ck_assert_int_le(co.enumerated, full.enumerated);
+        for (int k = 0; k < co.nplans; k++) {
+            const elk_plan *a = &co.plans[k];
+            int covered = 0;
+            for (int j = 0; j < full.nplans && !covered; j++) {
+                const elk_plan *b = &full.plans[j];
+                covered = b->hot <= a->hot && b->comp / c.compute_scale + b->syncs * sync <=
+                                                  a->comp / c.compute_scale + a->syncs * sync &&
+                          b->xcyc <= a->xcyc;
+            }
+            ck_assert_msg(covered, "%s: coarse plan %d beats the full set", g.ops[i].name, k);
+        }
+        elk_plan_set_free(&full);
+        elk_plan_set_free(&co);
+    }
+    elk_graph_free(&g);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("plan");
@@ -336,6 +495,13 @@ static Suite *suite(void)
     tcase_add_test(tc, cache_budget_evicts_lru);
     tcase_add_test(tc, sram_too_small_names_operator);
     tcase_add_test(tc, ipu_matmul_orientation);
+    tcase_add_test(tc, cancel_and_cached_only);
+    tcase_add_test(tc, coarse_is_a_subset);
+    /* exhaustive enumeration of every shape of several design points */
+    TCase *tp = tcase_create("pruning");
+    tcase_set_timeout(tp, 120);
+    tcase_add_test(tp, pruning_keeps_exhaustive_set);
+    suite_add_tcase(s, tp);
     suite_add_tcase(s, tc);
     return s;
 }

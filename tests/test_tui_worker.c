@@ -94,7 +94,10 @@ static void check_answer(tui_snap *s, unsigned long id, const elk_point *p, elk_
     tui_snap_free(s);
 }
 
-/* One request: one snapshot, the answer to it, equal to elk_result_run. */
+/* One request: one snapshot left, the answer to it, equal to
+ * elk_result_run. Its plans were not cached, so a provisional answer (the
+ * coarse plan space) was published before the complete one; the same point
+ * again, its plans cached now, gets none. */
 START_TEST(worker_one_point)
 {
     rig g;
@@ -102,11 +105,16 @@ START_TEST(worker_one_point)
     tui_worker *w = tui_worker_start(g.pc, g.fd[1]);
     ck_assert_ptr_nonnull(w);
     elk_point p = tiny_point(4);
-    tui_worker_request(w, &p, 7);
-    wait_idle(g.fd[0], worker_busy, w);
-    tui_snap *s = tui_worker_take(w);
-    ck_assert_ptr_null(tui_worker_take(w)); /* taken once */
-    check_answer(s, 7, &p, g.pc);
+    for (unsigned long id = 7; id <= 8; id++) {
+        tui_worker_request(w, &p, id);
+        wait_idle(g.fd[0], worker_busy, w);
+        ck_assert_int_eq(tui_worker_provisionals(w), 1);
+        tui_snap *s = tui_worker_take(w);
+        ck_assert_ptr_null(tui_worker_take(w)); /* taken once */
+        ck_assert_ptr_nonnull(s);
+        ck_assert_int_eq(s->provisional, 0);
+        check_answer(s, id, &p, g.pc);
+    }
     tui_worker_stop(w);
     rig_close(&g);
 }

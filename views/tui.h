@@ -43,6 +43,8 @@ typedef struct tui_snap {
     elk_result res;
     double ms;             /* wall time: problem + all policies */
     double plan_ms;        /* of which plan sets and menus */
+    int provisional;       /* computed on the coarse plan space; the complete
+                              result of the same request follows */
 } tui_snap;
 
 void tui_snap_free(tui_snap *s);

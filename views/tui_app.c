@@ -183,7 +183,9 @@ typedef struct {
     /* benchmark */
     int bench_i, bench_waiting;
     double bench_t0;
-    double *bench_ms, *bench_compute;
+    double *bench_ms, *bench_compute; /* per change: change to complete result drawn, its compute */
+    double *bench_first;              /* per change: change to its first result drawn (provisional or not) */
+    int bench_nprov;                  /* changes whose first result was provisional */
     int bench_knobs[8], bench_nknobs;
 } tui_app;
 
@@ -250,6 +252,11 @@ static void draw_tabs(tui_app *a, int y)
     }
     const char *ver = tui_ascii() ? "?=help" : "?=help";
     if (x + 8 < COLS) tui_puts(y, COLS - 7, 7, tui_attr(TC_DIM), ver);
+    /* every view shows the provisional result: say so above them all */
+    static const char prov[] = " PROVISIONAL ";
+    int pw = (int)sizeof prov - 1;
+    if (a->snap && a->snap->provisional && a->snap->id == a->req_id && x + pw + 9 < COLS)
+        tui_puts(y, COLS - 8 - pw, pw, tui_attr(TC_BUSY) | A_REVERSE | A_BOLD, prov);
 }
 
 static void draw_all(tui_app *a)
@@ -294,6 +301,10 @@ static void draw_all(tui_app *a)
 static void do_export(tui_app *a, int plot)
 {
     build_ctx(a);
+    if (a->snap && a->snap->provisional) {
+        ctx_message(&a->cx, 1, "the result shown is provisional (coarse plan space): export once the complete one is in");
+        return;
+    }
     elk_view *v = a->views[a->cur];
     char path[1100], msg[600];
     msg[0] = '\0';
@@ -319,8 +330,8 @@ static void toggle_pin(tui_app *a)
         ctx_message(&a->cx, 0, "unpinned (b pins the current point)");
         return;
     }
-    if (!tui_snap_ok(a->snap) || a->snap->id != a->req_id) {
-        ctx_message(&a->cx, 1, "nothing to pin yet: wait for the current point's result");
+    if (!tui_snap_ok(a->snap) || a->snap->id != a->req_id || a->snap->provisional) {
+        ctx_message(&a->cx, 1, "nothing to pin yet: wait for the current point's complete result");
         return;
     }
     a->pin = a->snap;
@@ -541,8 +552,12 @@ static int bench_knob(const char *name)
     static const struct {
         const char *n;
         int k;
-    } map[] = {{"hbm", TK_HBM},   {"noc", TK_NOC},     {"cores", TK_CORES}, {"sram", TK_SRAM},
-               {"batch", TK_BATCH}, {"seq", TK_SEQ},   {"topology", TK_TOPOLOGY}, {"profile", TK_PROFILE}};
+    } map[] = {{"hbm", TK_HBM},           {"hbm-ctrl", TK_HBM_CTRL}, {"hbm-model", TK_HBM_MODEL},
+               {"noc", TK_NOC},           {"link", TK_LINK},         {"cores", TK_CORES},
+               {"topology", TK_TOPOLOGY}, {"sram", TK_SRAM},         {"compute", TK_COMPUTE},
+               {"chip", TK_CHIP},         {"model", TK_MODEL},       {"workload", TK_WORKLOAD},
+               {"batch", TK_BATCH},       {"seq", TK_SEQ},           {"layers", TK_LAYERS},
+               {"profile", TK_PROFILE}};
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (!strcmp(map[i].n, name)) return map[i].k;
     return -1;
@@ -550,7 +565,7 @@ static int bench_knob(const char *name)
 
 static void bench_step(tui_app *a)
 {
-    if (!a->o.bench_knobs || a->bench_waiting || !a->snap || a->snap->id != a->req_id) return;
+    if (!a->o.bench_knobs || a->bench_waiting || !a->snap || a->snap->id != a->req_id || a->snap->provisional) return;
     if (a->bench_i >= a->o.bench_knobs) {
         a->quit = 1;
         return;
@@ -564,6 +579,7 @@ static void bench_step(tui_app *a)
     elk_error err;
     if (tui_knobs_step(&a->knobs, k, dir, 0, &err) < 0) tui_knobs_step(&a->knobs, k, -dir, 0, &err);
     a->bench_t0 = tui_now_ms();
+    a->bench_first[i] = NAN;
     a->bench_waiting = 1;
     request(a, 1);
 }
@@ -571,6 +587,11 @@ static void bench_step(tui_app *a)
 static void bench_drawn(tui_app *a)
 {
     if (!a->o.bench_knobs || !a->bench_waiting || !a->snap || a->snap->id != a->req_id) return;
+    if (isnan(a->bench_first[a->bench_i])) {
+        a->bench_first[a->bench_i] = tui_now_ms() - a->bench_t0;
+        a->bench_nprov += a->snap->provisional;
+    }
+    if (a->snap->provisional) return; /* the complete result follows */
     a->bench_ms[a->bench_i] = tui_now_ms() - a->bench_t0;
     a->bench_compute[a->bench_i] = a->snap->ms;
     a->bench_i++;
@@ -590,9 +611,10 @@ static void bench_report(tui_app *a, double first_ms)
     elk_error err;
     FILE *fp = stdout;
     if (a->o.bench_out && elk_file_open(&out, a->o.bench_out, &err) == ELK_OK) fp = out.fp;
-    double *t = a->bench_ms, *c = a->bench_compute;
+    double *t = a->bench_ms, *c = a->bench_compute, *f = a->bench_first;
     qsort(t, (size_t)n, sizeof *t, cmpd);
     qsort(c, (size_t)n, sizeof *c, cmpd);
+    qsort(f, (size_t)n, sizeof *f, cmpd);
     fprintf(fp, "model=%s chip=%s cores=%d knobs=%s changes=%d\n", a->design.model.name, a->design.chip.name,
             a->design.chip.cores, a->o.bench_which ? a->o.bench_which : "hbm,noc", n);
     fprintf(fp, "first_result_ms=%.1f\n", first_ms);
@@ -600,6 +622,10 @@ static void bench_report(tui_app *a, double first_ms)
         fprintf(fp, "redraw_ms median=%.1f p90=%.1f min=%.1f max=%.1f\n", t[n / 2], t[(n * 9) / 10 < n ? (n * 9) / 10 : n - 1],
                 t[0], t[n - 1]);
         fprintf(fp, "compute_ms median=%.1f min=%.1f max=%.1f\n", c[n / 2], c[0], c[n - 1]);
+        /* the first result on screen after each change: provisional when
+         * plans had to be enumerated, else the complete one */
+        fprintf(fp, "first_shown_ms median=%.1f max=%.1f provisional=%d of %d\n", f[n / 2], f[n - 1],
+                a->bench_nprov, n);
     }
     if (fp != stdout && elk_file_commit(&out, &err) != ELK_OK) fprintf(stderr, "elk: %s\n", err.msg);
 }
@@ -639,6 +665,7 @@ static void app_free(tui_app *a)
     if (a->wake[1] >= 0) close(a->wake[1]);
     free(a->bench_ms);
     free(a->bench_compute);
+    free(a->bench_first);
     free(a);
 }
 
@@ -647,17 +674,19 @@ static int bench_parse(tui_app *a, const tui_opts *o)
 {
     a->bench_ms = calloc((size_t)o->bench_knobs, sizeof *a->bench_ms);
     a->bench_compute = calloc((size_t)o->bench_knobs, sizeof *a->bench_compute);
+    a->bench_first = calloc((size_t)o->bench_knobs, sizeof *a->bench_first);
     char list[256];
     snprintf(list, sizeof list, "%s", o->bench_which ? o->bench_which : "hbm,noc");
     for (char *save = NULL, *t = strtok_r(list, ",", &save); t && a->bench_nknobs < 8; t = strtok_r(NULL, ",", &save)) {
         int k = bench_knob(t);
         if (k < 0) {
-            fprintf(stderr, "elk: --bench-which: unknown knob '%s' (hbm, noc, cores, sram, batch, seq, topology, profile)\n", t);
+            fprintf(stderr, "elk: --bench-which: unknown knob '%s' (hbm, hbm-ctrl, hbm-model, noc, link, cores, "
+                            "topology, sram, compute, chip, model, workload, batch, seq, layers, profile)\n", t);
             return 2;
         }
         a->bench_knobs[a->bench_nknobs++] = k;
     }
-    return !a->bench_ms || !a->bench_compute || !a->bench_nknobs;
+    return !a->bench_ms || !a->bench_compute || !a->bench_first || !a->bench_nknobs;
 }
 
 /* The workbench's state, views, wake pipe and threads, before the
@@ -680,6 +709,7 @@ static tui_app *app_new(const elk_point *p, const tui_opts *o, int *rc)
     if (o->bench_knobs > 0 && (*rc = bench_parse(a, o)) != 0) {
         free(a->bench_ms);
         free(a->bench_compute);
+        free(a->bench_first);
         free(a);
         return NULL;
     }

@@ -1,10 +1,10 @@
 #include "tui_netsim.h"
 
-#include <errno.h>
-#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "tui_job.h"
 
 void tui_netsnap_free(tui_netsnap *s)
 {
@@ -13,33 +13,15 @@ void tui_netsnap_free(tui_netsnap *s)
     free(s);
 }
 
-/* The thread and its mailbox. mu guards every field but th and the
- * constants (pc, wake_fd); done is owned here until taken; cancel is
- * written under mu and read by the running job without it. */
-struct tui_netsim {
-    pthread_t th;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    elk_plan_cache *pc;
-    int wake_fd;
-    int stop;
-    int have_req;
-    elk_point req;
-    int req_policy;
-    unsigned long req_id;
-    int running;
-    atomic_int cancel;     /* read unlocked by the scheduler and the simulator */
-    tui_netsnap *done;
-};
+/* A request: the point and the policy to replay. */
+typedef struct {
+    elk_point p;
+    int policy;
+} netsim_req;
 
-static void wake(int fd)
-{
-    if (fd < 0) return;
-    char c = 1;
-    ssize_t r;
-    do r = write(fd, &c, 1);
-    while (r < 0 && errno == EINTR);
-}
+struct tui_netsim {
+    tui_job *job;
+};
 
 static tui_netsnap *simulate(const elk_point *p, int policy, unsigned long id, elk_plan_cache *pc,
                              atomic_int *cancel)
@@ -51,7 +33,8 @@ static tui_netsnap *simulate(const elk_point *p, int policy, unsigned long id, e
     s->point = *p;
     s->policy = policy;
     elk_problem pr;
-    s->status = elk_problem_init(&pr, p, pc, &s->err);
+    elk_plan_opts po = {.cancel = cancel};
+    s->status = elk_problem_init_opts(&pr, p, pc, &po, &s->err);
     if (s->status != ELK_OK) return s;
     s->chip = pr.chip;
     snprintf(s->model, sizeof s->model, "%s", pr.model.name);
@@ -73,48 +56,22 @@ static tui_netsnap *simulate(const elk_point *p, int policy, unsigned long id, e
     return s;
 }
 
-static void *netsim_main(void *arg)
+static void *netsim_run(tui_job *j, const void *req, unsigned long id, atomic_int *cancel, void *ctx)
 {
-    tui_netsim *n = arg;
-    pthread_mutex_lock(&n->mu);
-    for (;;) {
-        while (!n->stop && !n->have_req) pthread_cond_wait(&n->cv, &n->mu);
-        if (n->stop) break;
-        elk_point p = n->req;
-        int pol = n->req_policy;
-        unsigned long id = n->req_id;
-        n->have_req = 0;
-        n->running = 1;
-        n->cancel = 0;
-        pthread_mutex_unlock(&n->mu);
-
-        tui_netsnap *s = simulate(&p, pol, id, n->pc, &n->cancel);
-
-        pthread_mutex_lock(&n->mu);
-        n->running = 0;
-        if (s && id == n->req_id && s->status != ELK_ECANCEL) {
-            tui_netsnap_free(n->done);
-            n->done = s;
-            s = NULL;
-        }
-        tui_netsnap_free(s); /* superseded or cancelled */
-        wake(n->wake_fd);
-    }
-    pthread_mutex_unlock(&n->mu);
-    return NULL;
+    (void)j;
+    const netsim_req *r = req;
+    return simulate(&r->p, r->policy, id, ctx, cancel);
 }
+
+static int netsnap_cancelled(const void *r) { return ((const tui_netsnap *)r)->status == ELK_ECANCEL; }
+static void netsnap_free(void *r) { tui_netsnap_free(r); }
 
 tui_netsim *tui_netsim_start(elk_plan_cache *pc, int wake_fd)
 {
     tui_netsim *n = calloc(1, sizeof *n);
     if (!n) return NULL;
-    n->pc = pc;
-    n->wake_fd = wake_fd;
-    pthread_mutex_init(&n->mu, NULL);
-    pthread_cond_init(&n->cv, NULL);
-    if (pthread_create(&n->th, NULL, netsim_main, n) != 0) {
-        pthread_mutex_destroy(&n->mu);
-        pthread_cond_destroy(&n->cv);
+    tui_job_ops ops = {netsim_run, netsnap_cancelled, netsnap_free, sizeof(netsim_req), pc};
+    if (!(n->job = tui_job_start(&ops, wake_fd))) {
         free(n);
         return NULL;
     }
@@ -123,53 +80,22 @@ tui_netsim *tui_netsim_start(elk_plan_cache *pc, int wake_fd)
 
 void tui_netsim_request(tui_netsim *n, const elk_point *p, int policy, unsigned long id)
 {
-    pthread_mutex_lock(&n->mu);
-    n->req = *p;
-    n->req_policy = policy;
-    n->req_id = id;
-    n->have_req = 1;
-    if (n->running) n->cancel = 1;
-    pthread_cond_signal(&n->cv);
-    pthread_mutex_unlock(&n->mu);
+    netsim_req r;
+    memset(&r, 0, sizeof r);
+    r.p = *p;
+    r.policy = policy;
+    tui_job_request(n->job, &r, id);
 }
 
-void tui_netsim_cancel(tui_netsim *n)
-{
-    pthread_mutex_lock(&n->mu);
-    n->have_req = 0;
-    n->req_id++; /* whatever is running is superseded */
-    if (n->running) n->cancel = 1;
-    pthread_mutex_unlock(&n->mu);
-}
+void tui_netsim_cancel(tui_netsim *n) { tui_job_cancel(n->job); }
 
-tui_netsnap *tui_netsim_take(tui_netsim *n)
-{
-    pthread_mutex_lock(&n->mu);
-    tui_netsnap *s = n->done;
-    n->done = NULL;
-    pthread_mutex_unlock(&n->mu);
-    return s;
-}
+tui_netsnap *tui_netsim_take(tui_netsim *n) { return tui_job_take(n->job); }
 
-int tui_netsim_busy(tui_netsim *n)
-{
-    pthread_mutex_lock(&n->mu);
-    int b = n->running || n->have_req;
-    pthread_mutex_unlock(&n->mu);
-    return b;
-}
+int tui_netsim_busy(tui_netsim *n) { return tui_job_busy(n->job); }
 
 void tui_netsim_stop(tui_netsim *n)
 {
     if (!n) return;
-    pthread_mutex_lock(&n->mu);
-    n->stop = 1;
-    n->cancel = 1;
-    pthread_cond_signal(&n->cv);
-    pthread_mutex_unlock(&n->mu);
-    pthread_join(n->th, NULL);
-    tui_netsnap_free(n->done);
-    pthread_mutex_destroy(&n->mu);
-    pthread_cond_destroy(&n->cv);
+    tui_job_stop(n->job);
     free(n);
 }

@@ -47,7 +47,12 @@ void tui_status_draw(tui_statusline *s, const tui_rect *r, const tui_ctx *cx)
     }
     int x = r->x + 1;
     char t[64];
-    if (cx->busy) {
+    if (cx->snap && cx->snap->provisional && !cx->stale) {
+        /* on screen until the complete result replaces it */
+        s->frame = (s->frame + 1) % tui_g.nspinner;
+        x += tui_printf(r->y, x, r->w - (x - r->x), tui_attr(TC_BUSY) | A_REVERSE | A_BOLD,
+                        "%s PROVISIONAL: coarse plan space, complete result coming", tui_g.spinner[s->frame]);
+    } else if (cx->busy) {
         s->frame = (s->frame + 1) % tui_g.nspinner;
         x += tui_printf(r->y, x, r->w - (x - r->x), tui_attr(TC_BUSY), "%s computing", tui_g.spinner[s->frame]);
     } else if (cx->snap) {

@@ -1,6 +1,5 @@
 #include "tui_worker.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -9,17 +8,9 @@
 #include <unistd.h>
 
 #include "elk_thread.h"
+#include "tui_job.h"
 
 #define ALL_POLICIES ((1u << ELK_POL_COUNT) - 1)
-
-static void wake(int fd)
-{
-    if (fd < 0) return;
-    char c = 1;
-    ssize_t r;
-    do r = write(fd, &c, 1);
-    while (r < 0 && errno == EINTR);
-}
 
 /* Policies computed on helper threads while the worker computes the rest:
  * with 2 CPUs Static (the split search, the slowest) runs beside the other
@@ -100,79 +91,99 @@ static elk_status result_run_parallel(const elk_problem *pr, const elk_sched_opt
     return ELK_OK;
 }
 
-/* Compute one point into a fresh snapshot (never NULL unless out of memory). */
-static tui_snap *compute(const elk_point *p, unsigned long id, elk_plan_cache *pc, atomic_int *cancel)
+/* Compute one point into a fresh snapshot (never NULL unless out of
+ * memory). po: the plan options (cancel, coarse, cached_only). */
+static tui_snap *compute_opts(const elk_point *p, unsigned long id, elk_plan_cache *pc, atomic_int *cancel,
+                              const elk_plan_opts *po)
 {
     tui_snap *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->id = id;
     s->point = *p;
     double t0 = tui_now_ms();
-    s->status = elk_problem_init(&s->pr, p, pc, &s->err);
+    s->status = elk_problem_init_opts(&s->pr, p, pc, po, &s->err);
     s->plan_ms = tui_now_ms() - t0;
     if (s->status == ELK_OK) {
         s->have_pr = 1;
-        if (*cancel) {
+        if (po->missed && *po->missed) {
+            /* a set was not cached: no answer from this probe */
+            s->status = elk_fail(&s->err, ELK_ECANCEL, "plans not cached");
+        } else if (atomic_load(cancel)) {
             s->status = elk_fail(&s->err, ELK_ECANCEL, "cancelled");
         } else {
             elk_sched_opts o;
             elk_sched_opts_default(&o);
             o.cancel = cancel;
+            if (po->coarse) {
+                /* the provisional answer searches less too: Elk-Full
+                 * screens orders on one layer and re-runs one finalist,
+                 * Static steps its split by 40 KiB */
+                o.screen_layers = 1;
+                o.finalists = 1;
+                o.static_step_kib = 40;
+            }
             s->status = result_run_parallel(&s->pr, &o, &s->res, &s->err);
             if (s->status == ELK_OK) s->have_res = 1;
         }
     }
+    /* a cut made on a cancelled (hence infinite) piece time is no answer */
+    if (s->status == ELK_OK && atomic_load(cancel)) s->status = elk_fail(&s->err, ELK_ECANCEL, "cancelled");
     s->ms = tui_now_ms() - t0;
     return s;
 }
 
+static tui_snap *compute(const elk_point *p, unsigned long id, elk_plan_cache *pc, atomic_int *cancel)
+{
+    elk_plan_opts po = {.cancel = cancel};
+    return compute_opts(p, id, pc, cancel, &po);
+}
+
 /* ---- point worker ---- */
 
+/* The point worker's job. If every plan set of the point is cached (an HBM
+ * or NoC change, a point seen before) the complete result is computed at
+ * once. Otherwise plans must be enumerated, which on a big chip or after a
+ * shape change can take longer than a knob change should: a provisional
+ * result is published first, the same five policies on the coarse plan
+ * space (elk_plan_opts.coarse: a subset of the plans, splits stepped
+ * geometrically, enumerated in a fraction of the time) with shorter
+ * searches (compute_opts), then the complete one. Both answer the same request id; a newer request cancels either. */
 struct tui_worker {
-    pthread_t th;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
+    tui_job *job;
     elk_plan_cache *pc;
-    int wake_fd;
-    int stop;
-    int have_req;          /* a request waits */
-    elk_point req;
-    unsigned long req_id;  /* latest requested id */
-    int running;
-    atomic_int cancel;     /* read unlocked by the scheduler (elk_sched_opts.cancel) */
-    tui_snap *done;        /* finished, not yet taken */
+    atomic_int provisionals; /* provisional results published */
 };
 
-static void *worker_main(void *arg)
+static void *point_run(tui_job *j, const void *req, unsigned long id, atomic_int *cancel, void *ctx)
 {
-    tui_worker *w = arg;
-    pthread_mutex_lock(&w->mu);
-    for (;;) {
-        while (!w->stop && !w->have_req) pthread_cond_wait(&w->cv, &w->mu);
-        if (w->stop) break;
-        elk_point p = w->req;
-        unsigned long id = w->req_id;
-        w->have_req = 0;
-        w->running = 1;
-        w->cancel = 0;
-        pthread_mutex_unlock(&w->mu);
-
-        tui_snap *s = compute(&p, id, w->pc, &w->cancel);
-
-        pthread_mutex_lock(&w->mu);
-        w->running = 0;
-        if (s && id == w->req_id && s->status != ELK_ECANCEL) {
-            if (w->done) tui_snap_free(w->done);
-            w->done = s;
-            s = NULL;
-            wake(w->wake_fd);
-        }
-        if (s) tui_snap_free(s); /* superseded or cancelled */
-        if (!w->have_req) wake(w->wake_fd); /* idle now: let the UI stop its spinner */
+    const elk_point *p = req;
+    tui_worker *w = ctx;
+    elk_plan_cache *pc = w->pc;
+    double t0 = tui_now_ms();
+    int missed = 0;
+    elk_plan_opts probe = {.cancel = cancel, .cached_only = 1, .missed = &missed};
+    tui_snap *s = compute_opts(p, id, pc, cancel, &probe);
+    if (!s || !missed) return s;
+    tui_snap_free(s);
+    if (atomic_load(cancel)) return NULL;
+    elk_plan_opts coarse = {.cancel = cancel, .coarse = 1};
+    s = compute_opts(p, id, pc, cancel, &coarse);
+    if (s && s->status == ELK_OK) {
+        s->provisional = 1;
+        s->ms = tui_now_ms() - t0;
+        if (tui_job_publish(j, s, id)) atomic_fetch_add(&w->provisionals, 1);
+    } else {
+        tui_snap_free(s); /* the complete computation reports any error */
     }
-    pthread_mutex_unlock(&w->mu);
-    return NULL;
+    if (atomic_load(cancel)) return NULL;
+    s = compute(p, id, pc, cancel);
+    /* the time from the request, the provisional answer included */
+    if (s) s->ms = tui_now_ms() - t0;
+    return s;
 }
+
+static int snap_cancelled(const void *r) { return ((const tui_snap *)r)->status == ELK_ECANCEL; }
+static void snap_free(void *r) { tui_snap_free(r); }
 
 tui_worker *tui_worker_start(elk_plan_cache *pc, int wake_fd)
 {
@@ -180,146 +191,122 @@ tui_worker *tui_worker_start(elk_plan_cache *pc, int wake_fd)
     tui_worker *w = calloc(1, sizeof *w);
     if (!w) return NULL;
     w->pc = pc;
-    w->wake_fd = wake_fd;
-    pthread_mutex_init(&w->mu, NULL);
-    pthread_cond_init(&w->cv, NULL);
-    if (elk_thread_start(&w->th, worker_main, w) != 0) {
-        pthread_mutex_destroy(&w->mu);
-        pthread_cond_destroy(&w->cv);
+    tui_job_ops ops = {point_run, snap_cancelled, snap_free, sizeof(elk_point), w};
+    if (!(w->job = tui_job_start(&ops, wake_fd))) {
         free(w);
         return NULL;
     }
     return w;
 }
 
-void tui_worker_request(tui_worker *w, const elk_point *p, unsigned long id)
-{
-    pthread_mutex_lock(&w->mu);
-    w->req = *p;
-    w->req_id = id;
-    w->have_req = 1;
-    if (w->running) w->cancel = 1;
-    pthread_cond_signal(&w->cv);
-    pthread_mutex_unlock(&w->mu);
-}
+void tui_worker_request(tui_worker *w, const elk_point *p, unsigned long id) { tui_job_request(w->job, p, id); }
 
-tui_snap *tui_worker_take(tui_worker *w)
-{
-    pthread_mutex_lock(&w->mu);
-    tui_snap *s = w->done;
-    w->done = NULL;
-    pthread_mutex_unlock(&w->mu);
-    return s;
-}
+tui_snap *tui_worker_take(tui_worker *w) { return tui_job_take(w->job); }
 
-int tui_worker_busy(const tui_worker *w)
-{
-    tui_worker *m = (tui_worker *)w;
-    pthread_mutex_lock(&m->mu);
-    int b = m->running || m->have_req;
-    pthread_mutex_unlock(&m->mu);
-    return b;
-}
+int tui_worker_busy(const tui_worker *w) { return tui_job_busy(w->job); }
+
+int tui_worker_provisionals(tui_worker *w) { return atomic_load(&w->provisionals); }
 
 void tui_worker_stop(tui_worker *w)
 {
     if (!w) return;
-    pthread_mutex_lock(&w->mu);
-    w->stop = 1;
-    w->cancel = 1;
-    pthread_cond_signal(&w->cv);
-    pthread_mutex_unlock(&w->mu);
-    pthread_join(w->th, NULL);
-    if (w->done) tui_snap_free(w->done);
-    pthread_mutex_destroy(&w->mu);
-    pthread_cond_destroy(&w->cv);
+    tui_job_stop(w->job);
     free(w);
 }
 
 /* ---- sweeper ---- */
 
+/* A sweep request: its id (data.id when it was asked for), the knob, the
+ * values and the base point. */
+typedef struct {
+    unsigned long id;
+    int knob, n;
+    double xs[TUI_SWEEP_MAX];
+    elk_point base;
+} sweep_req;
+
+/* The sweeper: a tui_job whose run computes the points in order and writes
+ * each into data as it finishes. mu guards data and started; data.id is
+ * the latest sweep's, so a superseded run stops writing. */
 struct tui_sweeper {
-    pthread_t th;
+    tui_job *job;
     pthread_mutex_t mu;
-    pthread_cond_t cv;
     elk_plan_cache *pc;
     int wake_fd;
-    int stop;
-    int pending;           /* a new sweep waits to start */
-    int running;
-    atomic_int cancel;     /* read unlocked by the scheduler (elk_sched_opts.cancel) */
     int started;           /* a sweep was ever requested */
-    tui_sweep_data data;   /* guarded by mu */
+    tui_sweep_data data;
 };
 
-static void *sweeper_main(void *arg)
+static void *sweep_run(tui_job *j, const void *req, unsigned long jid, atomic_int *cancel, void *ctx)
 {
-    tui_sweeper *s = arg;
-    pthread_mutex_lock(&s->mu);
-    for (;;) {
-        while (!s->stop && !s->pending) pthread_cond_wait(&s->cv, &s->mu);
-        if (s->stop) break;
-        s->pending = 0;
-        s->running = 1;
-        s->cancel = 0;
-        unsigned long id = s->data.id;
-        int n = s->data.n, knob = s->data.knob;
-        elk_point base = s->data.base;
-        double xs[TUI_SWEEP_MAX];
-        for (int i = 0; i < n; i++) xs[i] = s->data.pt[i].x;
-        for (int i = 0; i < n; i++) {
-            if (s->cancel || s->pending || s->stop) break;
-            s->data.pt[i].state = 1;
+    (void)j;
+    (void)jid;
+    const sweep_req *q = req;
+    tui_sweeper *s = ctx;
+    for (int i = 0; i < q->n && !atomic_load(cancel); i++) {
+        pthread_mutex_lock(&s->mu);
+        if (s->data.id != q->id) {
             pthread_mutex_unlock(&s->mu);
+            break; /* a new sweep replaced this one */
+        }
+        s->data.pt[i].state = 1;
+        pthread_mutex_unlock(&s->mu);
 
-            tui_sweep_pt pt;
-            memset(&pt, 0, sizeof pt);
-            pt.x = xs[i];
-            elk_point p = base;
-            elk_error err;
-            tui_snap *r = NULL;
-            if (elk_point_set_num(&p, (elk_knob)knob, xs[i], &err) != ELK_OK) {
+        tui_sweep_pt pt;
+        memset(&pt, 0, sizeof pt);
+        pt.x = q->xs[i];
+        elk_point p = q->base;
+        elk_error err;
+        tui_snap *r = NULL;
+        if (elk_point_set_num(&p, (elk_knob)q->knob, q->xs[i], &err) != ELK_OK) {
+            pt.state = 3;
+            snprintf(pt.err, sizeof pt.err, "%.150s", err.msg);
+        } else {
+            r = compute(&p, q->id, s->pc, cancel);
+            if (!r) {
                 pt.state = 3;
-                snprintf(pt.err, sizeof pt.err, "%.150s", err.msg);
+                snprintf(pt.err, sizeof pt.err, "out of memory");
+            } else if (r->status != ELK_OK) {
+                pt.state = 3;
+                snprintf(pt.err, sizeof pt.err, "%.150s", r->err.msg);
             } else {
-                r = compute(&p, id, s->pc, &s->cancel);
-                if (!r) {
-                    pt.state = 3;
-                    snprintf(pt.err, sizeof pt.err, "out of memory");
-                } else if (r->status != ELK_OK) {
-                    pt.state = 3;
-                    snprintf(pt.err, sizeof pt.err, "%.150s", r->err.msg);
-                } else {
-                    pt.state = 2;
-                    for (int k = 0; k < ELK_POL_COUNT; k++) {
-                        pt.have[k] = r->res.have[k];
-                        if (!pt.have[k]) continue;
-                        pt.lat_ms[k] = r->res.pol[k].latency_ms;
-                        pt.pct[k] = r->res.pct_ideal[k];
-                        pt.hbm[k] = r->res.pol[k].hbm_util;
-                        pt.noc[k] = r->res.pol[k].noc_util;
-                        pt.tflops[k] = r->res.pol[k].tflops;
-                    }
+                pt.state = 2;
+                for (int k = 0; k < ELK_POL_COUNT; k++) {
+                    pt.have[k] = r->res.have[k];
+                    if (!pt.have[k]) continue;
+                    pt.lat_ms[k] = r->res.pol[k].latency_ms;
+                    pt.pct[k] = r->res.pct_ideal[k];
+                    pt.hbm[k] = r->res.pol[k].hbm_util;
+                    pt.noc[k] = r->res.pol[k].noc_util;
+                    pt.tflops[k] = r->res.pol[k].tflops;
                 }
             }
-            int cancelled = r && r->status == ELK_ECANCEL;
-            tui_snap_free(r);
+        }
+        int cancelled = r && r->status == ELK_ECANCEL;
+        tui_snap_free(r);
 
-            pthread_mutex_lock(&s->mu);
-            if (s->data.id != id) break;   /* a new sweep replaced this one */
+        pthread_mutex_lock(&s->mu);
+        int current = s->data.id == q->id;
+        if (current) {
             if (cancelled) {
                 s->data.pt[i].state = 0;
-                break;
+            } else {
+                s->data.pt[i] = pt;
+                s->data.done++;
             }
-            s->data.pt[i] = pt;
-            s->data.done++;
-            wake(s->wake_fd);
         }
-        s->running = 0;
-        wake(s->wake_fd);
+        pthread_mutex_unlock(&s->mu);
+        if (!current || cancelled) break;
+        tui_job_wake(s->wake_fd);
     }
-    pthread_mutex_unlock(&s->mu);
-    return NULL;
+    return NULL; /* everything went into data; the job wakes the UI when idle */
+}
+
+static void sweep_free(void *r) { (void)r; }
+static int sweep_cancelled(const void *r)
+{
+    (void)r;
+    return 1;
 }
 
 tui_sweeper *tui_sweeper_start(elk_plan_cache *pc, int wake_fd)
@@ -329,10 +316,9 @@ tui_sweeper *tui_sweeper_start(elk_plan_cache *pc, int wake_fd)
     s->pc = pc;
     s->wake_fd = wake_fd;
     pthread_mutex_init(&s->mu, NULL);
-    pthread_cond_init(&s->cv, NULL);
-    if (elk_thread_start(&s->th, sweeper_main, s) != 0) {
+    tui_job_ops ops = {sweep_run, sweep_cancelled, sweep_free, sizeof(sweep_req), s};
+    if (!(s->job = tui_job_start(&ops, wake_fd))) {
         pthread_mutex_destroy(&s->mu);
-        pthread_cond_destroy(&s->cv);
         free(s);
         return NULL;
     }
@@ -342,6 +328,8 @@ tui_sweeper *tui_sweeper_start(elk_plan_cache *pc, int wake_fd)
 void tui_sweeper_run(tui_sweeper *s, const elk_point *base, int knob, const double *xs, int n)
 {
     if (n > TUI_SWEEP_MAX) n = TUI_SWEEP_MAX;
+    sweep_req q;
+    memset(&q, 0, sizeof q);
     pthread_mutex_lock(&s->mu);
     s->data.id++;
     s->data.knob = knob;
@@ -351,19 +339,16 @@ void tui_sweeper_run(tui_sweeper *s, const elk_point *base, int knob, const doub
     memset(s->data.pt, 0, sizeof s->data.pt);
     for (int i = 0; i < n; i++) s->data.pt[i].x = xs[i];
     s->started = 1;
-    s->pending = 1;
-    if (s->running) s->cancel = 1;
-    pthread_cond_signal(&s->cv);
+    q.id = s->data.id;
     pthread_mutex_unlock(&s->mu);
+    q.knob = knob;
+    q.n = n;
+    memcpy(q.xs, xs, (size_t)n * sizeof *xs);
+    q.base = *base;
+    tui_job_request(s->job, &q, q.id);
 }
 
-void tui_sweeper_cancel(tui_sweeper *s)
-{
-    pthread_mutex_lock(&s->mu);
-    s->pending = 0;
-    if (s->running) s->cancel = 1;
-    pthread_mutex_unlock(&s->mu);
-}
+void tui_sweeper_cancel(tui_sweeper *s) { tui_job_cancel(s->job); }
 
 int tui_sweeper_get(tui_sweeper *s, tui_sweep_data *out)
 {
@@ -374,24 +359,12 @@ int tui_sweeper_get(tui_sweeper *s, tui_sweep_data *out)
     return st;
 }
 
-int tui_sweeper_busy(tui_sweeper *s)
-{
-    pthread_mutex_lock(&s->mu);
-    int b = s->running || s->pending;
-    pthread_mutex_unlock(&s->mu);
-    return b;
-}
+int tui_sweeper_busy(tui_sweeper *s) { return tui_job_busy(s->job); }
 
 void tui_sweeper_stop(tui_sweeper *s)
 {
     if (!s) return;
-    pthread_mutex_lock(&s->mu);
-    s->stop = 1;
-    s->cancel = 1;
-    pthread_cond_signal(&s->cv);
-    pthread_mutex_unlock(&s->mu);
-    pthread_join(s->th, NULL);
+    tui_job_stop(s->job);
     pthread_mutex_destroy(&s->mu);
-    pthread_cond_destroy(&s->cv);
     free(s);
 }

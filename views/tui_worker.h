@@ -1,10 +1,14 @@
 /* Off-UI-thread computation for the workbench.
  *
- * tui_worker: one thread that computes the latest requested design point
- * (elk_problem_init + elk_result_run for all policies) and publishes the
- * finished result by pointer swap under a mutex. A new request cancels the
- * job in flight (elk_sched_opts.cancel); results of superseded requests are
- * dropped, so the UI only ever sees the answer to the latest request.
+ * tui_worker: one thread (a tui_job) that computes the latest requested
+ * design point (elk_problem_init + elk_result_run for all policies) and
+ * publishes the finished result by pointer swap under a mutex. A new
+ * request cancels the job in flight, plan enumeration included
+ * (elk_plan_opts.cancel, elk_sched_opts.cancel); results of superseded
+ * requests are dropped, so the UI only ever sees answers to the latest
+ * request. When the point's plans are not all cached, a provisional answer
+ * on the coarse plan space (tui_snap.provisional) comes first, then the
+ * complete one.
  *
  * tui_sweeper: one thread that computes the points of a one-knob sweep in
  * order and publishes each point's summary as it finishes.
@@ -26,6 +30,8 @@ void tui_worker_request(tui_worker *w, const elk_point *p, unsigned long id);
 tui_snap *tui_worker_take(tui_worker *w);
 /* A request is queued or running. */
 int tui_worker_busy(const tui_worker *w);
+/* Provisional results published so far (tests). */
+int tui_worker_provisionals(tui_worker *w);
 /* Cancel, join and free (also frees an untaken result). */
 void tui_worker_stop(tui_worker *w);
 
