@@ -13,22 +13,14 @@ static void usage(FILE *fp, const elk_opt *opts)
 {
     fprintf(fp, "usage: elk tui [--view N] [--policy P] [--ascii] [--mono] [--plot-format png|svg]\n"
                 "               [--log FILE] [--point FILE] [design-point options]\n\n"
-                "The interactive workbench: a knob panel, six views (1 Breakdown, 2 Pareto,\n"
-                "3 Roofline, 4 Timeline, 5 Sweep, 6 Network), live recomputation as knobs turn,\n"
-                "compare (b), undo (u), save and load points (w, o), CSV and gnuplot export. Press ? inside for every key. `elk` with no arguments opens it.\n"
+                "The interactive workbench: a knob panel, seven views (1 Breakdown, 2 Pareto,\n"
+                "3 Roofline, 4 Timeline, 5 Sweep, 6 Network, 7 Sensitivity), live recomputation\n"
+                "as knobs turn, compare (b), undo (u), save and load points (w, o), CSV and\n"
+                "gnuplot export. Press ? inside for every key. `elk` with no arguments opens it.\n"
                 "When stdin or stdout is not a terminal it prints `elk run`'s table instead.\n\n");
     elk_cli_opts_help(fp, opts);
     fprintf(fp, "\n");
     elk_cli_knob_help(fp);
-}
-
-static int view_index(const char *v)
-{
-    static const char *const names[] = {"breakdown", "pareto", "roofline", "timeline", "sweep", "network"};
-    if (v[0] >= '1' && v[0] <= '6' && !v[1]) return v[0] - '1';
-    for (int i = 0; i < 6; i++)
-        if (!strcmp(v, names[i])) return i;
-    return -1;
 }
 
 /* Not a terminal: `elk run` with the same design-point options (the
@@ -70,7 +62,7 @@ int elk_cmd_tui(int argc, char **argv)
                *bench_out = NULL;
     int help = 0, ascii = 0, mono = 0;
     elk_opt opts[] = {
-        {"view", 1, &view, NULL, "N\tstart on view N (1-6 or its name)"},
+        {"view", 1, &view, NULL, "N\tstart on view N (its number or its name)"},
         {"policy", 1, &policy, NULL, "P\tfocused policy (basic, static, elk-dyn, elk-full, ideal)"},
         {"ascii", 0, NULL, &ascii, "ASCII drawing only (automatic when the locale is not UTF-8)"},
         {"mono", 0, NULL, &mono, "no colours (attributes only; also NO_COLOR=1)"},
@@ -102,8 +94,10 @@ int elk_cmd_tui(int argc, char **argv)
     o.ascii = ascii;
     o.mono = mono;
     o.log_path = log;
-    if (view && (o.start_view = view_index(view)) < 0) {
-        elk_cli_error("tui: --view \"%s\": expected 1-6, breakdown, pareto, roofline, timeline, sweep or network", view);
+    if (view && (o.start_view = elk_tui_view_find(view)) < 0) {
+        char names[256];
+        elk_tui_view_list(names, sizeof names);
+        elk_cli_error("tui: --view \"%s\": expected %s", view, names);
         return ELK_EXIT_USAGE;
     }
     if (policy && (o.focus = elk_policy_find(policy)) < 0) {

@@ -263,13 +263,16 @@ elk_status elk_balance_run(const elk_point *p, const elk_balance_opts *o, elk_ba
 
 /* ---- sensitivity ---- */
 
-static double latency_at(const elk_point *q, elk_policy pol, elk_plan_cache *pc, elk_status *st, elk_error *err)
+static double latency_at(const elk_point *q, elk_policy pol, elk_plan_cache *pc, atomic_int *cancel, elk_status *st,
+                         elk_error *err)
 {
     elk_problem pr;
-    *st = elk_problem_init(&pr, q, pc, err);
+    elk_plan_opts po = {.cancel = cancel};
+    *st = elk_problem_init_opts(&pr, q, pc, &po, err);
     if (*st != ELK_OK) return NAN;
     elk_sched_opts so;
     elk_sched_opts_default(&so);
+    so.cancel = cancel;
     elk_schedule s;
     *st = elk_schedule_run(&pr, pol, &so, &s, err);
     double ms = *st == ELK_OK ? s.latency_ms : NAN;
@@ -309,6 +312,12 @@ static int cmp_sens(const void *a, const void *b)
 
 elk_status elk_sensitivity_run(const elk_point *p, elk_policy pol, elk_plan_cache *pc, elk_sens *out, elk_error *err)
 {
+    return elk_sensitivity_run_cancel(p, pol, pc, NULL, out, err);
+}
+
+elk_status elk_sensitivity_run_cancel(const elk_point *p, elk_policy pol, elk_plan_cache *pc, atomic_int *cancel,
+                                      elk_sens *out, elk_error *err)
+{
     static const elk_knob knobs[] = {ELK_KNOB_HBM_TBPS,      ELK_KNOB_NOC_SCALE, ELK_KNOB_LINK_GBPS,
                                      ELK_KNOB_CORES,         ELK_KNOB_SRAM_KIB,  ELK_KNOB_COMPUTE_SCALE,
                                      ELK_KNOB_BATCH,         ELK_KNOB_SEQ};
@@ -317,7 +326,7 @@ elk_status elk_sensitivity_run(const elk_point *p, elk_policy pol, elk_plan_cach
     elk_model m;
     ELK_TRY(elk_point_resolve(p, &c, &m, err));
     elk_status st;
-    out->base_ms = latency_at(p, pol, pc, &st, err);
+    out->base_ms = latency_at(p, pol, pc, cancel, &st, err);
     if (st != ELK_OK) return st;
     for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++) {
         elk_sens_row *r = &out->row[out->n++];
@@ -334,7 +343,7 @@ elk_status elk_sensitivity_run(const elk_point *p, elk_policy pol, elk_plan_cach
             elk_point q = *p;
             elk_error e2;
             if (elk_point_set_num(&q, r->knob, v, &e2) != ELK_OK) continue;
-            double ms = latency_at(&q, pol, pc, &st, &e2);
+            double ms = latency_at(&q, pol, pc, cancel, &st, &e2);
             if (st == ELK_ENOPLAN || st == ELK_EINVAL || st == ELK_ERANGE) continue; /* refused: left out */
             if (st != ELK_OK) {
                 if (err) *err = e2;

@@ -17,6 +17,8 @@
 #ifndef ELK_BALANCE_H
 #define ELK_BALANCE_H
 
+#include <stdatomic.h>
+
 #include "elk_plan.h"
 #include "elk_point.h"
 #include "elk_sched.h"
@@ -104,5 +106,8 @@ typedef struct {
     elk_sens_row row[ELK_SENS_MAX]; /* ranked: largest |change| first */
 } elk_sens;
 elk_status elk_sensitivity_run(const elk_point *p, elk_policy pol, elk_plan_cache *pc, elk_sens *out, elk_error *err);
+/* The same, stopping with ELK_ECANCEL once *cancel is set (the TUI's view). */
+elk_status elk_sensitivity_run_cancel(const elk_point *p, elk_policy pol, elk_plan_cache *pc, atomic_int *cancel,
+                                      elk_sens *out, elk_error *err);
 
 #endif

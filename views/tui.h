@@ -89,6 +89,7 @@ typedef struct tui_ctx {
     int stale;                     /* snap answers an older request */
     struct tui_sweeper *sweeper;
     struct tui_netsim *netsim;     /* the network view's simulator thread */
+    struct tui_sens *sens;         /* the sensitivity view's thread */
     struct tui_sweeper *pin_sweeper; /* the Sweep view's second curve: the same sweep around the pin */
     const tui_snap *pin;           /* the pinned point (b), NULL when none; drawn beside
                                       or behind the live one */

@@ -30,10 +30,12 @@
 #include "tui_statusline.h"
 #include "tui_keys.h"
 #include "tui_netsim.h"
+#include "tui_sens.h"
 #include "tui_worker.h"
 #include "view_breakdown.h"
 #include "view_network.h"
 #include "view_pareto.h"
+#include "view_sensitivity.h"
 #include "view_roofline.h"
 #include "view_sweep.h"
 #include "view_timeline.h"
@@ -41,10 +43,29 @@
 /* The views, in tab order (key 1 is the first): each is view_NAME.c with
  * view_NAME_new() returning its elk_view (tui.h). Adding a view is its
  * file pair and a row here; the tabs, number keys and help follow. */
-#define TUI_VIEWS(X) X(breakdown) X(pareto) X(roofline) X(timeline) X(sweep) X(network)
+#define TUI_VIEWS(X) X(breakdown) X(pareto) X(roofline) X(timeline) X(sweep) X(network) X(sensitivity)
 #define TUI_VIEW_COUNT(name) +1
 #define NVIEWS (0 TUI_VIEWS(TUI_VIEW_COUNT))
 _Static_assert(NVIEWS <= 9, "views are chosen with the keys 1-9");
+
+#define TUI_VIEW_NAME(name) #name,
+static const char *const view_names[] = {TUI_VIEWS(TUI_VIEW_NAME) NULL};
+#undef TUI_VIEW_NAME
+
+int elk_tui_view_find(const char *v)
+{
+    if (v[0] >= '1' && v[0] < '1' + NVIEWS && !v[1]) return v[0] - '1';
+    for (int i = 0; i < NVIEWS; i++)
+        if (!strcmp(v, view_names[i])) return i;
+    return -1;
+}
+
+void elk_tui_view_list(char *buf, size_t n)
+{
+    size_t l = (size_t)snprintf(buf, n, "1-%d", NVIEWS);
+    for (int i = 0; i < NVIEWS && l < n; i++)
+        l += (size_t)snprintf(buf + l, n - l, "%s%s", i == NVIEWS - 1 ? " or " : ", ", view_names[i]);
+}
 #define MIN_COLS 80
 #define MIN_LINES 24
 
@@ -161,6 +182,7 @@ typedef struct {
     tui_worker *worker;
     tui_sweeper *sweeper;
     tui_netsim *netsim;
+    tui_sens *sens;
     tui_sweeper *pin_sweeper;
     int wake[2];
     tui_snap *snap;
@@ -213,6 +235,7 @@ static void request(tui_app *a, int force)
     a->req_id++;
     /* the network view simulates again once this result is in */
     if (a->netsim) tui_netsim_cancel(a->netsim);
+    if (a->sens) tui_sens_cancel(a->sens);
     tui_worker_request(a->worker, &a->requested, a->req_id);
     a->dirty = 1;
 }
@@ -230,6 +253,7 @@ static void build_ctx(tui_app *a)
     cx->stale = a->snap && a->snap->id != a->req_id;
     cx->sweeper = a->sweeper;
     cx->netsim = a->netsim;
+    cx->sens = a->sens;
     cx->pin_sweeper = a->pin_sweeper;
     cx->pin = a->pin;
     cx->fixed_axes = a->fixed_axes;
@@ -289,7 +313,7 @@ static void draw_all(tui_app *a)
     tui_rect sr = {LINES - 2, 0, 1, COLS};
     tui_status_draw(&a->status, &sr, &a->cx);
     tui_rect kbar = {LINES - 1, 0, 1, COLS};
-    tui_keybar_draw(&kbar, v);
+    tui_keybar_draw(&kbar, v, NVIEWS);
     wnoutrefresh(stdscr);
     if (a->help_on) {
         if (!a->help) a->help = tui_help_open(a->views, NVIEWS, tui_ascii());
@@ -653,6 +677,7 @@ static void app_free(tui_app *a)
     tui_sweeper_stop(a->pin_sweeper);
     tui_worker_stop(a->worker);
     tui_netsim_stop(a->netsim);
+    tui_sens_stop(a->sens);
     if (a->pin != a->snap) tui_snap_free(a->pin);
     tui_snap_free(a->snap);
     for (int i = 0; i < NVIEWS; i++)
@@ -737,6 +762,7 @@ static tui_app *app_new(const elk_point *p, const tui_opts *o, int *rc)
         }
     if (!a->pc || !(a->worker = tui_worker_start(a->pc, a->wake[1])) ||
         !(a->sweeper = tui_sweeper_start(a->pc, a->wake[1])) || !(a->netsim = tui_netsim_start(a->pc, a->wake[1])) ||
+        !(a->sens = tui_sens_start(a->pc, a->wake[1])) ||
         !(a->pin_sweeper = tui_sweeper_start(a->pc, a->wake[1]))) {
         app_free(a);
         fprintf(stderr, "elk: cannot start the worker threads\n");
@@ -811,7 +837,7 @@ int elk_tui_run(const elk_point *p, const tui_opts *o)
         }
         int busy = tui_worker_busy(a->worker) ||
                    (a->cur == 4 && (tui_sweeper_busy(a->sweeper) || tui_sweeper_busy(a->pin_sweeper))) ||
-                   (a->cur == 5 && tui_netsim_busy(a->netsim));
+                   (a->cur == 5 && tui_netsim_busy(a->netsim)) || (a->cur == 6 && tui_sens_busy(a->sens));
         if (a->dirty || busy) {
             draw_all(a);
             a->dirty = 0;

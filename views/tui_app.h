@@ -23,6 +23,10 @@ typedef struct {
 
 void tui_opts_default(tui_opts *o);
 /* Run the workbench on a design point; returns the exit code. */
+/* The view --view names (a number from 1, or a view's name), or -1. */
+int elk_tui_view_find(const char *v);
+/* "1-N, breakdown, ... or sensitivity", for messages and --help. */
+void elk_tui_view_list(char *buf, size_t n);
 int elk_tui_run(const elk_point *p, const tui_opts *o);
 
 #endif

@@ -1,5 +1,7 @@
 #include "tui_keybar.h"
 
+#include <stdio.h>
+
 #include <string.h>
 
 #include "tui_draw.h"
@@ -34,14 +36,16 @@ static int item(int y, int x, int maxx, const char *key, const char *label)
     return n + 1;
 }
 
-void tui_keybar_draw(const tui_rect *r, const elk_view *v)
+void tui_keybar_draw(const tui_rect *r, const elk_view *v, int nviews)
 {
     int x = r->x, maxx = r->x + r->w;
     tui_fill(r->y, r->x, r->w, A_NORMAL, " ");
-    static const char global_ascii[] = "1-6=Views  Up/Dn=Knob  <-/->=Step  Enter=Type  e=CSV  g=Plot  ?=Help  q=Quit";
+    static const char global_ascii[] = "=Views  Up/Dn=Knob  <-/->=Step  Enter=Type  e=CSV  g=Plot  ?=Help  q=Quit";
     static const char global_utf8[] =
-        "1-6=Views  \u2191\u2193=Knob  \u2190\u2192=Step  \u23ce=Type  e=CSV  g=Plot  ?=Help  q=Quit";
-    const char *specs[2] = {tui_ascii() ? global_ascii : global_utf8, v ? v->keys : NULL};
+        "=Views  \u2191\u2193=Knob  \u2190\u2192=Step  \u23ce=Type  e=CSV  g=Plot  ?=Help  q=Quit";
+    char global[160];
+    snprintf(global, sizeof global, "1-%d%s", nviews, tui_ascii() ? global_ascii : global_utf8);
+    const char *specs[2] = {global, v ? v->keys : NULL};
     char key[32], label[64];
     for (int s = 0; s < 2; s++) {
         const char *p = specs[s];

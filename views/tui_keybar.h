@@ -6,7 +6,7 @@
 
 #include "tui.h"
 
-void tui_keybar_draw(const tui_rect *r, const elk_view *v);
+void tui_keybar_draw(const tui_rect *r, const elk_view *v, int nviews);
 /* Iterate over a key spec: fills key/label, returns the rest or NULL. */
 const char *tui_keyspec_next(const char *spec, char *key, size_t kn, char *label, size_t ln);
 
