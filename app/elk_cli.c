@@ -96,9 +96,22 @@ void elk_cli_knob_help(FILE *fp)
         if (k == ELK_KNOB_MODEL || k == ELK_KNOB_CHIP || k == ELK_KNOB_WORKLOAD) continue;
         if (k == ELK_KNOB_PROFILE) {
             fprintf(fp, "  --profile P             cost profile: paper | physical, each optionally followed by\n"
-                        "                          +switch / -switch (gather, multichip, relayout, rotsync,\n"
-                        "                          unfused, softmax1, noccap, int55, mincold, warmup, contention); default:\n"
-                        "                          the chip preset's (docs/VALIDATION.md, Cost profiles)\n");
+                        "                          +switch / -switch (");
+            /* the switch table's names, wrapped */
+            int col = 45;
+            for (int w = 0; w < ELK_PSW_COUNT; w++) {
+                const char *nm = elk_profile_switch_names[w];
+                int len = (int)strlen(nm) + 2;
+                if (w && col + len > 90) {
+                    fprintf(fp, ",\n                          %s", nm);
+                    col = 26 + len - 2;
+                } else {
+                    fprintf(fp, "%s%s", w ? ", " : "", nm);
+                    col += len;
+                }
+            }
+            fprintf(fp, "); default:");
+            fprintf(fp, "\n                          the chip preset's (docs/VALIDATION.md, Cost profiles)\n");
             continue;
         }
         char flag[64];

@@ -1,4 +1,5 @@
 #include "elk_sched.h"
+#include "elk_plan_art.h"
 
 #include <assert.h>
 #include <math.h>
@@ -92,6 +93,7 @@ static int pick_split(const elk_op *op, const elk_split *opt, int n, void *ctx)
 {
     const split_ctx *sc = ctx;
     int best = -1, dim = -1;
+    if ((sc->c->profile & (1u << ELK_PSW_PLANTABLES)) && (best = elk_plan_art_pick_split(op, opt, n)) >= 0) return best;
     double bestT = INFINITY, lastT = INFINITY;
     for (int k = 0; k < n; k++) {
         if (!opt[k].fits) continue;
@@ -1613,6 +1615,9 @@ static elk_status schedule_run(const elk_problem *pr, elk_policy pol, const elk_
     case ELK_POL_STATIC: {
         double lo = 0;
         for (int k = 0; k < pr->graph.nshapes; k++) lo = fmax(lo, pr->menus[k].e[0].hot);
+        /* launch.py's floor: the smallest plan under the least preload size */
+        if ((pr->chip.profile & (1u << ELK_PSW_MINCOLD)) && (pr->chip.profile & (1u << ELK_PSW_PLANTABLES)))
+            lo = fmax(lo, elk_plan_art_static_floor(pr->menus, pr->graph.nshapes));
         double step = o->static_step_kib * 1024.0;
         double bx = -1;
         int bv = 0;
