@@ -233,6 +233,9 @@ static void tctx_free(tctx *x)
 
 typedef void (*spatial_fn)(void *u, const int *p);
 
+/* The spatial search of one operator. Owns nothing. Invariant: p holds the
+ * plan being built (1 beyond the current level); fn sees only plans that
+ * pass the artifact's utilisation and padding checks. */
 typedef struct {
     int nd, cores;
     long D[MD];
@@ -309,7 +312,8 @@ static void spatial_run(sctx *s, const elk_op *op, int cores, spatial_fn fn, voi
 /* ------------------------------------------------------------------ */
 /* Per-plan metrics (ARTIFACT-NOTES 3.4)                                */
 
-/* What the enumeration passes share. */
+/* What the enumeration passes share. Owns t's buffers (tctx_free).
+ * cpb and xf are the fixed rates the artifact ranks plans at. */
 typedef struct {
     const elk_chip *c;
     const elk_op *op;
@@ -610,6 +614,8 @@ typedef struct {
     double hot, cold;
 } leafrec;
 
+/* Pass 2's state: every plan of the current spatial plan, in enumeration
+ * order (leaf loc of pass 1 is the index). Owns v. */
 typedef struct {
     actx *a;
     leafrec *v;
@@ -814,6 +820,7 @@ elk_status elk_plan_art_enumerate(const elk_chip *c, const elk_op *op, double sr
             assert(H->hot == K[i].hot);
             kcold[i] = H->cold;
             double exe = evaluate(a, (int(*)[MT])H->tm, H->sub, H->s, H->hot, -1, &set->plans[i]);
+            assert(exe == K[i].exe); /* pass 1's time, recomputed */
             (void)exe;
             for (long j = 0; j < r.n; j++) {
                 const leafrec *P = &r.v[j];
@@ -914,10 +921,10 @@ int elk_plan_art_pick_split(const elk_op *op, const elk_split *opt, int n)
 
 /* ------------------------------------------------------------------ */
 
+/* elk_plan_art_temporal's sink: the first max matrices, n counts all. */
 typedef struct {
     int *out;
     long max, n;
-    int nd;
 } collect;
 
 static void collect_leaf(void *u, int tm[MD][MT], const long *sub)
@@ -948,7 +955,7 @@ long elk_plan_art_temporal(const elk_op *op, int cores, const int *p, int sortbu
     t.nt = op->ntensors;
     t.pad = s.pad;
     t.sortbug = sortbug;
-    collect k = {out, max, 0, t.nd};
+    collect k = {out, max, 0};
     t.leaf = collect_leaf;
     t.u = &k;
     int rc = temporal_run(&t, s.D, p);
