@@ -20,7 +20,21 @@ typedef struct {
     int t[MT];
 } tup;
 
-typedef void (*leaf_fn)(void *u, int tm[MD][MT], const long *sub);
+/* A leaf: the matrix, its per-iteration extents, every tensor's per-core
+ * slice (elements), which tensors rotate (bit v), and the iteration count. */
+typedef void (*leaf_fn)(void *u, int tm[MD][MT], const long *sub, const double *s, unsigned rot, double iters);
+
+/* One tuple as level d of the tree applies it to dim d (which, with the
+ * sort, need not be the dim whose list it came from): what it contributes
+ * to the leaf's extents, padding, slices and rotation. */
+typedef struct {
+    int t[MT];
+    long sub;       /* ceil(spatial_len[d] / max t) */
+    double eff;     /* spatial_len[d] / (sub * max t) */
+    double fac[MT]; /* ceil(spatial_len[d] / t_v) if tensor v indexes d, else 1 */
+    unsigned rot;   /* bit v: t_v > 1 */
+    int mx;         /* max t */
+} lent;
 
 /* The temporal search of one spatial plan. Owns pool and lists (reused
  * across spatial plans). Invariant: every list[d] entry indexes pool, and
@@ -39,6 +53,8 @@ typedef struct {
     int *list[MD];
     int nlist[MD], clist[MD];
     int *perm; /* perm[d]: the list level d draws from (the sort) */
+    lent *lv[MD]; /* level d's entries: list perm[d] applied to dim d */
+    int clv[MD];
     int tm[MD][MT];
     long prod[MD + 1][MT];
     leaf_fn leaf;
@@ -155,35 +171,62 @@ static int cmp_lists(const tctx *x, int a, int b)
  * the leaf check, replicas % product == 0; a partial product that does not
  * divide the replicas cannot become one that does, so pruning on it here
  * keeps the same leaves in the same order. */
-static void tree_rec(tctx *x, int d)
+static void tree_rec(tctx *x, int d, double eff, const double *s, unsigned rot, double iters, long *sub)
 {
     if (x->oom) return;
     if (d == x->nd) {
-        long sub[MD];
-        double eff = 1;
-        for (int e = 0; e < x->nd; e++) {
-            int mx = 1;
-            for (int v = 0; v < x->nt; v++) mx = x->tm[e][v] > mx ? x->tm[e][v] : mx;
-            sub[e] = (x->sl[e] + mx - 1) / mx;
-            eff *= (double)x->sl[e] / ((double)sub[e] * mx);
-        }
-        if (eff < x->pad) return;
         x->leaves++;
-        x->leaf(x->u, x->tm, sub);
+        x->leaf(x->u, x->tm, sub, s, rot, iters);
         return;
     }
     int L = x->perm[d];
+    double s2[MT];
     for (int i = 0; i < x->nlist[L]; i++) {
-        const int *t = x->pool[x->list[L][i]].t;
+        const lent *e = &x->lv[d][i];
         int ok = 1;
         for (int v = 0; v < x->nt; v++) {
-            x->prod[d + 1][v] = x->prod[d][v] * t[v];
+            x->prod[d + 1][v] = x->prod[d][v] * e->t[v];
             if (x->rep[v] % x->prod[d + 1][v]) ok = 0;
         }
-        if (!ok) continue;
-        memcpy(x->tm[d], t, sizeof(int) * MT);
-        tree_rec(x, d + 1);
+        /* the sub-op's padding efficiency is a product of factors <= 1,
+         * checked at the leaf: below the threshold here, below it there */
+        double eff2 = eff * e->eff;
+        if (!ok || eff2 < x->pad) continue;
+        for (int v = 0; v < x->nt; v++) s2[v] = s[v] * e->fac[v];
+        memcpy(x->tm[d], e->t, sizeof(int) * MT);
+        sub[d] = e->sub;
+        tree_rec(x, d + 1, eff2, s2, rot | e->rot, iters * e->mx, sub);
     }
+}
+
+/* Level d's entries from list perm[d], against dim d's extent. */
+static int levels(tctx *x)
+{
+    for (int d = 0; d < x->nd; d++) {
+        int L = x->perm[d], n = x->nlist[L];
+        if (n > x->clv[d]) {
+            lent *v = realloc(x->lv[d], (size_t)n * sizeof *v);
+            if (!v) return -1;
+            x->lv[d] = v;
+            x->clv[d] = n;
+        }
+        long len = x->sl[d];
+        for (int i = 0; i < n; i++) {
+            lent *e = &x->lv[d][i];
+            const int *t = x->pool[x->list[L][i]].t;
+            memcpy(e->t, t, sizeof e->t);
+            e->mx = 1;
+            e->rot = 0;
+            for (int v = 0; v < x->nt; v++) {
+                e->mx = t[v] > e->mx ? t[v] : e->mx;
+                if (t[v] > 1) e->rot |= 1u << v;
+                e->fac[v] = in_axes(&x->op->t[v], d) ? (double)((len + t[v] - 1) / t[v]) : 1.0;
+            }
+            e->sub = (len + e->mx - 1) / e->mx;
+            e->eff = (double)len / ((double)e->sub * e->mx);
+        }
+    }
+    return 0;
 }
 
 /* get_all_temporal_configs for spatial plan p (already validated). */
@@ -215,9 +258,17 @@ static int temporal_run(tctx *x, const long *D, const int *p)
                 perm[j - 1] = s;
             }
     x->perm = perm;
+    if (levels(x)) {
+        x->perm = NULL;
+        x->oom = 1;
+        return -1;
+    }
     for (int v = 0; v < MT; v++) x->prod[0][v] = 1;
     memset(x->tm, 0, sizeof x->tm);
-    tree_rec(x, 0);
+    double s0[MT];
+    long sub[MD];
+    for (int v = 0; v < MT; v++) s0[v] = 1;
+    tree_rec(x, 0, 1.0, s0, 0, 1.0, sub);
     x->perm = NULL;
     return x->oom ? -1 : 0;
 }
@@ -225,7 +276,10 @@ static int temporal_run(tctx *x, const long *D, const int *p)
 static void tctx_free(tctx *x)
 {
     free(x->pool);
-    for (int d = 0; d < MD; d++) free(x->list[d]);
+    for (int d = 0; d < MD; d++) {
+        free(x->list[d]);
+        free(x->lv[d]);
+    }
 }
 
 /* ------------------------------------------------------------------ */
@@ -340,6 +394,17 @@ static void slices(const tctx *x, int tm[MD][MT], double *s)
 }
 
 static int is_hbm(const elk_tensor *t) { return t->role == ELK_TR_WEIGHT || t->role == ELK_TR_KV; }
+
+/* Hot and cold bytes from the slices and the rotating tensors (bit v). */
+static void bytes_rot(const tctx *x, const double *s, unsigned rot, double *hot, double *cold)
+{
+    double dt = x->op->dtype_bytes;
+    *hot = *cold = 0;
+    for (int v = 0; v < x->nt; v++) {
+        *hot += s[v] * dt * (((rot >> v) & 1u) ? 2 : 1);
+        if (v > 0 && is_hbm(&x->op->t[v])) *cold += s[v] * dt;
+    }
+}
 
 /* Hot and cold bytes: every tensor, double-buffered if it rotates, against
  * only the HBM tensors, unbuffered. */
@@ -538,26 +603,19 @@ static int st_insert(pass1 *q, long i, double hot, double exe)
     return 0;
 }
 
-static void p1_leaf(void *u, int tm[MD][MT], const long *sub)
+static void p1_leaf(void *u, int tm[MD][MT], const long *sub, const double *s, unsigned rot, double iters)
 {
     pass1 *q = u;
     actx *a = q->a;
     long loc = q->loc++;
     q->seq++;
     if (q->oom) return;
-    double s[MT], hot, cold;
-    slices(&a->t, tm, s);
-    bytes_of(&a->t, tm, s, &hot, &cold);
+    double hot, cold;
+    bytes_rot(&a->t, s, rot, &hot, &cold);
     if (hot < q->min_hot) q->min_hot = hot;
     if (hot > a->sram) return;
     long i = st_find(q, hot);
     double bound = i >= 0 ? q->st_exe[i] : INFINITY;
-    double iters = 1;
-    for (int d = 0; d < a->t.nd; d++) {
-        int mx = 1;
-        for (int v = 0; v < a->t.nt; v++) mx = tm[d][v] > mx ? tm[d][v] : mx;
-        iters *= mx;
-    }
     double comp0 = elk_cost_compute(a->c, a->op, sub) * iters;
     /* compute alone already too slow: skip the exchange terms */
     if (!q->cb && comp0 / a->c->compute_scale >= bound) return;
@@ -623,8 +681,9 @@ typedef struct {
     int oom;
 } pass2;
 
-static void p2_leaf(void *u, int tm[MD][MT], const long *sub)
+static void p2_leaf(void *u, int tm[MD][MT], const long *sub, const double *s, unsigned rot, double iters)
 {
+    (void)iters;
     pass2 *q = u;
     if (q->oom) return;
     if (q->n == q->cap) {
@@ -640,8 +699,8 @@ static void p2_leaf(void *u, int tm[MD][MT], const long *sub)
     leafrec *r = &q->v[q->n++];
     memcpy(r->tm, tm, sizeof r->tm);
     memcpy(r->sub, sub, sizeof r->sub);
-    slices(&q->a->t, tm, r->s);
-    bytes_of(&q->a->t, tm, r->s, &r->hot, &r->cold);
+    memcpy(r->s, s, sizeof r->s);
+    bytes_rot(&q->a->t, s, rot, &r->hot, &r->cold);
 }
 
 /* A compatible (cold plan, front plan) pair. */
@@ -927,9 +986,12 @@ typedef struct {
     long max, n;
 } collect;
 
-static void collect_leaf(void *u, int tm[MD][MT], const long *sub)
+static void collect_leaf(void *u, int tm[MD][MT], const long *sub, const double *s, unsigned rot, double iters)
 {
     (void)sub;
+    (void)s;
+    (void)rot;
+    (void)iters;
     collect *k = u;
     if (k->n < k->max) memcpy(k->out + k->n * MD * MT, tm, sizeof(int) * MD * MT);
     k->n++;
