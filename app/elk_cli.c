@@ -119,10 +119,15 @@ void elk_cli_knob_help(FILE *fp)
         const elk_knob_info *ki = &elk_knobs[k];
         if (k == ELK_KNOB_MODEL || k == ELK_KNOB_CHIP || k == ELK_KNOB_WORKLOAD) continue;
         if (k == ELK_KNOB_PROFILE) {
-            help_entry(fp, HELP_COL, "--profile P",
-                       "cost profile: paper | physical, each optionally followed by +switch / -switch (gather, "
-                       "multichip, relayout, rotsync, unfused, softmax1, noccap, int55, mincold, warmup, "
-                       "contention); default: the chip preset's (docs/VALIDATION.md, Cost profiles)");
+            /* the switch table's names */
+            char text[512];
+            size_t l = (size_t)snprintf(text, sizeof text,
+                                        "cost profile: paper | physical, each optionally followed by +switch / -switch (");
+            for (int w = 0; w < ELK_PSW_COUNT && l < sizeof text; w++)
+                l += (size_t)snprintf(text + l, sizeof text - l, "%s%s", w ? ", " : "", elk_profile_switch_names[w]);
+            if (l < sizeof text)
+                snprintf(text + l, sizeof text - l, "); default: the chip preset's (docs/VALIDATION.md, Cost profiles)");
+            help_entry(fp, HELP_COL, "--profile P", text);
             continue;
         }
         char flag[64], text[128];

@@ -295,6 +295,17 @@ double elk_chip_xfactor(const elk_chip *c)
     return (c->profile & (1u << ELK_PSW_MULTICHIP)) && c->cores > c->cores_per_chip ? 1.25 : 1.0;
 }
 
+/* "gather, multichip, ...": every switch name, in table order. */
+static const char *switch_list(void)
+{
+#define PSW_NAME(id, name, help) name ", "
+    static const char all[] = ELK_PROFILE_SWITCHES(PSW_NAME);
+#undef PSW_NAME
+    static _Thread_local char buf[sizeof all];
+    snprintf(buf, sizeof buf, "%.*s", (int)(sizeof all - 3), all);
+    return buf;
+}
+
 elk_status elk_profile_parse(const char *spec, unsigned *mask, elk_error *err)
 {
     const char *p = spec;
@@ -304,8 +315,7 @@ elk_status elk_profile_parse(const char *spec, unsigned *mask, elk_error *err)
     else if (n == 8 && !strncmp(p, "physical", 8)) m = ELK_PROFILE_PHYSICAL;
     else
         return elk_fail(err, ELK_ERANGE, "profile \"%s\": expected paper or physical, optionally followed by "
-                        "+switch or -switch (switches: gather, multichip, relayout, rotsync, unfused, softmax1, "
-                        "noccap, int55, mincold, warmup, contention)", spec);
+                        "+switch or -switch (switches: %s)", spec, switch_list());
     p += n;
     while (*p) {
         char op = *p++;
@@ -314,8 +324,8 @@ elk_status elk_profile_parse(const char *spec, unsigned *mask, elk_error *err)
         for (int i = 0; i < ELK_PSW_COUNT; i++)
             if (strlen(elk_profile_switch_names[i]) == n && !strncmp(p, elk_profile_switch_names[i], n)) k = i;
         if (k < 0)
-            return elk_fail(err, ELK_ERANGE, "profile \"%s\": no switch \"%.*s\" (switches: gather, multichip, "
-                            "relayout, rotsync, unfused, softmax1, noccap, int55, mincold, warmup, contention)", spec, (int)n, p);
+            return elk_fail(err, ELK_ERANGE, "profile \"%s\": no switch \"%.*s\" (switches: %s)", spec, (int)n, p,
+                            switch_list());
         if (op == '+') m |= 1u << k;
         else m &= ~(1u << k);
         p += n;

@@ -76,7 +76,8 @@ typedef struct {
     X(INT55, "int55", "Basic, Static and Elk-Dyn see the per-core NoC rate truncated to an integer (QUIRK, int(5.5))") \
     X(MINCOLD, "mincold", "Basic's and Static's distributed variant keeps only plans at the operator's least preload size, their replicated one the largest that fits")  \
     X(WARMUP, "warmup", "a coarser preload layout's warm-up shifts the whole execute-state slice through the port, one sync per step")  \
-    X(CONTENTION, "contention", "an op's exchange takes the NoC time its preloads leave; Elk-Full pushes preloads earlier instead; no SRAM-port pauses")
+    X(CONTENTION, "contention", "an op's exchange takes the NoC time its preloads leave; Elk-Full pushes preloads earlier instead; no SRAM-port pauses") \
+    X(PLANTABLES, "plantables", "each operator's plans and preload layouts are the artifact's tables: its plan space with the temporal-split sort bug, 2-D front and cold-to-hot pairing (QUIRK, ARTIFACT-NOTES 3.3)")
 
 typedef enum {
 #define ELK_PSW_ENUM(id, name, help) ELK_PSW_##id,

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "elk_cost.h"
+#include "elk_plan_art.h"
 #include "elk_thread.h"
 
 /* ------------------------------------------------------------------ */
@@ -998,7 +999,7 @@ static int cold_options(const enum_ctx *e, const elk_plan *pl, elk_cold_opt **op
     elk_cold_opt tmp[512];
     int nt = 0;
     if (nh == 0) {
-        tmp[nt++] = (elk_cold_opt){0, 0, 1, 0, 1};
+        tmp[nt++] = (elk_cold_opt){0, 0, 1, 0, 1, 0};
     } else {
         long rep[ELK_MAX_TENSORS], base[ELK_MAX_TENSORS];
         int cax[ELK_MAX_TENSORS];
@@ -1043,7 +1044,7 @@ static int cold_options(const enum_ctx *e, const elk_plan *pl, elk_cold_opt **op
                 cold += sc * dt;
                 dist += (se - sc) * dt;
             }
-            tmp[nt++] = (elk_cold_opt){cold, dist, (double)f, cold * e->cores, (int)f};
+            tmp[nt++] = (elk_cold_opt){cold, dist, (double)f, cold * e->cores, (int)f, 0};
         }
     }
     /* sort by cold ascending, then keep a strictly decreasing dist */
@@ -1174,6 +1175,9 @@ elk_status elk_plan_enumerate(const elk_chip *c, const elk_op *op, double sram_b
 {
     static const elk_plan_opts defaults = {0};
     if (!o) o = &defaults;
+    /* the paper profile's "plantables": the artifact's own tables */
+    if (c->profile & (1u << ELK_PSW_PLANTABLES))
+        return elk_plan_art_enumerate(c, op, sram_bytes, set, o->all_cb, o->ctx, o->cancel, err);
     int coarse = o->coarse && !o->all_cb && !o->exhaustive;
     elk_status st = enumerate_space(c, op, sram_bytes, set, o, coarse, err);
     /* nothing in the coarse space: the full space (and its error) */
@@ -1270,7 +1274,8 @@ elk_status elk_menu_build_scaled(const elk_chip *c, const elk_op *op, const elk_
             else if (c->profile & (1u << ELK_PSW_WARMUP))
                 /* the artifact's get_warm_up_time: factor steps, each shifting a
                  * preload-state slice (the execute-state slice in all) */
-                mc->dist = (o->dist_bytes + o->cold) * elk_cost_shift_cpb(c) + o->factor * c->sync_cycles;
+                mc->dist = (o->warm_bytes > 0 ? o->warm_bytes : o->dist_bytes + o->cold) * elk_cost_shift_cpb(c) +
+                           o->factor * c->sync_cycles;
             else
                 mc->dist = elk_cost_alltoall(c, o->dist_bytes, o->dist_group) + c->sync_cycles;
             mc->dist *= fxchg;
@@ -1485,7 +1490,7 @@ static void make_key(const elk_chip *c, const elk_op *op, char *k, size_t n)
         len += snprintf(k + len, n - (size_t)len, "|u%d,%d,%d", op->unf_elem, op->unf_row, op->unf_slice);
     /* the switches enumeration sees (the others act on menus or schedules) */
     unsigned plan_sw = (1u << ELK_PSW_GATHER) | (1u << ELK_PSW_MULTICHIP) | (1u << ELK_PSW_RELAYOUT) |
-                       (1u << ELK_PSW_ROTSYNC) | (1u << ELK_PSW_UNFUSED);
+                       (1u << ELK_PSW_ROTSYNC) | (1u << ELK_PSW_UNFUSED) | (1u << ELK_PSW_PLANTABLES);
     len += snprintf(k + len, n - (size_t)len, "|p%x", c->profile & plan_sw);
     snprintf(k + len, n - (size_t)len, "#%d:%d:%dx%d:%.6g:%.6g:%.6g:%.6g:%.6g:%d:%d:%llx", c->cores, c->topology,
              c->mesh_rows, c->mesh_cols, elk_chip_sram_bytes(c), c->compute_scale, c->sync_cycles,

@@ -37,13 +37,15 @@ typedef struct {
 
 /* A preload-state layout of a plan's HBM tensors: coarser rotation of the
  * same spatial plan. Invariant: options of one plan are sorted by cold
- * ascending with dist_bytes strictly descending. */
+ * ascending with dist_bytes strictly descending (a "plantables" set keeps
+ * the artifact's table as it is, elk_plan_art.h: cold ascending only). */
 typedef struct {
     double cold;        /* preload space per core, bytes */
     double dist_bytes;  /* bytes per core moved by data distribution */
     double dist_group;  /* cores exchanging in the distribution */
     double deliv;       /* bytes delivered into all cores at preload (replicas included) */
     int factor;         /* coarsening factor over the execute-state rotation */
+    double warm_bytes;  /* bytes the "warmup" switch's warm-up shifts (0: dist_bytes + cold) */
 } elk_cold_opt;
 
 /* All kept plans of one operator shape on one chip. Owns plans and opts.

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "elk_cost.h"
+#include "elk_plan_art.h"
 
 /* ------------------------------------------------------------------ */
 /* Problem                                                              */
@@ -65,6 +66,7 @@ static int pick_split(const elk_op *op, const elk_split *opt, int n, void *ctx)
 {
     const split_ctx *sc = ctx;
     int best = -1, dim = -1;
+    if ((sc->c->profile & (1u << ELK_PSW_PLANTABLES)) && (best = elk_plan_art_pick_split(op, opt, n)) >= 0) return best;
     double bestT = INFINITY, lastT = INFINITY;
     for (int k = 0; k < n; k++) {
         if (!opt[k].fits) continue;

@@ -112,10 +112,12 @@ static int baseline_pick(const elk_sctx *x, int i, double budget, int *kout)
     }
     int best = -1;
     double bt = INFINITY;
+    /* with the artifact's tables, its rule exactly: the largest hot that fits */
+    int largest = (x->c->profile >> ELK_PSW_PLANTABLES) & 1u;
     for (int e = 0; e < m->n && m->e[e].hot <= budget; e++)
         for (int k = 0; k < m->e[e].nc; k++) {
             const elk_menu_cold *mc = &m->cold[m->e[e].c0 + k];
-            if (mc->cold != want || m->e[e].exe + mc->dist >= bt) continue;
+            if (mc->cold != want || (!largest && m->e[e].exe + mc->dist >= bt)) continue;
             bt = m->e[e].exe + mc->dist;
             best = e;
             *kout = k;

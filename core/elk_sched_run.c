@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "elk_cost.h"
+#include "elk_plan_art.h"
 
 /* ------------------------------------------------------------------ */
 /* Preload orders (paper section 4.4)                                   */
@@ -302,6 +303,9 @@ static elk_status schedule_run(const elk_problem *pr, elk_policy pol, const elk_
     case ELK_POL_STATIC: {
         double lo = 0;
         for (int k = 0; k < pr->graph.nshapes; k++) lo = fmax(lo, pr->menus[k].e[0].hot);
+        /* launch.py's floor: the smallest plan under the least preload size */
+        if ((pr->chip.profile & (1u << ELK_PSW_MINCOLD)) && (pr->chip.profile & (1u << ELK_PSW_PLANTABLES)))
+            lo = fmax(lo, elk_plan_art_static_floor(pr->menus, pr->graph.nshapes));
         double step = o->static_step_kib * 1024.0;
         double bx = -1;
         int bv = 0;

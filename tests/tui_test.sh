@@ -77,8 +77,11 @@ row_ms() { cap | awk -v p="$1" '$1 == p && $2 ~ /[█#]/ { print $3; exit }'; }
 run_ms() { # run_ms POLICY-NAME ARGS...
     local pol=$1
     shift
-    "$ELK" run $POINT "$@" --format csv | awk -F, -v p="$pol" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-        $c["policy"] == p { printf "%.4g\n", $c["latency_ms"] }'
+    # JSON's 10 digits, not CSV's 6: a latency like 0.0955549 must round as
+    # the TUI rounds it, not as CSV's 0.095555 does
+    "$ELK" run $POINT "$@" --format json | awk -v p="$pol" '
+        $1 == "\"policy\":" { cur = $2; gsub(/[",]/, "", cur) }
+        $1 == "\"latency_ms\":" && cur == p { v = $2; sub(/,$/, "", v); printf "%.4g\n", v; exit }'
 }
 
 start_shell() { # start_shell LANG [extra env...]

@@ -1,0 +1,1062 @@
+#include "elk_plan_art.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elk_cost.h"
+
+#define MD ELK_MAX_DIMS
+#define MT ELK_MAX_TENSORS
+#define MAX_DIV 512 /* divisors of a replica count (<= ELK_CHIP_CORES_MAX has at most 264) */
+
+/* ------------------------------------------------------------------ */
+/* Temporal enumeration (ARTIFACT-NOTES 3.3)                            */
+
+/* One tuple (t_0..t_{V-1}): temporal slices of every tensor along one dim. */
+typedef struct {
+    int t[MT];
+} tup;
+
+/* A leaf: the matrix, its per-iteration extents, every tensor's per-core
+ * slice (elements), which tensors rotate (bit v), and the iteration count. */
+typedef void (*leaf_fn)(void *u, int tm[MD][MT], const long *sub, const double *s, unsigned rot, double iters);
+
+/* One tuple as level d of the tree applies it to dim d (which, with the
+ * sort, need not be the dim whose list it came from): what it contributes
+ * to the leaf's extents, padding, slices and rotation. */
+typedef struct {
+    int t[MT];
+    long sub;       /* ceil(spatial_len[d] / max t) */
+    double eff;     /* spatial_len[d] / (sub * max t) */
+    double fac[MT]; /* ceil(spatial_len[d] / t_v) if tensor v indexes d, else 1 */
+    unsigned rot;   /* bit v: t_v > 1 */
+    int mx;         /* max t */
+} lent;
+
+/* The temporal search of one spatial plan. Owns pool and lists (reused
+ * across spatial plans). Invariant: every list[d] entry indexes pool, and
+ * lists hold, after sorting, the artifact's search_space in its order. */
+typedef struct {
+    const elk_op *op;
+    int nd, nt;
+    double pad;
+    int sortbug;
+    long sl[MD];  /* spatial_len: per-core extent of each dim */
+    long rep[MT]; /* replicas of each tensor */
+    long div[MT][MAX_DIV]; /* their divisors, ascending */
+    int ndiv[MT];
+    tup *pool;
+    int npool, cpool;
+    int *list[MD];
+    int nlist[MD], clist[MD];
+    int *perm; /* perm[d]: the list level d draws from (the sort) */
+    lent *lv[MD]; /* level d's entries: list perm[d] applied to dim d */
+    int clv[MD];
+    int tm[MD][MT];
+    long prod[MD + 1][MT];
+    leaf_fn leaf;
+    void *u;
+    long leaves;
+    int oom;
+} tctx;
+
+static int in_axes(const elk_tensor *t, int d)
+{
+    for (int a = 0; a < t->naxes; a++)
+        if (t->axis[a] == d) return 1;
+    return 0;
+}
+
+static long gcdl(long a, long b)
+{
+    while (b) {
+        long r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+static int pool_push(tctx *x, const int *t)
+{
+    if (x->npool == x->cpool) {
+        int c = x->cpool ? x->cpool * 2 : 256;
+        tup *v = realloc(x->pool, (size_t)c * sizeof *v);
+        if (!v) return -1;
+        x->pool = v;
+        x->cpool = c;
+    }
+    memcpy(x->pool[x->npool++].t, t, sizeof(int) * MT);
+    return 0;
+}
+
+static int list_push(tctx *x, int d, int i)
+{
+    if (x->nlist[d] == x->clist[d]) {
+        int c = x->clist[d] ? x->clist[d] * 2 : 64;
+        int *v = realloc(x->list[d], (size_t)c * sizeof *v);
+        if (!v) return -1;
+        x->list[d] = v;
+        x->clist[d] = c;
+    }
+    x->list[d][x->nlist[d]++] = i;
+    return 0;
+}
+
+/* Dim d's list: itertools.product over the tensors' ascending factor lists,
+ * kept when the entries above 1 form a divisibility chain (pairwise
+ * comparable under divisibility is the same thing) and pass
+ * is_temp_dim_valid_for_variables (only tensors that index d rotate along
+ * it, by at most its per-core extent, padding within the threshold). The
+ * product is walked with the other tensors held at 1 and factors above the
+ * extent skipped, which visits the kept tuples in the product's order. */
+static void dim_rec(tctx *x, int d, int v, int *cur, int mx)
+{
+    if (x->oom) return;
+    if (v == x->nt) {
+        long len = x->sl[d];
+        if (mx > 1 && (double)len / ((double)mx * (double)((len + mx - 1) / mx)) < x->pad) return;
+        if (pool_push(x, cur) || list_push(x, d, x->npool - 1)) x->oom = 1;
+        return;
+    }
+    cur[v] = 1;
+    if (!in_axes(&x->op->t[v], d)) {
+        dim_rec(x, d, v + 1, cur, mx);
+        return;
+    }
+    for (int i = 0; i < x->ndiv[v]; i++) {
+        long f = x->div[v][i];
+        if (f > x->sl[d]) break;
+        int ok = 1;
+        for (int w = 0; w < v && ok && f > 1; w++)
+            if (cur[w] > 1 && f % cur[w] && cur[w] % f) ok = 0;
+        if (!ok) continue;
+        cur[v] = (int)f;
+        dim_rec(x, d, v + 1, cur, f > mx ? (int)f : mx);
+    }
+    cur[v] = 1;
+}
+
+/* Ascending divisors of n (at most cap). */
+static int divisors_of(long n, long *out, int cap)
+{
+    int k = 0, m = 0;
+    long hi[256];
+    for (long i = 1; i * i <= n && k < cap && m < 256; i++)
+        if (n % i == 0) {
+            out[k++] = i;
+            if (i != n / i) hi[m++] = n / i;
+        }
+    while (m > 0 && k < cap) out[k++] = hi[--m];
+    return k;
+}
+
+/* Python's comparison of two lists of tuples. */
+static int cmp_lists(const tctx *x, int a, int b)
+{
+    int n = x->nlist[a] < x->nlist[b] ? x->nlist[a] : x->nlist[b];
+    for (int i = 0; i < n; i++) {
+        const int *ta = x->pool[x->list[a][i]].t, *tb = x->pool[x->list[b][i]].t;
+        for (int v = 0; v < x->nt; v++)
+            if (ta[v] != tb[v]) return ta[v] < tb[v] ? -1 : 1;
+    }
+    return (x->nlist[a] > x->nlist[b]) - (x->nlist[a] < x->nlist[b]);
+}
+
+/* The tree over dims (OpTemporalPartitionSearch). Its own pruning never
+ * fires (its root's running product is empty), so every combination reaches
+ * the leaf check, replicas % product == 0; a partial product that does not
+ * divide the replicas cannot become one that does, so pruning on it here
+ * keeps the same leaves in the same order. */
+static void tree_rec(tctx *x, int d, double eff, const double *s, unsigned rot, double iters, long *sub)
+{
+    if (x->oom) return;
+    if (d == x->nd) {
+        x->leaves++;
+        x->leaf(x->u, x->tm, sub, s, rot, iters);
+        return;
+    }
+    int L = x->perm[d];
+    double s2[MT];
+    for (int i = 0; i < x->nlist[L]; i++) {
+        const lent *e = &x->lv[d][i];
+        int ok = 1;
+        for (int v = 0; v < x->nt; v++) {
+            x->prod[d + 1][v] = x->prod[d][v] * e->t[v];
+            if (x->rep[v] % x->prod[d + 1][v]) ok = 0;
+        }
+        /* the sub-op's padding efficiency is a product of factors <= 1,
+         * checked at the leaf: below the threshold here, below it there */
+        double eff2 = eff * e->eff;
+        if (!ok || eff2 < x->pad) continue;
+        for (int v = 0; v < x->nt; v++) s2[v] = s[v] * e->fac[v];
+        memcpy(x->tm[d], e->t, sizeof(int) * MT);
+        sub[d] = e->sub;
+        tree_rec(x, d + 1, eff2, s2, rot | e->rot, iters * e->mx, sub);
+    }
+}
+
+/* Level d's entries from list perm[d], against dim d's extent. */
+static int levels(tctx *x)
+{
+    for (int d = 0; d < x->nd; d++) {
+        int L = x->perm[d], n = x->nlist[L];
+        if (n > x->clv[d]) {
+            lent *v = realloc(x->lv[d], (size_t)n * sizeof *v);
+            if (!v) return -1;
+            x->lv[d] = v;
+            x->clv[d] = n;
+        }
+        long len = x->sl[d];
+        for (int i = 0; i < n; i++) {
+            lent *e = &x->lv[d][i];
+            const int *t = x->pool[x->list[L][i]].t;
+            memcpy(e->t, t, sizeof e->t);
+            e->mx = 1;
+            e->rot = 0;
+            for (int v = 0; v < x->nt; v++) {
+                e->mx = t[v] > e->mx ? t[v] : e->mx;
+                if (t[v] > 1) e->rot |= 1u << v;
+                e->fac[v] = in_axes(&x->op->t[v], d) ? (double)((len + t[v] - 1) / t[v]) : 1.0;
+            }
+            e->sub = (len + e->mx - 1) / e->mx;
+            e->eff = (double)len / ((double)e->sub * e->mx);
+        }
+    }
+    return 0;
+}
+
+/* get_all_temporal_configs for spatial plan p (already validated). */
+static int temporal_run(tctx *x, const long *D, const int *p)
+{
+    const elk_op *op = x->op;
+    for (int d = 0; d < x->nd; d++) x->sl[d] = (D[d] + p[d] - 1) / p[d];
+    for (int v = 0; v < x->nt; v++) {
+        x->rep[v] = 1;
+        for (int d = 0; d < x->nd; d++)
+            if (!in_axes(&op->t[v], d)) x->rep[v] *= p[d];
+    }
+    x->npool = 0;
+    for (int v = 0; v < x->nt; v++) x->ndiv[v] = divisors_of(x->rep[v], x->div[v], MAX_DIV);
+    int cur[MT];
+    for (int v = 0; v < MT; v++) cur[v] = 1;
+    for (int d = 0; d < x->nd && !x->oom; d++) {
+        x->nlist[d] = 0;
+        dim_rec(x, d, 0, cur, 1);
+    }
+    if (x->oom) return -1;
+    int perm[MD];
+    for (int d = 0; d < x->nd; d++) perm[d] = d;
+    if (x->sortbug) /* search_space.sort(): a stable sort of the per-dim lists */
+        for (int i = 1; i < x->nd; i++)
+            for (int j = i; j > 0 && cmp_lists(x, perm[j - 1], perm[j]) > 0; j--) {
+                int s = perm[j];
+                perm[j] = perm[j - 1];
+                perm[j - 1] = s;
+            }
+    x->perm = perm;
+    if (levels(x)) {
+        x->perm = NULL;
+        x->oom = 1;
+        return -1;
+    }
+    for (int v = 0; v < MT; v++) x->prod[0][v] = 1;
+    memset(x->tm, 0, sizeof x->tm);
+    double s0[MT];
+    long sub[MD];
+    for (int v = 0; v < MT; v++) s0[v] = 1;
+    tree_rec(x, 0, 1.0, s0, 0, 1.0, sub);
+    x->perm = NULL;
+    return x->oom ? -1 : 0;
+}
+
+static void tctx_free(tctx *x)
+{
+    free(x->pool);
+    for (int d = 0; d < MD; d++) {
+        free(x->list[d]);
+        free(x->lv[d]);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Spatial enumeration (ARTIFACT-NOTES 3.2)                             */
+
+typedef void (*spatial_fn)(void *u, const int *p);
+
+/* The spatial search of one operator. Owns nothing. Invariant: p holds the
+ * plan being built (1 beyond the current level); fn sees only plans that
+ * pass the artifact's utilisation and padding checks. */
+typedef struct {
+    int nd, cores;
+    long D[MD];
+    double util, pad;
+    double tot[MD];      /* min(cores, D[d]) */
+    double rest[MD + 1]; /* product of tot over dims > d, uncapped */
+    int p[MD];
+    spatial_fn fn;
+    void *u;
+    long spatial;
+} sctx;
+
+static void thresholds(const elk_op *op, int cores, double *util, double *pad)
+{
+    double P = 1, M = 0;
+    for (int d = 0; d < op->ndims; d++) {
+        P *= (double)op->dim[d];
+        if ((double)op->dim[d] > M) M = (double)op->dim[d];
+    }
+    M *= op->ndims;
+    *util = 0.9 * fmin(P / (P + 2.0 * cores), M / 220.0);
+    *pad = 0.9 * fmin(P / (P + cores), M / 220.0);
+}
+
+/* update_spatial_dim_parts_if_valid */
+static int spatial_ok(const sctx *s)
+{
+    double used = 1, eff = 1;
+    for (int d = 0; d < s->nd; d++) {
+        long len = (s->D[d] + s->p[d] - 1) / s->p[d];
+        used *= s->p[d];
+        eff *= (double)s->D[d] / ((double)len * s->p[d]);
+    }
+    return used <= s->cores && used / s->cores >= s->util && eff >= s->pad;
+}
+
+static void spatial_rec(sctx *s, int d, double agg)
+{
+    if (d == s->nd) {
+        if (!spatial_ok(s)) return;
+        s->spatial++;
+        s->fn(s->u, s->p);
+        return;
+    }
+    long lo = (long)floor(s->cores * s->util / agg / s->rest[d + 1]);
+    if (lo < 1) lo = 1;
+    if (lo > (long)s->tot[d]) lo = (long)s->tot[d];
+    for (long i = lo; i <= (long)s->tot[d]; i++) {
+        if (i * agg > s->cores) break;
+        s->p[d] = (int)i;
+        spatial_rec(s, d + 1, agg * (double)i);
+    }
+    s->p[d] = 1;
+}
+
+static void spatial_run(sctx *s, const elk_op *op, int cores, spatial_fn fn, void *u)
+{
+    memset(s, 0, sizeof *s);
+    s->nd = op->ndims;
+    s->cores = cores;
+    thresholds(op, cores, &s->util, &s->pad);
+    for (int d = 0; d < s->nd; d++) {
+        s->D[d] = op->dim[d];
+        s->tot[d] = fmin((double)cores, (double)op->dim[d]);
+        s->p[d] = 1;
+    }
+    s->rest[s->nd] = 1;
+    for (int d = s->nd - 1; d >= 0; d--) s->rest[d] = s->rest[d + 1] * s->tot[d];
+    s->fn = fn;
+    s->u = u;
+    spatial_rec(s, 0, 1.0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Per-plan metrics (ARTIFACT-NOTES 3.4)                                */
+
+/* What the enumeration passes share. Owns t's buffers (tctx_free).
+ * cpb and xf are the fixed rates the artifact ranks plans at. */
+typedef struct {
+    const elk_chip *c;
+    const elk_op *op;
+    double sram;
+    double cpb;  /* the artifact's fixed exchange rate, cycles per byte */
+    double xf;   /* its inter-chip factor */
+    double unf_comp, unf_syncs, unf_bytes;
+    tctx t;
+    sctx s;
+} actx;
+
+/* Per-core slice of every tensor (get_sub_op_var_sizes), elements. */
+static void slices(const tctx *x, int tm[MD][MT], double *s)
+{
+    for (int v = 0; v < x->nt; v++) {
+        double sz = 1;
+        const elk_tensor *t = &x->op->t[v];
+        for (int a = 0; a < t->naxes; a++) {
+            int d = t->axis[a];
+            sz *= (double)((x->sl[d] + tm[d][v] - 1) / tm[d][v]);
+        }
+        s[v] = sz;
+    }
+}
+
+static int is_hbm(const elk_tensor *t) { return t->role == ELK_TR_WEIGHT || t->role == ELK_TR_KV; }
+
+/* Hot and cold bytes from the slices and the rotating tensors (bit v). */
+static void bytes_rot(const tctx *x, const double *s, unsigned rot, double *hot, double *cold)
+{
+    double dt = x->op->dtype_bytes;
+    *hot = *cold = 0;
+    for (int v = 0; v < x->nt; v++) {
+        *hot += s[v] * dt * (((rot >> v) & 1u) ? 2 : 1);
+        if (v > 0 && is_hbm(&x->op->t[v])) *cold += s[v] * dt;
+    }
+}
+
+/* Hot and cold bytes: every tensor, double-buffered if it rotates, against
+ * only the HBM tensors, unbuffered. */
+static void bytes_of(const tctx *x, int tm[MD][MT], const double *s, double *hot, double *cold)
+{
+    double dt = x->op->dtype_bytes;
+    *hot = *cold = 0;
+    for (int v = 0; v < x->nt; v++) {
+        int rot = 0;
+        for (int d = 0; d < x->nd; d++) rot |= tm[d][v] > 1;
+        *hot += s[v] * dt * (rot ? 2 : 1);
+        if (v > 0 && is_hbm(&x->op->t[v])) *cold += s[v] * dt;
+    }
+}
+
+/* The volumes of plan tm on elk_plan, under the profile's other switches
+ * the way elk_plan.c's eval_plan maps our own plans; returns the plan's
+ * execution time at the artifact's fixed rates (what its tables rank). */
+static double evaluate(const actx *a, int tm[MD][MT], const long *sub, const double *s, double hot, double comp0,
+                       elk_plan *pl)
+{
+    const tctx *x = &a->t;
+    const elk_op *op = x->op;
+    const elk_chip *c = a->c;
+    int nd = x->nd, nt = x->nt;
+    double dt = op->dtype_bytes;
+    memset(pl, 0, sizeof *pl);
+    double iters = 1;
+    for (int d = 0; d < nd; d++) {
+        int mx = 1;
+        for (int v = 0; v < nt; v++) mx = tm[d][v] > mx ? tm[d][v] : mx;
+        iters *= mx;
+        pl->p[d] = a->s.p[d];
+    }
+    for (int v = 0; v < nt; v++) {
+        long prod = 1, best = 1;
+        pl->ax[v] = -1;
+        for (int d = 0; d < nd; d++) {
+            prod *= tm[d][v];
+            if (tm[d][v] > best) {
+                best = tm[d][v];
+                pl->ax[v] = d;
+            }
+        }
+        pl->t[v] = (int)prod;
+    }
+    pl->hot = hot;
+    pl->comp = comp0 >= 0 ? comp0 : elk_cost_compute(c, op, sub) * iters;
+
+    /* get_shift_info: per dim, gcd levels; biggest mover outermost */
+    double lsize[MD * 32], liter[MD * 32];
+    int lnv[MD * 32], nl = 0;
+    for (int d = 0; d < nd; d++) {
+        long w[MT];
+        for (int v = 0; v < nt; v++) w[v] = tm[d][v];
+        for (;;) {
+            long g = 0;
+            for (int v = 0; v < nt; v++)
+                if (w[v] > 1) g = gcdl(g, w[v]);
+            if (g == 0) break;
+            assert(g > 1 && nl < MD * 32); /* the tuples are divisibility chains */
+            double sz = 0;
+            int nv = 0;
+            for (int v = 0; v < nt; v++)
+                if (w[v] > 1) {
+                    sz += s[v];
+                    nv++;
+                    w[v] /= g;
+                }
+            lsize[nl] = sz;
+            liter[nl] = (double)(g - 1);
+            lnv[nl++] = nv;
+        }
+    }
+    int ord[MD * 32];
+    for (int i = 0; i < nl; i++) ord[i] = i;
+    for (int i = 1; i < nl; i++)
+        for (int j = i; j > 0 && lsize[ord[j]] > lsize[ord[j - 1]]; j--) {
+            int tmp = ord[j];
+            ord[j] = ord[j - 1];
+            ord[j - 1] = tmp;
+        }
+    double outer = 1, shift_elems = 0, nshifts = 0;
+    for (int i = 0; i < nl; i++) {
+        int k = ord[i];
+        shift_elems += outer * liter[k] * lsize[k];
+        nshifts += outer * liter[k] * lnv[k];
+        outer *= liter[k] + 1;
+    }
+    unsigned prof = c->profile;
+    double syncs = (prof & (1u << ELK_PSW_ROTSYNC)) ? 2 * nshifts : outer - 1;
+
+    /* get_shuffle_time: partial-sum copies left after the output's own
+     * rotation, then the re-layout */
+    double r0 = 1;
+    for (int d = 0; d < nd; d++) r0 *= tm[d][0];
+    r0 = round((double)x->rep[0] / r0);
+    if (r0 > 1 && (prof & (1u << ELK_PSW_GATHER))) {
+        double o = 1;
+        for (int k = 0; k < op->t[0].naxes; k++) o *= (double)sub[op->t[0].axis[k]];
+        pl->comp += elk_cost_partial_reduce(c, r0, o);
+        shift_elems += r0 < 3 ? floor(o / 2) : o;
+        syncs += r0;
+    } else if (r0 > 1) {
+        double rs = s[0] * (r0 - 1) / r0;
+        pl->comp += elk_cost_vector_add(c, rs);
+        pl->rs_bytes = rs * dt;
+        pl->rs_group = r0;
+        syncs += 1;
+    }
+    if (prof & (1u << ELK_PSW_RELAYOUT)) {
+        if (op->kind == ELK_OP_ELEMWISE || op->kind == ELK_OP_UNARY) {
+            syncs += 1;
+        } else {
+            shift_elems += s[0];
+            syncs += 6;
+        }
+    } else {
+        pl->rd_bytes = s[0] / r0 * dt;
+        syncs += 1;
+    }
+    pl->comp += a->unf_comp;
+    syncs += a->unf_syncs;
+    pl->shift_bytes = shift_elems * dt + a->unf_bytes;
+    pl->syncs = syncs;
+    pl->xcyc = elk_plan_xcycles(c, pl);
+    return pl->comp / c->compute_scale +
+           a->xf * ((pl->shift_bytes + pl->rs_bytes + pl->rd_bytes) * a->cpb + pl->syncs * c->sync_cycles);
+}
+
+/* ------------------------------------------------------------------ */
+/* Pass 1: the hot Pareto front (ARTIFACT-NOTES 3.6)                    */
+
+/* A plan that was on the (hot, time) staircase of the plans before it when
+ * it was reached. The artifact's front keeps, per hot size, every plan that
+ * lowered that size's best time (config_dict), then sweeps them by size
+ * keeping strictly falling times. A plan some earlier plan matches or beats
+ * at no more space can be neither (the sweep's bound for its size is at
+ * most that plan's time), so only staircase plans are recorded, and the
+ * sweep over them gives the artifact's front. */
+typedef struct {
+    double hot, exe;
+    long seq;  /* enumeration order over all plans */
+    long sp;   /* spatial plan's enumeration order */
+    long loc;  /* order within its spatial plan */
+    int p[MD];
+} improver;
+
+/* Pass 1's state. Owns imp and the staircase st (hot ascending, exe
+ * strictly descending: the plans seen so far that no other beats). */
+typedef struct {
+    actx *a;
+    elk_plan_cb cb;
+    void *ctx;
+    improver *imp;
+    long nimp, cimp;
+    double *st_hot, *st_exe;
+    long nst, cst;
+    long seq, sp, loc;
+    double min_hot;
+    int oom;
+    const atomic_int *cancel; /* polled every 1024 spatial plans */
+    int cancelled;
+} pass1;
+
+/* Index of the last staircase point with hot <= h, or -1. */
+static long st_find(const pass1 *q, double h)
+{
+    long lo = 0, hi = q->nst;
+    while (lo < hi) {
+        long mid = (lo + hi) / 2;
+        if (q->st_hot[mid] <= h) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo - 1;
+}
+
+static int st_insert(pass1 *q, long i, double hot, double exe)
+{
+    if (q->nst == q->cst) {
+        long nc = q->cst ? q->cst * 2 : 64;
+        double *h = realloc(q->st_hot, (size_t)nc * sizeof *h);
+        if (!h) return -1;
+        q->st_hot = h;
+        double *e = realloc(q->st_exe, (size_t)nc * sizeof *e);
+        if (!e) return -1;
+        q->st_exe = e;
+        q->cst = nc;
+    }
+    /* drop the points it beats: from i (same size) or i+1 on, while not faster */
+    long from = i >= 0 && q->st_hot[i] == hot ? i : i + 1, to = from;
+    while (to < q->nst && q->st_exe[to] >= exe) to++;
+    memmove(q->st_hot + from + 1, q->st_hot + to, (size_t)(q->nst - to) * sizeof *q->st_hot);
+    memmove(q->st_exe + from + 1, q->st_exe + to, (size_t)(q->nst - to) * sizeof *q->st_exe);
+    q->nst -= to - from - 1;
+    q->st_hot[from] = hot;
+    q->st_exe[from] = exe;
+    return 0;
+}
+
+static void p1_leaf(void *u, int tm[MD][MT], const long *sub, const double *s, unsigned rot, double iters)
+{
+    pass1 *q = u;
+    actx *a = q->a;
+    long loc = q->loc++;
+    q->seq++;
+    if (q->oom) return;
+    double hot, cold;
+    bytes_rot(&a->t, s, rot, &hot, &cold);
+    if (hot < q->min_hot) q->min_hot = hot;
+    if (hot > a->sram) return;
+    long i = st_find(q, hot);
+    double bound = i >= 0 ? q->st_exe[i] : INFINITY;
+    double comp0 = elk_cost_compute(a->c, a->op, sub) * iters;
+    /* compute alone already too slow: skip the exchange terms */
+    if (!q->cb && comp0 / a->c->compute_scale >= bound) return;
+    elk_plan pl;
+    double exe = evaluate(a, tm, sub, s, hot, comp0, &pl);
+    if (q->cb) q->cb(&pl, q->ctx);
+    if (exe >= bound) return;
+    if (st_insert(q, i, hot, exe)) {
+        q->oom = 1;
+        return;
+    }
+    if (q->nimp == q->cimp) {
+        long nc = q->cimp ? q->cimp * 2 : 256;
+        improver *v = realloc(q->imp, (size_t)nc * sizeof *v);
+        if (!v) {
+            q->oom = 1;
+            return;
+        }
+        q->imp = v;
+        q->cimp = nc;
+    }
+    improver *im = &q->imp[q->nimp++];
+    im->hot = hot;
+    im->exe = exe;
+    im->seq = q->seq - 1;
+    im->sp = q->sp;
+    im->loc = loc;
+    memcpy(im->p, a->s.p, sizeof im->p);
+}
+
+static void p1_spatial(void *u, const int *p)
+{
+    pass1 *q = u;
+    q->loc = 0;
+    if (q->cancel && !(q->sp & 1023) && atomic_load_explicit(q->cancel, memory_order_relaxed)) q->cancelled = 1;
+    if (!q->oom && !q->cancelled && temporal_run(&q->a->t, q->a->s.D, p)) q->oom = 1;
+    q->sp++;
+}
+
+static int cmp_imp(const void *pa, const void *pb)
+{
+    const improver *a = pa, *b = pb;
+    if (a->hot != b->hot) return a->hot < b->hot ? -1 : 1;
+    return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+/* ------------------------------------------------------------------ */
+/* Pass 2: the cold->hot table (ARTIFACT-NOTES 3.7)                     */
+
+/* One plan of a spatial plan that holds front plans. */
+typedef struct {
+    int tm[MD][MT];
+    long sub[MD];
+    double s[MT];
+    double hot, cold;
+} leafrec;
+
+/* Pass 2's state: every plan of the current spatial plan, in enumeration
+ * order (leaf loc of pass 1 is the index). Owns v. */
+typedef struct {
+    actx *a;
+    leafrec *v;
+    long n, cap;
+    int oom;
+} pass2;
+
+static void p2_leaf(void *u, int tm[MD][MT], const long *sub, const double *s, unsigned rot, double iters)
+{
+    (void)iters;
+    pass2 *q = u;
+    if (q->oom) return;
+    if (q->n == q->cap) {
+        long nc = q->cap ? q->cap * 2 : 256;
+        leafrec *v = realloc(q->v, (size_t)nc * sizeof *v);
+        if (!v) {
+            q->oom = 1;
+            return;
+        }
+        q->v = v;
+        q->cap = nc;
+    }
+    leafrec *r = &q->v[q->n++];
+    memcpy(r->tm, tm, sizeof r->tm);
+    memcpy(r->sub, sub, sizeof r->sub);
+    memcpy(r->s, s, sizeof r->s);
+    bytes_rot(&q->a->t, s, rot, &r->hot, &r->cold);
+}
+
+/* A compatible (cold plan, front plan) pair. */
+typedef struct {
+    double cold, hot, time;
+    long sp, ploc;
+    int hrank;  /* the front plan's rank in the front */
+    double warm_bytes;
+    int msum, mmax;
+} pair;
+
+static int cmp_pair(const void *pa, const void *pb)
+{
+    const pair *a = pa, *b = pb;
+    if (a->cold != b->cold) return a->cold < b->cold ? -1 : 1;
+    if (a->hot != b->hot) return a->hot < b->hot ? -1 : 1;
+    if (a->time != b->time) return a->time < b->time ? -1 : 1;
+    if (a->sp != b->sp) return a->sp < b->sp ? -1 : 1;
+    if (a->ploc != b->ploc) return a->ploc < b->ploc ? -1 : 1;
+    return a->hrank - b->hrank;
+}
+
+static int cmp_opt(const void *pa, const void *pb)
+{
+    const elk_cold_opt *a = pa, *b = pb;
+    if (a->cold != b->cold) return a->cold < b->cold ? -1 : 1;
+    return (a->dist_bytes > b->dist_bytes) - (a->dist_bytes < b->dist_bytes);
+}
+
+/* is_cold_hot_plan_compatible (same spatial plan given) and
+ * get_warm_up_time: m_v, the product over dims of cold/hot slices, counts
+ * when above 1; the warm-up shifts m_v cold slices of every input and
+ * syncs sum(m_v) times. */
+static int compatible(const tctx *x, const leafrec *P, const leafrec *H, double *wb, int *msum, int *mmax)
+{
+    if (P->cold > H->hot) return 0;
+    double dt = x->op->dtype_bytes, w = 0;
+    *msum = 0;
+    *mmax = 1;
+    for (int v = 0; v < x->nt; v++) {
+        long m = 1;
+        for (int d = 0; d < x->nd; d++) {
+            int h = H->tm[d][v], c = P->tm[d][v];
+            if (h > c || c % h) return 0;
+            m *= c / h;
+        }
+        if (m <= 1) continue;
+        *msum += (int)m;
+        if (m > *mmax) *mmax = (int)m;
+        if (v > 0) w += (double)m * P->s[v];
+    }
+    *wb = w * dt;
+    return 1;
+}
+
+/* ------------------------------------------------------------------ */
+
+elk_status elk_plan_art_enumerate(const elk_chip *c, const elk_op *op, double sram_bytes, elk_plan_set *set,
+                                  elk_plan_cb all_cb, void *ctx, const atomic_int *cancel, elk_error *err)
+{
+    memset(set, 0, sizeof *set);
+    actx *a = calloc(1, sizeof *a);
+    if (!a) return elk_fail(err, ELK_ENOMEM, "out of memory");
+    a->c = c;
+    a->op = op;
+    a->sram = sram_bytes;
+    /* ranked at the artifact's fixed exchange rate, so that a cached set does
+     * not depend on the bandwidth it was first built at */
+    a->cpb = c->cost.xchg_cycles_per_byte;
+    a->xf = elk_chip_xfactor(c);
+    elk_cost_unfused(c, op, &a->unf_comp, &a->unf_syncs, &a->unf_bytes);
+    a->t.op = op;
+    a->t.nd = op->ndims;
+    a->t.nt = op->ntensors;
+    a->t.sortbug = 1;
+    double util;
+    thresholds(op, c->cores, &util, &a->t.pad);
+
+    pass1 q;
+    memset(&q, 0, sizeof q);
+    q.a = a;
+    q.cb = all_cb;
+    q.ctx = ctx;
+    q.min_hot = INFINITY;
+    q.cancel = cancel;
+    a->t.leaf = p1_leaf;
+    a->t.u = &q;
+    spatial_run(&a->s, op, c->cores, p1_spatial, &q);
+    free(q.st_hot);
+    free(q.st_exe);
+    elk_status st = ELK_OK;
+    pass2 r;
+    memset(&r, 0, sizeof r);
+    r.a = a;
+    pair *pv = NULL;
+    long npv = 0, cpv = 0;
+    int nk = 0;
+    improver *K = NULL;
+    double *kcold = NULL;
+    if (q.cancelled) {
+        st = elk_fail(err, ELK_ECANCEL, "cancelled");
+        goto done;
+    }
+    if (q.oom || a->t.oom) {
+        st = elk_fail(err, ELK_ENOMEM, "out of memory enumerating plans of %s", op->name);
+        goto done;
+    }
+    set->enumerated = q.seq;
+    set->spatial = a->s.spatial;
+    set->hbm_bytes = op->hbm_bytes;
+    if (q.nimp == 0) {
+        if (isfinite(q.min_hot))
+            st = elk_fail(err, ELK_ENOPLAN,
+                          "operator %s fits no partition plan in %.1f KiB of usable SRAM per core: its smallest plan "
+                          "needs %.1f KiB per core (%s over %d cores)",
+                          op->name, sram_bytes / 1024.0, q.min_hot / 1024.0, elk_op_kind_names[op->kind], c->cores);
+        else
+            st = elk_fail(err, ELK_ENOPLAN,
+                          "operator %s has no partition plan on %d cores that meets the utilisation and padding "
+                          "thresholds (%s, %.1f KiB of data in all)",
+                          op->name, c->cores, elk_op_kind_names[op->kind],
+                          (op->hbm_bytes + elk_op_tensor_elems(op, 0) * op->dtype_bytes) / 1024.0);
+        goto done;
+    }
+    /* the front: sorted by hot (stably, in insertion order), kept while the
+     * time falls strictly; several plans of one hot size can survive */
+    qsort(q.imp, (size_t)q.nimp, sizeof *q.imp, cmp_imp);
+    K = q.imp;
+    double last = INFINITY;
+    for (long i = 0; i < q.nimp; i++)
+        if (i == 0 || K[i].exe < last) {
+            last = K[i].exe;
+            K[nk++] = K[i];
+        }
+    set->plans = calloc((size_t)nk, sizeof *set->plans);
+    if (!set->plans) {
+        st = elk_fail(err, ELK_ENOMEM, "out of memory");
+        goto done;
+    }
+    set->nplans = nk;
+    kcold = malloc((size_t)nk * sizeof *kcold);
+    if (!kcold) {
+        st = elk_fail(err, ELK_ENOMEM, "out of memory");
+        goto done;
+    }
+
+    /* each spatial plan of the front once, in enumeration order */
+    long *sps = malloc((size_t)nk * sizeof *sps);
+    if (!sps) {
+        st = elk_fail(err, ELK_ENOMEM, "out of memory");
+        goto done;
+    }
+    int ns = 0;
+    for (int i = 0; i < nk; i++) {
+        int seen = 0;
+        for (int j = 0; j < ns; j++) seen |= sps[j] == K[i].sp;
+        if (!seen) sps[ns++] = K[i].sp;
+    }
+    for (int i = 1; i < ns; i++)
+        for (int j = i; j > 0 && sps[j] < sps[j - 1]; j--) {
+            long t = sps[j];
+            sps[j] = sps[j - 1];
+            sps[j - 1] = t;
+        }
+    a->t.leaf = p2_leaf;
+    a->t.u = &r;
+    for (int si = 0; si < ns && st == ELK_OK; si++) {
+        int h0 = -1;
+        for (int i = 0; i < nk && h0 < 0; i++)
+            if (K[i].sp == sps[si]) h0 = i;
+        memcpy(a->s.p, K[h0].p, sizeof a->s.p);
+        r.n = 0;
+        if (temporal_run(&a->t, a->s.D, K[h0].p) || r.oom) {
+            st = elk_fail(err, ELK_ENOMEM, "out of memory enumerating plans of %s", op->name);
+            break;
+        }
+        for (int i = 0; i < nk; i++) {
+            if (K[i].sp != sps[si]) continue;
+            assert(K[i].loc < r.n);
+            const leafrec *H = &r.v[K[i].loc];
+            assert(H->hot == K[i].hot);
+            kcold[i] = H->cold;
+            double exe = evaluate(a, (int(*)[MT])H->tm, H->sub, H->s, H->hot, -1, &set->plans[i]);
+            assert(exe == K[i].exe); /* pass 1's time, recomputed */
+            (void)exe;
+            for (long j = 0; j < r.n; j++) {
+                const leafrec *P = &r.v[j];
+                double wb;
+                int msum, mmax;
+                if (P->cold > sram_bytes || !compatible(&a->t, P, H, &wb, &msum, &mmax)) continue;
+                if (npv == cpv) {
+                    long nc = cpv ? cpv * 2 : 256;
+                    pair *v = realloc(pv, (size_t)nc * sizeof *v);
+                    if (!v) {
+                        st = elk_fail(err, ELK_ENOMEM, "out of memory");
+                        break;
+                    }
+                    pv = v;
+                    cpv = nc;
+                }
+                double warm = wb * a->cpb + msum * c->sync_cycles;
+                pv[npv++] = (pair){P->cold, H->hot, K[i].exe + warm, sps[si], j, i, wb, msum, mmax};
+            }
+        }
+    }
+    free(sps);
+    if (st != ELK_OK) goto done;
+
+    /* the table: per (cold, hot size), the pair of least time; each entry
+     * becomes a preload option of the front plan it pairs with */
+    qsort(pv, (size_t)npv, sizeof *pv, cmp_pair);
+    long nwin = 0;
+    for (long i = 0; i < npv; i++)
+        if (i == 0 || pv[i].cold != pv[nwin - 1].cold || pv[i].hot != pv[nwin - 1].hot) pv[nwin++] = pv[i];
+    set->opts = calloc((size_t)(nwin + nk), sizeof *set->opts);
+    if (!set->opts) {
+        st = elk_fail(err, ELK_ENOMEM, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < nk; i++) {
+        elk_plan *pl = &set->plans[i];
+        pl->opt0 = set->nopts;
+        for (long w = 0; w < nwin; w++) {
+            if (pv[w].hrank != i) continue;
+            double wb = pv[w].warm_bytes;
+            set->opts[set->nopts++] =
+                (elk_cold_opt){pv[w].cold, wb, (double)pv[w].mmax, pv[w].cold * c->cores, pv[w].msum, wb};
+        }
+        pl->nopt = set->nopts - pl->opt0;
+        if (pl->nopt == 0) {
+            /* every pair of its hot size went to another plan of that size
+             * (the front's duplicate sizes): it keeps its own layout, the
+             * pair (H, H) of no warm-up the table passed over */
+            set->opts[set->nopts++] = (elk_cold_opt){kcold[i], 0, 1, kcold[i] * c->cores, 0, 0};
+            pl->nopt = 1;
+        }
+        qsort(set->opts + pl->opt0, (size_t)pl->nopt, sizeof *set->opts, cmp_opt);
+    }
+#ifndef NDEBUG
+    for (int i = 1; i < nk; i++) assert(set->plans[i].hot >= set->plans[i - 1].hot); /* sorted by hot */
+#endif
+
+done:
+    free(kcold);
+    free(pv);
+    free(r.v);
+    free(q.imp);
+    tctx_free(&a->t);
+    free(a);
+    if (st != ELK_OK) elk_plan_set_free(set);
+    return st;
+}
+
+double elk_plan_art_static_floor(const elk_menu *menus, int n)
+{
+    double lo = 0;
+    for (int k = 0; k < n; k++) {
+        const elk_menu *m = &menus[k];
+        double h = INFINITY;
+        for (int e = 0; e < m->n && !isfinite(h); e++)
+            for (int j = 0; j < m->e[e].nc; j++)
+                if (m->cold[m->e[e].c0 + j].cold == m->min_cold) h = m->e[e].hot;
+        if (!isfinite(h) && m->n) h = m->e[0].hot;
+        if (isfinite(h)) lo = fmax(lo, h);
+    }
+    return ceil(lo / 1024.0) * 1024.0;
+}
+
+int elk_plan_art_pick_split(const elk_op *op, const elk_split *opt, int n)
+{
+    int big = 0;
+    for (int d = 1; d < op->ndims; d++)
+        if (op->dim[d] > op->dim[big]) big = d;
+    int best = -1;
+    for (int k = 0; k < n; k++)
+        if (opt[k].pieces == 1) return k; /* it fits whole */
+    for (int k = 0; k < n; k++)
+        if (opt[k].dim == big && opt[k].pieces > 1 && opt[k].fits && (best < 0 || opt[k].pieces < opt[best].pieces))
+            best = k;
+    return best;
+}
+
+/* ------------------------------------------------------------------ */
+
+/* elk_plan_art_temporal's sink: the first max matrices, n counts all. */
+typedef struct {
+    int *out;
+    long max, n;
+} collect;
+
+static void collect_leaf(void *u, int tm[MD][MT], const long *sub, const double *s, unsigned rot, double iters)
+{
+    (void)sub;
+    (void)s;
+    (void)rot;
+    (void)iters;
+    collect *k = u;
+    if (k->n < k->max) memcpy(k->out + k->n * MD * MT, tm, sizeof(int) * MD * MT);
+    k->n++;
+}
+
+long elk_plan_art_temporal(const elk_op *op, int cores, const int *p, int sortbug, int *out, long max)
+{
+    sctx s;
+    memset(&s, 0, sizeof s);
+    s.nd = op->ndims;
+    s.cores = cores;
+    thresholds(op, cores, &s.util, &s.pad);
+    for (int d = 0; d < s.nd; d++) {
+        s.D[d] = op->dim[d];
+        s.p[d] = p[d];
+        if (p[d] < 1 || p[d] > op->dim[d]) return -1;
+    }
+    if (!spatial_ok(&s)) return -1;
+    tctx t;
+    memset(&t, 0, sizeof t);
+    t.op = op;
+    t.nd = op->ndims;
+    t.nt = op->ntensors;
+    t.pad = s.pad;
+    t.sortbug = sortbug;
+    collect k = {out, max, 0};
+    t.leaf = collect_leaf;
+    t.u = &k;
+    int rc = temporal_run(&t, s.D, p);
+    tctx_free(&t);
+    return rc ? -1 : k.n;
+}
+
+int elk_plan_art_pair(const elk_op *op, const int *p, const int *cold_tm, const int *hot_tm, double *warm_bytes,
+                      int *syncs)
+{
+    tctx t;
+    memset(&t, 0, sizeof t);
+    t.op = op;
+    t.nd = op->ndims;
+    t.nt = op->ntensors;
+    for (int d = 0; d < t.nd; d++) t.sl[d] = (op->dim[d] + p[d] - 1) / p[d];
+    leafrec P, H;
+    memset(&P, 0, sizeof P);
+    memset(&H, 0, sizeof H);
+    for (int d = 0; d < t.nd; d++)
+        for (int v = 0; v < t.nt; v++) {
+            P.tm[d][v] = cold_tm[d * MT + v];
+            H.tm[d][v] = hot_tm[d * MT + v];
+        }
+    slices(&t, P.tm, P.s);
+    slices(&t, H.tm, H.s);
+    bytes_of(&t, P.tm, P.s, &P.hot, &P.cold);
+    bytes_of(&t, H.tm, H.s, &H.hot, &H.cold);
+    int mmax;
+    *warm_bytes = 0;
+    *syncs = 0;
+    return compatible(&t, &P, &H, warm_bytes, syncs, &mmax);
+}
