@@ -277,6 +277,40 @@ static void local_prune(enum_ctx *e)
     if (e->prune && !e->oom && e->all.n >= e->next_prune) refresh_front(e);
 }
 
+void elk_plan_charge_output(const elk_chip *c, const elk_op *op, double r0, const long *sub, double s0, elk_plan *pl,
+                            double *shift_elems, double *syncs)
+{
+    double dt = op->dtype_bytes;
+    if (r0 > 1 && (c->profile & (1u << ELK_PSW_GATHER))) {
+        /* the artifact's gather: one sync per copy, the per-iteration output
+         * (half of it for two copies) through the port, then the adds */
+        double o = 1;
+        for (int a = 0; a < op->t[0].naxes; a++) o *= (double)sub[op->t[0].axis[a]];
+        pl->comp += elk_cost_partial_reduce(c, r0, o);
+        *shift_elems += r0 < 3 ? floor(o / 2) : o;
+        *syncs += r0;
+    } else if (r0 > 1) {
+        double rs = s0 * (r0 - 1) / r0;
+        pl->comp += elk_cost_vector_add(c, rs);
+        pl->rs_bytes = rs * dt;
+        pl->rs_group = r0;
+        *syncs += 1;
+    }
+    if (c->profile & (1u << ELK_PSW_RELAYOUT)) {
+        /* the artifact's shuffle: an elementwise op's output stays put (one
+         * sync); any other op's output shifts once and pays six syncs */
+        if (op->kind == ELK_OP_ELEMWISE || op->kind == ELK_OP_UNARY) {
+            *syncs += 1;
+        } else {
+            *shift_elems += s0;
+            *syncs += 6;
+        }
+    } else {
+        pl->rd_bytes = s0 / r0 * dt;
+        *syncs += 1;
+    }
+}
+
 static void eval_plan(enum_ctx *e, const long *sl, const rot *r)
 {
     const elk_op *op = e->op;
@@ -366,34 +400,7 @@ static void eval_plan(enum_ctx *e, const long *sl, const rot *r)
     double r0 = 1;
     for (int d = 0; d < nd; d++)
         if (!in_axes(&op->t[0], d)) r0 *= e->p[d];
-    if (r0 > 1 && (prof & (1u << ELK_PSW_GATHER))) {
-        /* the artifact's gather: one sync per copy, the per-iteration output
-         * (half of it for two copies) through the port, then the adds */
-        double o = 1;
-        for (int a = 0; a < op->t[0].naxes; a++) o *= (double)sub[op->t[0].axis[a]];
-        pl.comp += elk_cost_partial_reduce(e->c, r0, o);
-        shift_elems += r0 < 3 ? floor(o / 2) : o;
-        syncs += r0;
-    } else if (r0 > 1) {
-        double rs = s[0] * (r0 - 1) / r0;
-        pl.comp += elk_cost_vector_add(e->c, rs);
-        pl.rs_bytes = rs * dt;
-        pl.rs_group = r0;
-        syncs += 1;
-    }
-    if (prof & (1u << ELK_PSW_RELAYOUT)) {
-        /* the artifact's shuffle: an elementwise op's output stays put (one
-         * sync); any other op's output shifts once and pays six syncs */
-        if (op->kind == ELK_OP_ELEMWISE || op->kind == ELK_OP_UNARY) {
-            syncs += 1;
-        } else {
-            shift_elems += s[0];
-            syncs += 6;
-        }
-    } else {
-        pl.rd_bytes = s[0] / r0 * dt;
-        syncs += 1;
-    }
+    elk_plan_charge_output(e->c, op, r0, sub, s[0], &pl, &shift_elems, &syncs);
     pl.comp += e->unf_comp;
     syncs += e->unf_syncs;
     pl.shift_bytes = shift_elems * dt + e->unf_bytes;

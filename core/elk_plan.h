@@ -134,6 +134,14 @@ elk_status elk_plan_enumerate(const elk_chip *c, const elk_op *op, double sram_b
                               elk_plan_set *set, const elk_plan_opts *o, elk_error *err);
 void elk_plan_set_free(elk_plan_set *set);
 
+/* The output's side of a plan (shared by elk_plan_art): its r0 partial-sum
+ * copies reduced (the artifact's serial gather under "gather", else a
+ * reduce-scatter) and its re-layout for the consumer (the artifact's shuffle
+ * under "relayout"), added to pl, *shift_elems and *syncs. sub is the
+ * per-iteration sub-op shape, s0 the output's resident elements. */
+void elk_plan_charge_output(const elk_chip *c, const elk_op *op, double r0, const long *sub, double s0, elk_plan *pl,
+                            double *shift_elems, double *syncs);
+
 /* Exchange cycles of a plan's volumes on chip c. */
 double elk_plan_xcycles(const elk_chip *c, const elk_plan *pl);
 

@@ -503,30 +503,7 @@ static double evaluate(const actx *a, int tm[MD][MT], const long *sub, const dou
     double r0 = 1;
     for (int d = 0; d < nd; d++) r0 *= tm[d][0];
     r0 = round((double)x->rep[0] / r0);
-    if (r0 > 1 && (prof & (1u << ELK_PSW_GATHER))) {
-        double o = 1;
-        for (int k = 0; k < op->t[0].naxes; k++) o *= (double)sub[op->t[0].axis[k]];
-        pl->comp += elk_cost_partial_reduce(c, r0, o);
-        shift_elems += r0 < 3 ? floor(o / 2) : o;
-        syncs += r0;
-    } else if (r0 > 1) {
-        double rs = s[0] * (r0 - 1) / r0;
-        pl->comp += elk_cost_vector_add(c, rs);
-        pl->rs_bytes = rs * dt;
-        pl->rs_group = r0;
-        syncs += 1;
-    }
-    if (prof & (1u << ELK_PSW_RELAYOUT)) {
-        if (op->kind == ELK_OP_ELEMWISE || op->kind == ELK_OP_UNARY) {
-            syncs += 1;
-        } else {
-            shift_elems += s[0];
-            syncs += 6;
-        }
-    } else {
-        pl->rd_bytes = s[0] / r0 * dt;
-        syncs += 1;
-    }
+    elk_plan_charge_output(c, op, r0, sub, s[0], pl, &shift_elems, &syncs);
     pl->comp += a->unf_comp;
     syncs += a->unf_syncs;
     pl->shift_bytes = shift_elems * dt + a->unf_bytes;
