@@ -1499,10 +1499,14 @@ static void make_key(const elk_chip *c, const elk_op *op, char *k, size_t n)
     unsigned plan_sw = (1u << ELK_PSW_GATHER) | (1u << ELK_PSW_MULTICHIP) | (1u << ELK_PSW_RELAYOUT) |
                        (1u << ELK_PSW_ROTSYNC) | (1u << ELK_PSW_UNFUSED) | (1u << ELK_PSW_PLANTABLES);
     len += snprintf(k + len, n - (size_t)len, "|p%x", c->profile & plan_sw);
-    snprintf(k + len, n - (size_t)len, "#%d:%d:%dx%d:%.6g:%.6g:%.6g:%.6g:%.6g:%d:%d:%llx", c->cores, c->topology,
-             c->mesh_rows, c->mesh_cols, elk_chip_sram_bytes(c), c->compute_scale, c->sync_cycles,
-             c->matmul_macs_per_cycle, c->vector_elems_per_cycle, c->cores_per_chip,
-             c->topology == ELK_TOPO_ALL2ALL ? 0 : (int)(c->mesh_link_gbps / c->link_gbps * 1000),
+    /* the artifact's tables rank plans at its fixed exchange rate whatever
+     * the topology (elk_plan_art.h), so one set serves every topology */
+    int topo_free = (c->profile & (1u << ELK_PSW_PLANTABLES)) != 0;
+    snprintf(k + len, n - (size_t)len, "#%d:%d:%dx%d:%.6g:%.6g:%.6g:%.6g:%.6g:%d:%d:%llx", c->cores,
+             topo_free ? -1 : (int)c->topology, topo_free ? 0 : c->mesh_rows, topo_free ? 0 : c->mesh_cols,
+             elk_chip_sram_bytes(c), c->compute_scale, c->sync_cycles, c->matmul_macs_per_cycle,
+             c->vector_elems_per_cycle, c->cores_per_chip,
+             topo_free || c->topology == ELK_TOPO_ALL2ALL ? 0 : (int)(c->mesh_link_gbps / c->link_gbps * 1000),
              (unsigned long long)ch);
 }
 

@@ -31,7 +31,8 @@ typedef struct {
     double rs_bytes;    /* reduce-scatter bytes of partial sums */
     double rs_group;    /* cores sharing a partial sum */
     double rd_bytes;    /* output re-layout bytes for the consumer */
-    double xcyc;        /* exchange cycles at the chip the set was built for */
+    double xcyc;        /* exchange cycles at the chip the set was built for (a
+                         * plantables set: at the artifact's fixed rate) */
     int opt0, nopt;
 } elk_plan;
 

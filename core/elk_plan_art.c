@@ -186,8 +186,9 @@ static void tree_rec(tctx *x, int d, double eff, const double *s, unsigned rot, 
         const lent *e = &x->lv[d][i];
         int ok = 1;
         for (int v = 0; v < x->nt; v++) {
+            /* a tensor this tuple leaves at 1 keeps a product that divides */
             x->prod[d + 1][v] = x->prod[d][v] * e->t[v];
-            if (x->rep[v] % x->prod[d + 1][v]) ok = 0;
+            if (e->t[v] > 1 && x->rep[v] % x->prod[d + 1][v]) ok = 0;
         }
         /* the sub-op's padding efficiency is a product of factors <= 1,
          * checked at the leaf: below the threshold here, below it there */
@@ -508,7 +509,8 @@ static double evaluate(const actx *a, int tm[MD][MT], const long *sub, const dou
     syncs += a->unf_syncs;
     pl->shift_bytes = shift_elems * dt + a->unf_bytes;
     pl->syncs = syncs;
-    pl->xcyc = elk_plan_xcycles(c, pl);
+    /* at the fixed rate, not the chip's: the cached set serves every topology */
+    pl->xcyc = a->xf * (pl->shift_bytes + pl->rs_bytes + pl->rd_bytes) * a->cpb;
     return pl->comp / c->compute_scale +
            a->xf * ((pl->shift_bytes + pl->rs_bytes + pl->rd_bytes) * a->cpb + pl->syncs * c->sync_cycles);
 }

@@ -99,7 +99,7 @@ static int initial_cold(const elk_sctx *x, int i, int entry)
  * most) replicated layout, which at 1472 cores avoids the artifact's slow
  * exactly-least-size plans of the attention matmuls (464k cycles against
  * 41k). Returns the entry (-1 if none) and its cold option in *kout. */
-static int baseline_pick(const elk_sctx *x, int i, double budget, int *kout)
+static int baseline_scan(const elk_sctx *x, int i, double budget, int *kout)
 {
     const elk_menu *m = menu_of(x, i);
     *kout = 0;
@@ -123,6 +123,18 @@ static int baseline_pick(const elk_sctx *x, int i, double budget, int *kout)
             *kout = k;
         }
     return best;
+}
+
+/* A pure function of (op, budget) within a run: memoised */
+static int baseline_pick(elk_sctx *x, int i, double budget, int *kout)
+{
+    if (x->bp_i != i || x->bp_budget != budget) {
+        x->bp_e = baseline_scan(x, i, budget, &x->bp_k);
+        x->bp_i = i;
+        x->bp_budget = budget;
+    }
+    *kout = x->bp_k;
+    return x->bp_e;
 }
 
 /* Execution length of op i ending at D, stretched by the preloads that
@@ -212,7 +224,35 @@ typedef struct {
     int n;           /* waiting ops */
     int *w, *k;      /* waiting op ids and their cold option indices */
     double delta;    /* distribution time added to waiting ops */
+    const double *total; /* the group's space before shrinking, if known (wsum_t) */
+    int *mod, nmod;  /* indices j whose k[j] left its copt, each once */
 } alloc_t;
+
+/* What waiting op w adds to a group's space beyond x->cold[w] when it keeps
+ * its cold option: set_cold's invariant (a positive cold is its option's
+ * own) makes it exactly +0.0 unless cold is 0. */
+static double cold_extra(const elk_sctx *x, int w)
+{
+    if (x->cold[w] > 0) return 0;
+    const elk_menu *m = menu_of(x, w);
+    const elk_menu_entry *e = &m->e[x->entry[w]];
+    return e->nc ? m->cold[e->c0 + x->copt[w]].cold - x->cold[w] : 0;
+}
+
+/* The space of op i's fastest effective plan plus the waiting preloads as
+ * they are, summed as the candidate loop grows the group (allocate's own
+ * sum, term for term, so the same bits: re-summing it per candidate made
+ * the scheduler quadratic in the window). */
+typedef struct {
+    double total;
+    int inexact; /* waiting ops whose cold_extra is not +0.0: re-sum */
+} wsum_t;
+
+static void wsum_add(const elk_sctx *x, wsum_t *s, int w)
+{
+    s->total += x->cold[w];
+    if (cold_extra(x, w) != 0) s->inexact++;
+}
 
 /* Shrink the group until it fits: repeatedly take the step with the most
  * space saved per unit of time added. Returns 0 if nothing fits. */
@@ -220,17 +260,20 @@ static int allocate(const elk_sctx *x, int i, alloc_t *a)
 {
     const elk_menu *mi = menu_of(x, i);
     const int *ef = mi->eff[x->price];
-    double total = mi->e[ef[a->entry]].hot;
-    for (int j = 0; j < a->n; j++) total += x->cold[a->w[j]];
-    /* the waiting ops' current colds were summed; a->k may differ from copt */
-    for (int j = 0; j < a->n; j++) {
-        int w = a->w[j];
-        /* set_cold's invariant: a positive cold is its option's own, so the
-         * term below is exactly +0.0 (the menu lookups cost 18% of a sweep) */
-        if (a->k[j] == x->copt[w] && x->cold[w] > 0) continue;
-        const elk_menu *m = menu_of(x, w);
-        const elk_menu_entry *e = &m->e[x->entry[w]];
-        if (e->nc) total += m->cold[e->c0 + a->k[j]].cold - x->cold[w];
+    double total;
+    if (a->total) {
+        total = *a->total;
+    } else {
+        total = mi->e[ef[a->entry]].hot;
+        for (int j = 0; j < a->n; j++) total += x->cold[a->w[j]];
+        /* the waiting ops' current colds were summed; a->k may differ from copt */
+        for (int j = 0; j < a->n; j++) {
+            int w = a->w[j];
+            if (a->k[j] == x->copt[w] && x->cold[w] > 0) continue; /* exactly +0.0 (cold_extra) */
+            const elk_menu *m = menu_of(x, w);
+            const elk_menu_entry *e = &m->e[x->entry[w]];
+            if (e->nc) total += m->cold[e->c0 + a->k[j]].cold - x->cold[w];
+        }
     }
     a->delta = 0;
     while (total > x->pr->sram) {
@@ -270,6 +313,7 @@ static int allocate(const elk_sctx *x, int i, alloc_t *a)
             const elk_menu_cold *c1 = &m->cold[e->c0 + a->k[who]], *c0 = &m->cold[e->c0 + a->k[who] - 1];
             total -= c1->cold - c0->cold;
             a->delta += c0->dist - c1->dist;
+            if (a->k[who] == x->copt[w]) a->mod[a->nmod++] = who;
             a->k[who]--;
         }
     }
@@ -311,7 +355,12 @@ static int grow(elk_sctx *x, int n)
     int *c2 = realloc(x->bestW, (size_t)cap * sizeof *c2), *d2 = realloc(x->bestWc, (size_t)cap * sizeof *d2);
     if (c2) x->bestW = c2;
     if (d2) x->bestWc = d2;
-    if (!a || !b || !c2 || !d2) return -1;
+    int *e2 = realloc(x->Wmod, (size_t)cap * sizeof *e2), *f2 = realloc(x->bmod_i, (size_t)cap * sizeof *f2);
+    if (e2) x->Wmod = e2;
+    if (f2) x->bmod_i = f2;
+    int *g2 = realloc(x->bmod_v, (size_t)cap * sizeof *g2);
+    if (g2) x->bmod_v = g2;
+    if (!a || !b || !c2 || !d2 || !e2 || !f2 || !g2) return -1;
     x->wcap = cap;
     return 0;
 }
@@ -354,12 +403,13 @@ static int basic_target_of(const elk_sctx *x, int qmin)
 /* Op i's execute-state entry and its length L ending at D beside the nw
  * preloads in x->W (their cold options chosen into x->Wc), under the
  * policy's rule. Returns 0 when nothing fits. */
-static int candidate(elk_sctx *x, int i, int q, int nw, double cold_sum, double D, int *entry, int *cand_k, double *L)
+static int candidate(elk_sctx *x, int i, int q, int nw, double cold_sum, const wsum_t *ws, double D, int *entry,
+                     int *cand_k, double *L)
 {
     const elk_menu *mi = menu_of(x, i);
     double sram = x->pr->sram;
+    x->nmod = 0;
     if (x->pol == ELK_POL_BASIC || x->pol == ELK_POL_STATIC) {
-        for (int k = 0; k < nw; k++) x->Wc[k] = x->copt[x->W[k]];
         double budget = x->pol == ELK_POL_STATIC ? x->xlimit : sram - cold_sum;
         if (x->pol == ELK_POL_STATIC && cold_sum > sram - x->xlimit) return 0;
         *entry = x->mincold ? baseline_pick(x, i, budget, cand_k) : elk_menu_best(mi, budget);
@@ -373,13 +423,13 @@ static int candidate(elk_sctx *x, int i, int q, int nw, double cold_sum, double 
     double delta = 0;
     if (x->force_e >= 0 && (x->replay || x->force_q == q)) {
         /* the exact search's pair: this plan, waiting preloads as they are */
-        for (int k = 0; k < nw; k++) x->Wc[k] = x->copt[x->W[k]];
         *entry = x->force_e;
         if (mi->e[*entry].hot + cold_sum > sram) return 0;
     } else {
-        alloc_t a = {mi->neff[x->price] - 1, nw, x->W, x->Wc, 0};
-        for (int k = 0; k < nw; k++) a.k[k] = x->copt[x->W[k]];
-        if (!allocate(x, i, &a)) return 0;
+        alloc_t a = {mi->neff[x->price] - 1, nw, x->W, x->Wc, 0, ws->inexact ? NULL : &ws->total, x->Wmod, 0};
+        int ok = allocate(x, i, &a);
+        x->nmod = a.nmod;
+        if (!ok) return 0;
         *entry = mi->eff[x->price][a.entry];
         delta = a.delta;
     }
@@ -477,33 +527,45 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
     for (int r = qmin - 1; r >= 0 && r >= qmin - x->lookback; r--)
         if (x->order[r] > i) {
             if (grow(x, nw + 1)) return -1;
+            x->Wc[nw] = x->copt[x->order[r]];
             x->W[nw++] = x->order[r];
         }
     int nforced = nw;
     double cold_sum = 0;
     for (int k = 0; k < nw; k++) cold_sum += x->cold[x->W[k]];
+    wsum_t ws = {0, 1};
+    if (x->pol == ELK_POL_DYN || x->pol == ELK_POL_FULL) {
+        const elk_menu *mi = menu_of(x, i);
+        ws.inexact = 0;
+        ws.total = mi->neff[x->price] > 0 ? mi->e[mi->eff[x->price][mi->neff[x->price] - 1]].hot : 0;
+        for (int k = 0; k < nw; k++) wsum_add(x, &ws, x->W[k]);
+    }
 
     pick_t best = {-INFINITY, 0, 0, -1, -1, 0, 0};
+    x->nbmod = 0;
     int cand_k = 0;
     int basic_target = x->pol == ELK_POL_BASIC ? basic_target_of(x, qmin) : -1;
     for (int q = qmin;; q++) {
         if (q > qmin) {
             int j = x->order[q - 1];
             if (grow(x, nw + 1)) return -1;
+            x->Wc[nw] = x->copt[j];
             x->W[nw++] = j;
             cold_sum += x->cold[j];
+            if (x->pol == ELK_POL_DYN || x->pol == ELK_POL_FULL) wsum_add(x, &ws, j);
         }
         int last = q >= x->N || x->ps[q] >= next;
         double D = last ? next : x->ps[q];
         int entry = -1;
         double L = 0;
-        if (!candidate(x, i, q, nw, cold_sum, D, &entry, &cand_k, &L)) {
+        if (!candidate(x, i, q, nw, cold_sum, &ws, D, &entry, &cand_k, &L)) {
             if (x->pol == ELK_POL_BASIC && q < basic_target && best.q >= 0) break;
             if (q == qmin && nforced) return -1;
             break;
         }
         double start = D - L;
         if (x->list_mode) {
+            for (int m = 0; m < x->nmod; m++) x->Wc[x->Wmod[m]] = x->copt[x->W[x->Wmod[m]]];
             if (x->list_mode == 1) {
                 x->cand[x->ncand] = q;
                 x->cand_e[x->ncand++] = -1;
@@ -521,16 +583,26 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
         else take = start > best.start;
         if (take) {
             best = (pick_t){start, L, D, q, entry, cand_k, nw};
-            if (x->pol == ELK_POL_DYN || x->pol == ELK_POL_FULL)
-                memcpy(x->bestWc, x->Wc, (size_t)nw * sizeof *x->Wc);
-            memcpy(x->bestW, x->W, (size_t)nw * sizeof *x->W);
+            x->nbmod = x->nmod;
+            for (int m = 0; m < x->nmod; m++) {
+                x->bmod_i[m] = x->Wmod[m];
+                x->bmod_v[m] = x->Wc[x->Wmod[m]];
+            }
         }
+        for (int m = 0; m < x->nmod; m++) x->Wc[x->Wmod[m]] = x->copt[x->W[x->Wmod[m]]];
+        x->nmod = 0;
         if (last || nw >= x->window) break;
         if (x->pol == ELK_POL_BASIC && q >= basic_target) break;
         if (x->replay && q >= x->force_q) break;
     }
     if (x->list_mode) return 0;
     if (best.q < 0) return -1;
+    /* the chosen group: a prefix of W, its options copt but for the mods */
+    for (int k = 0; k < best.nw; k++) {
+        x->bestW[k] = x->W[k];
+        x->bestWc[k] = x->copt[x->W[k]];
+    }
+    for (int m = 0; m < x->nbmod; m++) x->bestWc[x->bmod_i[m]] = x->bmod_v[m];
     commit(x, i, &best);
     return 0;
 }
@@ -548,6 +620,9 @@ void elk_sctx_free(elk_sctx *x)
     free(x->Wc);
     free(x->bestW);
     free(x->bestWc);
+    free(x->Wmod);
+    free(x->bmod_i);
+    free(x->bmod_v);
 }
 
 /* MoE under moe_preload "routed": each expert's preload waits for the end
@@ -591,6 +666,7 @@ int elk_sctx_init(elk_sctx *x, const elk_problem *pr, const elk_sched_opts *o, e
     x->order = order;
     x->window = o->window > 0 ? o->window : 2 * (pr->graph.per_layer ? pr->graph.per_layer : 16);
     x->abort_at = INFINITY;
+    x->bp_i = -1;
     x->pos = malloc((size_t)N * sizeof *x->pos);
     x->pmax = malloc((size_t)N * sizeof *x->pmax);
     x->es = malloc((size_t)N * 4 * sizeof *x->es);

@@ -52,7 +52,16 @@ typedef struct {
                            candidate position a preload it must hold can sit */
     /* scratch */
     int *W, *Wc, *bestW, *bestWc;
+    /* Between candidates Wc[k] is copt[W[k]]; the allocator's changes to it
+     * are listed in Wmod (nmod) and undone, and the chosen candidate's kept
+     * as (bmod_i, bmod_v) pairs (nbmod), so no candidate copies the window */
+    int *Wmod, *bmod_i, *bmod_v;
+    int nmod, nbmod;
     int wcap;
+    /* baseline_pick's last answer: Static asks it at every candidate with
+     * one budget (bp_i -1: none) */
+    int bp_i, bp_e, bp_k;
+    double bp_budget;
 } elk_sctx;
 
 static inline const elk_menu *menu_of(const elk_sctx *x, int i) { return &x->pr->menus[x->pr->graph.ops[i].shape_id]; }
