@@ -35,6 +35,7 @@ typedef struct {
     double fac[MT]; /* ceil(spatial_len[d] / t_v) if tensor v indexes d, else 1 */
     unsigned rot;   /* bit v: t_v > 1 */
     int mx;         /* max t */
+    int sidx;       /* index of sub among the level's distinct values */
 } lent;
 
 /* The temporal search of one spatial plan. Owns pool and lists (reused
@@ -58,6 +59,11 @@ typedef struct {
     int clv[MD];
     int tm[MD][MT];
     long prod[MD + 1][MT];
+    double *cmemo; /* leaf compute cycles per distinct last-level extent (lent.sidx) */
+    unsigned *cgen, gen; /* cmemo[k] holds for this upper path iff cgen[k] == gen */
+    int ccap;
+    int last; /* the last level's entry on the current path */
+    long dsub[MT * MAX_DIV]; /* levels' scratch: a level's distinct extents */
     leaf_fn leaf;
     void *u;
     long leaves;
@@ -175,6 +181,7 @@ static int cmp_lists(const tctx *x, int a, int b)
 static void tree_rec(tctx *x, int d, double eff, const double *s, unsigned rot, double iters, long *sub)
 {
     if (x->oom) return;
+    if (d == x->nd - 1) x->gen++; /* a new upper path: the memo is stale */
     if (d == x->nd) {
         x->leaves++;
         x->leaf(x->u, x->tm, sub, s, rot, iters);
@@ -197,6 +204,7 @@ static void tree_rec(tctx *x, int d, double eff, const double *s, unsigned rot, 
         for (int v = 0; v < x->nt; v++) s2[v] = s[v] * e->fac[v];
         memcpy(x->tm[d], e->t, sizeof(int) * MT);
         sub[d] = e->sub;
+        x->last = i;
         tree_rec(x, d + 1, eff2, s2, rot | e->rot, iters * e->mx, sub);
     }
 }
@@ -213,6 +221,8 @@ static int levels(tctx *x)
             x->clv[d] = n;
         }
         long len = x->sl[d];
+        long *ds = x->dsub;
+        int nds = 0;
         for (int i = 0; i < n; i++) {
             lent *e = &x->lv[d][i];
             const int *t = x->pool[x->list[L][i]].t;
@@ -226,9 +236,39 @@ static int levels(tctx *x)
             }
             e->sub = (len + e->mx - 1) / e->mx;
             e->eff = (double)len / ((double)e->sub * e->mx);
+            /* distinct extents are few (one per distinct max t): search them */
+            int k = 0;
+            while (k < nds && ds[k] != e->sub) k++;
+            if (k == nds) ds[nds++] = e->sub;
+            e->sidx = k;
         }
     }
+    int n = x->nd ? x->nlist[x->perm[x->nd - 1]] : 0;
+    if (n > x->ccap) {
+        double *m = realloc(x->cmemo, (size_t)n * sizeof *m);
+        if (m) x->cmemo = m;
+        unsigned *g = realloc(x->cgen, (size_t)n * sizeof *g);
+        if (g) x->cgen = g;
+        if (!m || !g) return -1;
+        x->ccap = n;
+    }
+    /* a new spatial plan: the memo of the last one is stale */
+    x->gen++;
+    for (int i = 0; i < n; i++) x->cgen[i] = x->gen - 1;
     return 0;
+}
+
+/* The compute cycles of one iteration of the leaf reached (sub), through
+ * the memo: below one upper path, leaves differ only in the last level's
+ * extent, and most of its tuples share one. */
+static double leaf_compute(tctx *x, const elk_chip *c, const long *sub)
+{
+    int k = x->lv[x->nd - 1][x->last].sidx;
+    if (x->cgen[k] != x->gen) {
+        x->cmemo[k] = elk_cost_compute(c, x->op, sub);
+        x->cgen[k] = x->gen;
+    }
+    return x->cmemo[k];
 }
 
 /* get_all_temporal_configs for spatial plan p (already validated). */
@@ -277,6 +317,8 @@ static int temporal_run(tctx *x, const long *D, const int *p)
 
 static void tctx_free(tctx *x)
 {
+    free(x->cmemo);
+    free(x->cgen);
     free(x->pool);
     for (int d = 0; d < MD; d++) {
         free(x->list[d]);
@@ -598,7 +640,7 @@ static void p1_leaf(void *u, int tm[MD][MT], const long *sub, const double *s, u
     if (hot > a->sram) return;
     long i = st_find(q, hot);
     double bound = i >= 0 ? q->st_exe[i] : INFINITY;
-    double comp0 = elk_cost_compute(a->c, a->op, sub) * iters;
+    double comp0 = leaf_compute(&a->t, a->c, sub) * iters;
     /* compute alone already too slow: skip the exchange terms */
     if (!q->cb && comp0 / a->c->compute_scale >= bound) return;
     elk_plan pl;
