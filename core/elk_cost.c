@@ -88,6 +88,15 @@ double elk_cost_compute(const elk_chip *c, const elk_op *op, const long *sub)
     }
 }
 
+int elk_cost_split_monotone(const elk_chip *c, const elk_op *op)
+{
+    const elk_cost_coef *k = &c->cost;
+    if (c->cost.kind == ELK_COSTK_IPU)
+        return op->kind == ELK_OP_MATMUL && k->mm_block >= 0 && k->mm_kn >= 0 && k->mm_n >= 0 && k->mm_fixed >= 0 &&
+               c->matmul_macs_per_cycle > 0;
+    return k->op_overhead >= 0 && c->matmul_macs_per_cycle > 0 && c->vector_elems_per_cycle > 0;
+}
+
 double elk_cost_vector_add(const elk_chip *c, double elems)
 {
     if (elems <= 0) return 0;

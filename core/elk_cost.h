@@ -15,6 +15,13 @@
 /* Compute cycles of one per-core sub-operator of extents sub[] (one
  * iteration), at compute_scale 1. */
 double elk_cost_compute(const elk_chip *c, const elk_op *op, const long *sub);
+/* Whether elk_cost_compute(sub) times the iterations never falls when a
+ * dim of sub is split further (ceil(x/T) pieces, T iterations): then the
+ * unsplit extents bound every finer plan's compute from below. True of the
+ * matmul tile model with non-negative coefficients (T*ceil(ceil(x/T)/c) >=
+ * ceil(x/c)) and of the parametric kind; not of the IPU's vector kernels,
+ * whose capped cost per call rewards small pieces. */
+int elk_cost_split_monotone(const elk_chip *c, const elk_op *op);
 
 /* Cycles to add n elements on one core (partial-sum reduction). */
 double elk_cost_vector_add(const elk_chip *c, double elems);

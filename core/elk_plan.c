@@ -1184,7 +1184,7 @@ elk_status elk_plan_enumerate(const elk_chip *c, const elk_op *op, double sram_b
     if (!o) o = &defaults;
     /* the paper profile's "plantables": the artifact's own tables */
     if (c->profile & (1u << ELK_PSW_PLANTABLES))
-        return elk_plan_art_enumerate(c, op, sram_bytes, set, o->all_cb, o->ctx, o->cancel, err);
+        return elk_plan_art_enumerate(c, op, sram_bytes, set, o, err);
     int coarse = o->coarse && !o->all_cb && !o->exhaustive;
     elk_status st = enumerate_space(c, op, sram_bytes, set, o, coarse, err);
     /* nothing in the coarse space: the full space (and its error) */

@@ -24,6 +24,9 @@ typedef struct {
 /* A leaf: the matrix, its per-iteration extents, every tensor's per-core
  * slice (elements), which tensors rotate (bit v), and the iteration count. */
 typedef void (*leaf_fn)(void *u, int tm[MD][MT], const long *sub, const double *s, unsigned rot, double iters);
+/* Whether no leaf below a node can count: levels 0..d-1 are chosen (their
+ * slices s, rotation bits, iterations and extents sub[0..d)). */
+typedef int (*cut_fn)(void *u, int d, const double *s, unsigned rot, double iters, const long *sub);
 
 /* One tuple as level d of the tree applies it to dim d (which, with the
  * sort, need not be the dim whose list it came from): what it contributes
@@ -65,7 +68,9 @@ typedef struct {
     int last; /* the last level's entry on the current path */
     long dsub[MT * MAX_DIV]; /* levels' scratch: a level's distinct extents */
     leaf_fn leaf;
+    cut_fn cut; /* NULL: every leaf is visited */
     void *u;
+    double sfx[MD + 1][MT]; /* product over levels >= d of the least slice factor of tensor v */
     long leaves;
     int oom;
 } tctx;
@@ -205,6 +210,7 @@ static void tree_rec(tctx *x, int d, double eff, const double *s, unsigned rot, 
         memcpy(x->tm[d], e->t, sizeof(int) * MT);
         sub[d] = e->sub;
         x->last = i;
+        if (x->cut && d + 1 < x->nd && x->cut(x->u, d + 1, s2, rot | e->rot, iters * e->mx, sub)) continue;
         tree_rec(x, d + 1, eff2, s2, rot | e->rot, iters * e->mx, sub);
     }
 }
@@ -243,6 +249,13 @@ static int levels(tctx *x)
             e->sidx = k;
         }
     }
+    for (int v = 0; v < x->nt; v++) x->sfx[x->nd][v] = 1;
+    for (int d = x->nd - 1; d >= 0; d--)
+        for (int v = 0; v < x->nt; v++) {
+            double m = INFINITY;
+            for (int i = 0; i < x->nlist[x->perm[d]]; i++) m = fmin(m, x->lv[d][i].fac[v]);
+            x->sfx[d][v] = x->sfx[d + 1][v] * (isfinite(m) ? m : 1);
+        }
     int n = x->nd ? x->nlist[x->perm[x->nd - 1]] : 0;
     if (n > x->ccap) {
         double *m = realloc(x->cmemo, (size_t)n * sizeof *m);
@@ -419,6 +432,7 @@ typedef struct {
     double cpb;  /* the artifact's fixed exchange rate, cycles per byte */
     double xf;   /* its inter-chip factor */
     double unf_comp, unf_syncs, unf_bytes;
+    int mono; /* elk_cost_split_monotone: p1_cut may bound compute */
     tctx t;
     sctx s;
 } actx;
@@ -569,10 +583,10 @@ static double evaluate(const actx *a, int tm[MD][MT], const long *sub, const dou
  * sweep over them gives the artifact's front. */
 typedef struct {
     double hot, exe;
-    long seq;  /* enumeration order over all plans */
+    long seq;  /* enumeration order over the plans visited */
     long sp;   /* spatial plan's enumeration order */
-    long loc;  /* order within its spatial plan */
     int p[MD];
+    int tm[MD][MT]; /* its temporal matrix: pass 2 finds it by this */
 } improver;
 
 /* Pass 1's state. Owns imp and the staircase st (hot ascending, exe
@@ -585,7 +599,9 @@ typedef struct {
     long nimp, cimp;
     double *st_hot, *st_exe;
     long nst, cst;
-    long seq, sp, loc;
+    long seq, sp;
+    long bounded; /* spatial plans p1_cut_spatial skipped */
+    int exhaustive; /* visit every plan (no p1_cut) */
     double min_hot;
     int oom;
     const atomic_int *cancel; /* polled every 1024 spatial plans */
@@ -631,7 +647,6 @@ static void p1_leaf(void *u, int tm[MD][MT], const long *sub, const double *s, u
 {
     pass1 *q = u;
     actx *a = q->a;
-    long loc = q->loc++;
     q->seq++;
     if (q->oom) return;
     double hot, cold;
@@ -666,14 +681,68 @@ static void p1_leaf(void *u, int tm[MD][MT], const long *sub, const double *s, u
     im->exe = exe;
     im->seq = q->seq - 1;
     im->sp = q->sp;
-    im->loc = loc;
     memcpy(im->p, a->s.p, sizeof im->p);
+    memcpy(im->tm, tm, sizeof im->tm);
+}
+
+/* Pass 1's bound on a subtree: every plan below has at least the slices of
+ * the least factors still to come (tctx.sfx) and, where compute cannot fall
+ * by splitting (elk_cost_split_monotone), at least the compute of leaving
+ * the remaining dims whole. When that already loses to the staircase at
+ * its least size, no plan below could join it (p1_leaf's own tests), so
+ * the subtree is skipped: the set is the one of visiting every plan, and
+ * set->enumerated counts the plans visited. The margin keeps rounding of
+ * the bound (real-valued, exact) from cutting a tie. */
+static int p1_cut(void *u, int d, const double *s, unsigned rot, double iters, const long *sub)
+{
+    pass1 *q = u;
+    actx *a = q->a;
+    const tctx *x = &a->t;
+    if (q->exhaustive || q->nst == 0) return 0;
+    double dt = x->op->dtype_bytes, hot = 0;
+    for (int v = 0; v < x->nt; v++) hot += s[v] * x->sfx[d][v] * dt * (((rot >> v) & 1u) ? 2 : 1);
+    if (hot > a->sram) return 1;
+    long i = st_find(q, hot);
+    if (i < 0 || !a->mono) return 0;
+    long sb[MD];
+    for (int k = 0; k < x->nd; k++) sb[k] = k < d ? sub[k] : x->sl[k];
+    double comp = elk_cost_compute(a->c, x->op, sb) * iters;
+    return comp / a->c->compute_scale * (1 - 1e-9) >= q->st_exe[i];
+}
+
+/* p1_cut for a whole spatial plan, before its lists are built: a tensor's
+ * temporal splits multiply to a divisor of its replica count, so its slice
+ * is at least its spatial extent over that count; compute is at least the
+ * unsplit tile's. */
+static int p1_cut_spatial(const pass1 *q, const int *p)
+{
+    const actx *a = q->a;
+    const elk_op *op = a->t.op;
+    if (q->exhaustive || q->nst == 0) return 0;
+    long sl[MD];
+    for (int d = 0; d < op->ndims; d++) sl[d] = (a->s.D[d] + p[d] - 1) / p[d];
+    double hot = 0;
+    for (int v = 0; v < op->ntensors; v++) {
+        double ext = 1, rep = 1;
+        for (int d = 0; d < op->ndims; d++)
+            if (in_axes(&op->t[v], d)) ext *= (double)sl[d];
+            else rep *= p[d];
+        hot += fmax(1.0, ext / rep) * op->dtype_bytes;
+    }
+    if (hot * (1 - 1e-9) > a->sram) return 1;
+    long i = st_find(q, hot * (1 - 1e-9));
+    if (i < 0 || !a->mono) return 0;
+    return elk_cost_compute(a->c, op, sl) / a->c->compute_scale * (1 - 1e-9) >= q->st_exe[i];
 }
 
 static void p1_spatial(void *u, const int *p)
 {
     pass1 *q = u;
-    q->loc = 0;
+    if (p1_cut_spatial(q, p)) {
+        q->sp++;
+        q->bounded++;
+        return;
+    }
     if (q->cancel && !(q->sp & 1023) && atomic_load_explicit(q->cancel, memory_order_relaxed)) q->cancelled = 1;
     if (!q->oom && !q->cancelled && temporal_run(&q->a->t, q->a->s.D, p)) q->oom = 1;
     q->sp++;
@@ -698,7 +767,7 @@ typedef struct {
 } leafrec;
 
 /* Pass 2's state: every plan of the current spatial plan, in enumeration
- * order (leaf loc of pass 1 is the index). Owns v. */
+ * order. Owns v. */
 typedef struct {
     actx *a;
     leafrec *v;
@@ -784,8 +853,10 @@ static int compatible(const tctx *x, const leafrec *P, const leafrec *H, double 
 /* ------------------------------------------------------------------ */
 
 elk_status elk_plan_art_enumerate(const elk_chip *c, const elk_op *op, double sram_bytes, elk_plan_set *set,
-                                  elk_plan_cb all_cb, void *ctx, const atomic_int *cancel, elk_error *err)
+                                  const elk_plan_opts *o, elk_error *err)
 {
+    static const elk_plan_opts defaults = {0};
+    if (!o) o = &defaults;
     memset(set, 0, sizeof *set);
     actx *a = calloc(1, sizeof *a);
     if (!a) return elk_fail(err, ELK_ENOMEM, "out of memory");
@@ -807,11 +878,14 @@ elk_status elk_plan_art_enumerate(const elk_chip *c, const elk_op *op, double sr
     pass1 q;
     memset(&q, 0, sizeof q);
     q.a = a;
-    q.cb = all_cb;
-    q.ctx = ctx;
+    q.cb = o->all_cb;
+    q.ctx = o->ctx;
+    q.exhaustive = o->all_cb || o->exhaustive;
     q.min_hot = INFINITY;
-    q.cancel = cancel;
+    q.cancel = o->cancel;
     a->t.leaf = p1_leaf;
+    a->t.cut = p1_cut;
+    a->mono = elk_cost_split_monotone(c, op);
     a->t.u = &q;
     spatial_run(&a->s, op, c->cores, p1_spatial, &q);
     free(q.st_hot);
@@ -834,6 +908,7 @@ elk_status elk_plan_art_enumerate(const elk_chip *c, const elk_op *op, double sr
         goto done;
     }
     set->enumerated = q.seq;
+    set->bounded = q.bounded;
     set->spatial = a->s.spatial;
     set->hbm_bytes = op->hbm_bytes;
     if (q.nimp == 0) {
@@ -891,6 +966,7 @@ elk_status elk_plan_art_enumerate(const elk_chip *c, const elk_op *op, double sr
             sps[j - 1] = t;
         }
     a->t.leaf = p2_leaf;
+    a->t.cut = NULL;
     a->t.u = &r;
     for (int si = 0; si < ns && st == ELK_OK; si++) {
         int h0 = -1;
@@ -904,8 +980,10 @@ elk_status elk_plan_art_enumerate(const elk_chip *c, const elk_op *op, double sr
         }
         for (int i = 0; i < nk; i++) {
             if (K[i].sp != sps[si]) continue;
-            assert(K[i].loc < r.n);
-            const leafrec *H = &r.v[K[i].loc];
+            const leafrec *H = NULL;
+            for (long j = 0; j < r.n && !H; j++)
+                if (!memcmp(r.v[j].tm, K[i].tm, sizeof K[i].tm)) H = &r.v[j];
+            assert(H); /* pass 2 visits every plan of the spatial plan */
             assert(H->hot == K[i].hot);
             kcold[i] = H->cold;
             double exe = evaluate(a, (int(*)[MT])H->tm, H->sub, H->s, H->hot, -1, &set->plans[i]);

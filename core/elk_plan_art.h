@@ -17,11 +17,16 @@
 
 #include "elk_plan.h"
 
-/* Same contract as elk_plan_enumerate. all_cb sees every (spatial,
- * temporal) plan that passes the artifact's validity checks and fits
- * sram_bytes; cancel (if set) is polled and stops it with ELK_ECANCEL. */
+/* Same contract as elk_plan_enumerate, under o's all_cb, exhaustive and
+ * cancel (o may be NULL). all_cb sees every (spatial, temporal) plan that
+ * passes the artifact's validity checks and fits sram_bytes. Unless
+ * all_cb or exhaustive is set, subtrees of the temporal search that no plan
+ * of the front can come from are skipped on a bound (set->enumerated then
+ * counts the plans visited, set->bounded the spatial plans skipped whole):
+ * the set is the same either way (tests/test_plan.c), and exhaustive gives
+ * the artifact's plan counts. */
 elk_status elk_plan_art_enumerate(const elk_chip *c, const elk_op *op, double sram_bytes, elk_plan_set *set,
-                                  elk_plan_cb all_cb, void *ctx, const atomic_int *cancel, elk_error *err);
+                                  const elk_plan_opts *o, elk_error *err);
 
 /* launch.py's lower end of Static's execution-region sweep: the largest
  * over operators of the smallest execution space that has a preload layout

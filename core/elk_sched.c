@@ -147,6 +147,12 @@ static int baseline_pick(elk_sctx *x, int i, double budget, int *kout)
  *    delivered into a core steals its share of the local port.
  * Preload intervals themselves are not stretched here; the event simulator
  * (elk_sim) shares links both ways and reports how far this estimate is off. */
+/* fmin and fmax for the hot loops, inlined: they are libm calls otherwise
+ * (NaN rules), and no NaN reaches them; a signed zero they may pick
+ * differently only ever meets a "<= 0" test. */
+static inline double min2(double a, double b) { return b < a ? b : a; }
+static inline double max2(double a, double b) { return b > a ? b : a; }
+
 /* NoC time the preloads placed at positions < q keep busy in [s, D], and
  * (if bytes) the bytes they deliver into cores meanwhile. */
 static double window_noc(const elk_sctx *x, double s, double D, int q, double *bytes)
@@ -157,7 +163,7 @@ static double window_noc(const elk_sctx *x, double s, double D, int q, double *b
         int j = x->order[r];
         double d = x->pe[r] - x->ps[r];
         if (d <= 0) continue;
-        double ov = fmin(x->pe[r], D) - fmax(x->ps[r], s);
+        double ov = min2(x->pe[r], D) - max2(x->ps[r], s);
         if (ov <= 0) continue;
         B += x->nocT[j] * ov / d;
         by += x->deliv[j] * ov / d;
@@ -175,7 +181,7 @@ static double artifact_len(const elk_sctx *x, double own, double xc, double D, i
     if (x->pol == ELK_POL_FULL) return own;
     double L = own;
     for (int it = 0; it < 8; it++) {
-        double nl = fmax(own, xc + window_noc(x, D - L, D, q, NULL));
+        double nl = max2(own, xc + window_noc(x, D - L, D, q, NULL));
         if (fabs(nl - L) < 0.5) return nl;
         L = nl;
     }
@@ -204,7 +210,7 @@ static double contended_len(const elk_sctx *x, double own, double xc, double D, 
     double port = c->remote_access_pauses ? 1.0 / (c->cores * c->sram_port_bytes_per_cycle) : 0;
     for (int it = 0; it < 6; it++) {
         double bytes, B = window_noc(x, D - L, D, q, &bytes);
-        double rho = L > 0 ? fmin(1.0, B / L) : 0;
+        double rho = L > 0 ? min2(1.0, B / L) : 0;
         double nl = own + rho * xc + bytes * port;
         if (fabs(nl - L) < 0.5) {
             L = nl;
@@ -233,7 +239,7 @@ typedef struct {
  * own) makes it exactly +0.0 unless cold is 0. */
 static double cold_extra(const elk_sctx *x, int w)
 {
-    if (x->cold[w] > 0) return 0;
+    if (x->cold[w] > 0 || x->zcold[x->pr->graph.ops[w].shape_id]) return 0;
     const elk_menu *m = menu_of(x, w);
     const elk_menu_entry *e = &m->e[x->entry[w]];
     return e->nc ? m->cold[e->c0 + x->copt[w]].cold - x->cold[w] : 0;
@@ -620,6 +626,7 @@ void elk_sctx_free(elk_sctx *x)
     free(x->Wc);
     free(x->bestW);
     free(x->bestWc);
+    free(x->zcold);
     free(x->Wmod);
     free(x->bmod_i);
     free(x->bmod_v);
@@ -672,7 +679,8 @@ int elk_sctx_init(elk_sctx *x, const elk_problem *pr, const elk_sched_opts *o, e
     x->es = malloc((size_t)N * 4 * sizeof *x->es);
     x->entry = malloc((size_t)N * 4 * sizeof *x->entry);
     x->cold = malloc((size_t)N * 8 * sizeof *x->cold);
-    if (!x->pos || !x->pmax || !x->es || !x->entry || !x->cold) {
+    x->zcold = calloc((size_t)pr->graph.nshapes + 1, 1);
+    if (!x->pos || !x->pmax || !x->es || !x->entry || !x->cold || !x->zcold) {
         elk_sctx_free(x);
         return -1;
     }
@@ -689,6 +697,11 @@ int elk_sctx_init(elk_sctx *x, const elk_problem *pr, const elk_sched_opts *o, e
     x->hbmT = x->cold + 5 * N;
     x->stall = x->cold + 6 * N;
     x->resident = x->cold + 7 * N;
+    for (int k = 0; k < pr->graph.nshapes; k++) {
+        const elk_menu *mk = &pr->menus[k];
+        x->zcold[k] = 1;
+        for (int c = 0; c < mk->ncold; c++) x->zcold[k] &= mk->cold[c].cold == 0;
+    }
     for (int r = 0; r < N; r++) x->pos[order[r]] = r;
     int m = -1;
     x->lookback = 1;

@@ -62,6 +62,7 @@ typedef struct {
      * one budget (bp_i -1: none) */
     int bp_i, bp_e, bp_k;
     double bp_budget;
+    unsigned char *zcold; /* per shape: every cold option of its menu is 0 bytes */
 } elk_sctx;
 
 static inline const elk_menu *menu_of(const elk_sctx *x, int i) { return &x->pr->menus[x->pr->graph.ops[i].shape_id]; }
