@@ -261,18 +261,20 @@ static void add_pairs(model_t *m, int k, int i, int what, double f)
     }
 }
 
-/* Build the program; binary says whether the pair and residency variables
- * are integer, with_y whether there are residency variables at all (without,
- * a preload inside op i's window and SRAM reach may be held at no cost: the
- * reach relaxation). cap in cycles. Returns 0 or -1 (out of memory). */
-static int build(model_t *m, int window, double cap, int binary, int with_y)
+/* Building the program. The order of columns, rows and nonzeros is GLPK's
+ * input order, which steers its pivots: reordering them can change which of
+ * equal optima it returns. */
+
+/* Pair columns (exactly one chosen per op) and start columns, then the
+ * rows the two orders make: executions in program order, the last before
+ * T; preloads serial in the preload order, each ending before its op
+ * starts. capu: the makespan cap in program units. */
+static void build_order(model_t *m, double capu, int binary)
 {
     const elk_problem *pr = m->pr;
     prog_t *g = &m->g;
     int N = m->N;
-    double capu = cap / m->ts;
     m->T = col(g, 0, capu, 0, 1);
-    /* pairs: exactly one per op */
     for (int i = 0; i < N; i++) {
         m->xc[i] = g->ncols + 1;
         for (int t = 0; t < m->npairs[i]; t++) col(g, 0, 1, binary, 0);
@@ -281,14 +283,12 @@ static int build(model_t *m, int window, double cap, int binary, int with_y)
     }
     for (int i = 0; i < N; i++) m->sc[i] = col(g, 0, capu, 0, 0);
     for (int r = 0; r < N; r++) m->pc[r] = pr->graph.ops[m->ord[r]].hbm_bytes > 0 ? col(g, 0, capu, 0, 0) : 0;
-    /* executions in program order, the last before T */
     for (int i = 0; i < N; i++) {
         int k = row(g, GLP_LO, 0, 0);
         nz(g, k, i + 1 < N ? m->sc[i + 1] : m->T, 1);
         nz(g, k, m->sc[i], -1);
         add_pairs(m, k, i, OWN, -1);
     }
-    /* preloads serial in the order, each ending before its op starts */
     for (int r = 0; r < N; r++) {
         if (!m->pc[r]) continue;
         int j = m->ord[r];
@@ -304,125 +304,182 @@ static int build(model_t *m, int window, double cap, int binary, int with_y)
             add_pairs(m, k, j, DUR, -1);
         }
     }
-    /* tail[i]: executions after op i at their shortest; head[r]: preloads
-     * before position r at their shortest. With T <= cap, E_i - P_r <=
-     * cap - tail[i] - head[r], the big-M of the residency switch. */
-    double *tail = malloc((size_t)(N + 1) * sizeof *tail), *head = malloc((size_t)(N + 1) * sizeof *head);
-    if (!tail || !head) {
-        free(tail);
-        free(head);
-        return -1;
-    }
-    tail[N - 1] = 0;
-    for (int i = N - 2; i >= 0; i--) tail[i] = tail[i + 1] + m->ownmin[i + 1];
-    head[0] = 0;
-    for (int r = 0; r < N; r++) head[r + 1] = head[r] + m->durmin[m->ord[r]];
-    int lookback = 1;
+}
+
+/* The residency switches as build lays them out, and the terms of their
+ * big-M constants. Owns every array, each ycol[i] too. Invariants: ycol[i]
+ * has yn[i] entries, ycol[i][k] the switch of op i and position y0[i] + k
+ * (0: none there); y0[i] = pmax[i] + 1, since the preloads before it come
+ * before op i in every schedule; a later op's preload placed before
+ * y0[i] stands at most lookback positions below it. */
+typedef struct {
+    double *tail; /* tail[i]: the executions after op i at their shortest */
+    double *head; /* head[r]: the preloads before position r at their shortest */
+    int lookback;
+    int *y0, *yn;
+    int **ycol;
+} resid_t;
+
+static void resid_free(resid_t *rs, int N)
+{
+    if (rs->ycol)
+        for (int i = 0; i < N; i++) free(rs->ycol[i]);
+    free(rs->ycol);
+    free(rs->y0);
+    free(rs->yn);
+    free(rs->tail);
+    free(rs->head);
+}
+
+/* With T <= cap, E_i - P_r <= cap - tail[i] - head[r]: the big-M of the
+ * switch of op i and position r. Returns 0 or -1 (out of memory; rs is
+ * then freed by resid_free all the same). */
+static int resid_init(resid_t *rs, const model_t *m)
+{
+    int N = m->N;
+    memset(rs, 0, sizeof *rs);
+    rs->tail = malloc((size_t)(N + 1) * sizeof *rs->tail);
+    rs->head = malloc((size_t)(N + 1) * sizeof *rs->head);
+    if (!rs->tail || !rs->head) return -1;
+    rs->tail[N - 1] = 0;
+    for (int i = N - 2; i >= 0; i--) rs->tail[i] = rs->tail[i + 1] + m->ownmin[i + 1];
+    rs->head[0] = 0;
+    for (int r = 0; r < N; r++) rs->head[r + 1] = rs->head[r] + m->durmin[m->ord[r]];
+    rs->lookback = 1;
     for (int i = 0; i < N; i++)
-        if (m->pmax[i] + 1 - m->pos[i] > lookback) lookback = m->pmax[i] + 1 - m->pos[i];
-    /* ycol[i][r - y0[i]]: the residency switch of op i and position r, 0 if none */
-    int *y0 = malloc((size_t)N * sizeof *y0), *yn = calloc((size_t)N, sizeof *yn);
-    int **ycol = calloc((size_t)N, sizeof *ycol);
-    if (!y0 || !yn || !ycol) {
-        free(tail);
-        free(head);
-        free(y0);
-        free(yn);
-        free(ycol);
-        return -1;
+        if (m->pmax[i] + 1 - m->pos[i] > rs->lookback) rs->lookback = m->pmax[i] + 1 - m->pos[i];
+    rs->y0 = malloc((size_t)N * sizeof *rs->y0);
+    rs->yn = calloc((size_t)N, sizeof *rs->yn);
+    rs->ycol = calloc((size_t)N, sizeof *rs->ycol);
+    return rs->y0 && rs->yn && rs->ycol ? 0 : -1;
+}
+
+/* SRAM's reach: a preload that starts before op i ends is held with every
+ * later op's preload before it in the order, so once op i's smallest plan
+ * and those preloads at their smallest layouts outgrow SRAM, it starts
+ * after op i ends. The first position from qmin on past op i's reach, at
+ * most r0. */
+static int reach_end(const model_t *m, int i, int qmin, int lookback, int r0)
+{
+    double held = m->hotmin[i];
+    for (int r = qmin - 1; r >= 0 && r >= qmin - lookback; r--)
+        if (m->ord[r] > i) held += m->cmin[m->ord[r]];
+    for (int r = qmin; r < r0; r++) {
+        held += m->cmin[m->ord[r]];
+        if (held > m->pr->sram * (1 + 1e-12)) return r;
     }
-    for (int i = 0; i < N; i++) {
-        int qmin = m->pmax[i] + 1;
-        int sram = row(g, GLP_UP, 0, pr->sram / m->bs);
-        add_pairs(m, sram, i, HOT, 1);
-        /* preloads of later ops placed before op i's candidates: always held */
-        int nforced = 0;
-        for (int r = qmin - 1; r >= 0 && r >= qmin - lookback; r--)
-            if (m->ord[r] > i) {
-                nforced++;
-                add_pairs(m, sram, m->ord[r], COLD, 1);
-            }
-        int nwin = window > nforced ? window - nforced : 0;
-        int r0 = qmin + nwin < N ? qmin + nwin : N;
-        /* SRAM's reach: a preload that starts before op i ends is held with
-         * every later op's preload before it in the order, so once op i's
-         * smallest plan and those preloads at their smallest layouts
-         * outgrow SRAM, it starts after op i ends */
-        double held = m->hotmin[i];
-        for (int r = qmin - 1; r >= 0 && r >= qmin - lookback; r--)
-            if (m->ord[r] > i) held += m->cmin[m->ord[r]];
-        for (int r = qmin; r < r0; r++) {
-            held += m->cmin[m->ord[r]];
-            if (held > pr->sram * (1 + 1e-12)) {
-                r0 = r;
-                break;
-            }
-        }
-        int prev_y = 0;
-        y0[i] = qmin;
-        yn[i] = r0 - qmin;
-        ycol[i] = calloc((size_t)(yn[i] > 0 ? yn[i] : 1), sizeof **ycol);
-        if (!ycol[i]) g->oom = 1;
-        for (int r = qmin; r < r0 && !g->oom; r++) {
-            int j = m->ord[r];
-            if (!with_y || !m->pc[r] || m->cmax[j] <= 0) continue;
-            double M = (cap - tail[i] - head[r]) / m->ts;
-            if (M <= 0) continue; /* it cannot start after op i ends anyway */
-            int y = col(g, 0, 1, binary, 0), w = col(g, 0, m->cmax[j] / m->bs, 0, 0);
-            ycol[i][r - qmin] = y;
-            nz(g, sram, w, 1);
-            /* w >= cold_j - cmax_j (1 - y): the preload's space when held */
-            int k = row(g, GLP_LO, -m->cmax[j] / m->bs, 0);
-            nz(g, k, w, 1);
-            add_pairs(m, k, j, COLD, -1);
-            nz(g, k, y, -m->cmax[j] / m->bs);
-            k = row(g, GLP_LO, 0, 0); /* w >= cmin_j y */
-            nz(g, k, w, 1);
-            nz(g, k, y, -m->cmin[j] / m->bs);
-            /* not held: it starts after op i ends. P_r >= S_i + own_i - M y */
-            k = row(g, GLP_LO, 0, 0);
-            nz(g, k, m->pc[r], 1);
-            nz(g, k, m->sc[i], -1);
-            add_pairs(m, k, i, OWN, -1);
-            nz(g, k, y, M);
-            /* preloads are serial, so held ones form a prefix */
-            if (prev_y) {
-                k = row(g, GLP_LO, 0, 0);
-                nz(g, k, prev_y, 1);
-                nz(g, k, y, -1);
-            }
-            prev_y = y;
-        }
-        /* past the window: the first preload with data starts after op i ends */
-        int nr = r0 < N ? m->nextc[r0] : N;
-        assert(nr >= N || m->pc[nr]);
-        if (nr < N) {
-            int k = row(g, GLP_LO, 0, 0);
-            nz(g, k, m->pc[nr], 1);
-            nz(g, k, m->sc[i], -1);
-            add_pairs(m, k, i, OWN, -1);
-        }
+    return r0;
+}
+
+/* The switch y of op i and position r (op j's preload) and w, the space the
+ * preload takes in op i's SRAM row: held, w is at least its space; not
+ * held, it starts after op i ends. prev_y is the switch of the position
+ * before (0: none). Returns y's column, 0 when there is none. */
+static int hold_switch(model_t *m, const resid_t *rs, int i, int r, int sram, double cap, int binary, int prev_y)
+{
+    prog_t *g = &m->g;
+    int j = m->ord[r];
+    double M = (cap - rs->tail[i] - rs->head[r]) / m->ts;
+    if (M <= 0) return 0; /* it cannot start after op i ends anyway */
+    int y = col(g, 0, 1, binary, 0), w = col(g, 0, m->cmax[j] / m->bs, 0, 0);
+    nz(g, sram, w, 1);
+    /* w >= cold_j - cmax_j (1 - y): the preload's space when held */
+    int k = row(g, GLP_LO, -m->cmax[j] / m->bs, 0);
+    nz(g, k, w, 1);
+    add_pairs(m, k, j, COLD, -1);
+    nz(g, k, y, -m->cmax[j] / m->bs);
+    k = row(g, GLP_LO, 0, 0); /* w >= cmin_j y */
+    nz(g, k, w, 1);
+    nz(g, k, y, -m->cmin[j] / m->bs);
+    /* not held: it starts after op i ends. P_r >= S_i + own_i - M y */
+    k = row(g, GLP_LO, 0, 0);
+    nz(g, k, m->pc[r], 1);
+    nz(g, k, m->sc[i], -1);
+    add_pairs(m, k, i, OWN, -1);
+    nz(g, k, y, M);
+    /* preloads are serial, so held ones form a prefix */
+    if (prev_y) {
+        k = row(g, GLP_LO, 0, 0);
+        nz(g, k, prev_y, 1);
+        nz(g, k, y, -1);
     }
-    /* A preload held during op i has started before i ends, so before i+1
-     * ends too: held during i+1 as well (or i+1's own). Taking y as "started
-     * before the end" (which every schedule allows) satisfies this and the
-     * prefix rows together, so both are valid at once. */
-    for (int i = 0; i + 1 < N && !g->oom; i++)
-        for (int k = 0; k < yn[i]; k++) {
-            int y = ycol[i][k], r = y0[i] + k;
-            if (!y || m->ord[r] <= i + 1 || r < y0[i + 1]) continue;
-            int y2 = r - y0[i + 1] < yn[i + 1] ? ycol[i + 1][r - y0[i + 1]] : 0;
+    return y;
+}
+
+/* Op i's SRAM row (its plan and the preloads held with it) and what keeps
+ * the preloads it does not hold out of its execution. */
+static void build_sram(model_t *m, resid_t *rs, int i, int window, double cap, int binary, int with_y)
+{
+    prog_t *g = &m->g;
+    int N = m->N;
+    int qmin = m->pmax[i] + 1;
+    int sram = row(g, GLP_UP, 0, m->pr->sram / m->bs);
+    add_pairs(m, sram, i, HOT, 1);
+    /* preloads of later ops placed before op i's candidates: always held */
+    int nforced = 0;
+    for (int r = qmin - 1; r >= 0 && r >= qmin - rs->lookback; r--)
+        if (m->ord[r] > i) {
+            nforced++;
+            add_pairs(m, sram, m->ord[r], COLD, 1);
+        }
+    int nwin = window > nforced ? window - nforced : 0;
+    int r0 = reach_end(m, i, qmin, rs->lookback, qmin + nwin < N ? qmin + nwin : N);
+    int prev_y = 0;
+    rs->y0[i] = qmin;
+    rs->yn[i] = r0 - qmin;
+    rs->ycol[i] = calloc((size_t)(rs->yn[i] > 0 ? rs->yn[i] : 1), sizeof **rs->ycol);
+    if (!rs->ycol[i]) g->oom = 1;
+    for (int r = qmin; r < r0 && !g->oom; r++) {
+        int j = m->ord[r];
+        if (!with_y || !m->pc[r] || m->cmax[j] <= 0) continue;
+        int y = hold_switch(m, rs, i, r, sram, cap, binary, prev_y);
+        if (y) rs->ycol[i][r - qmin] = prev_y = y;
+    }
+    /* past the window: the first preload with data starts after op i ends */
+    int nr = r0 < N ? m->nextc[r0] : N;
+    assert(nr >= N || m->pc[nr]);
+    if (nr < N) {
+        int k = row(g, GLP_LO, 0, 0);
+        nz(g, k, m->pc[nr], 1);
+        nz(g, k, m->sc[i], -1);
+        add_pairs(m, k, i, OWN, -1);
+    }
+}
+
+/* A preload held during op i has started before i ends, so before i+1
+ * ends too: held during i+1 as well (or i+1's own). Taking y as "started
+ * before the end" (which every schedule allows) satisfies this and the
+ * prefix rows together, so both are valid at once. */
+static void build_hold_chain(model_t *m, const resid_t *rs)
+{
+    prog_t *g = &m->g;
+    for (int i = 0; i + 1 < m->N && !g->oom; i++)
+        for (int k = 0; k < rs->yn[i]; k++) {
+            int y = rs->ycol[i][k], r = rs->y0[i] + k;
+            if (!y || m->ord[r] <= i + 1 || r < rs->y0[i + 1]) continue;
+            int y2 = r - rs->y0[i + 1] < rs->yn[i + 1] ? rs->ycol[i + 1][r - rs->y0[i + 1]] : 0;
             int row_k = row(g, GLP_LO, 0, 0);
             nz(g, row_k, y, -1); /* y2 == 0: i+1 cannot hold it, so neither does i */
             if (y2) nz(g, row_k, y2, 1);
         }
-    for (int i = 0; i < N; i++) free(ycol[i]);
-    free(ycol);
-    free(y0);
-    free(yn);
-    free(tail);
-    free(head);
-    return g->oom ? -1 : 0;
+}
+
+/* Build the program; binary says whether the pair and residency variables
+ * are integer, with_y whether there are residency variables at all (without,
+ * a preload inside op i's window and SRAM reach may be held at no cost: the
+ * reach relaxation). cap in cycles. Returns 0 or -1 (out of memory). */
+static int build(model_t *m, int window, double cap, int binary, int with_y)
+{
+    build_order(m, cap / m->ts, binary);
+    resid_t rs;
+    if (resid_init(&rs, m)) {
+        resid_free(&rs, m->N);
+        return -1;
+    }
+    for (int i = 0; i < m->N; i++) build_sram(m, &rs, i, window, cap, binary, with_y);
+    build_hold_chain(m, &rs);
+    resid_free(&rs, m->N);
+    return m->g.oom ? -1 : 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -455,81 +512,71 @@ static int tm_ms(double s)
     return s * 1e3 >= INT_MAX ? INT_MAX : (int)(s * 1e3);
 }
 
-elk_status elk_bound_solve(const elk_problem *pr, const elk_sched_opts *so, const elk_bound_opts *bo,
-                           elk_bound_result *r, elk_error *err)
+/* Allocate m's arrays and lay out the preload order (NULL: program order).
+ * *forced_any: some op's preload comes before an earlier op's. On failure
+ * the caller frees m with model_free. */
+static elk_status model_init(model_t *m, const elk_problem *pr, int N, const int *order, int *forced_any,
+                             elk_error *err)
 {
-    memset(r, 0, sizeof *r);
-    r->kind = bo->kind;
-    r->incumbent = INFINITY;
-    int N = pr->graph.nops;
-    if (N <= 0) return elk_fail(err, ELK_EINVAL, "bound: the graph has no operators");
-    model_t m;
-    memset(&m, 0, sizeof m);
-    m.pr = pr;
-    m.N = N;
-    elk_schedule ideal;
-    memset(&ideal, 0, sizeof ideal);
-    elk_status st = elk_schedule_run(pr, ELK_POL_IDEAL, so, &ideal, err);
-    if (st != ELK_OK) return st;
-    r->ideal = ideal.latency;
-    elk_schedule_free(&ideal);
-
-    m.ord = malloc((size_t)N * sizeof *m.ord);
-    m.pos = malloc((size_t)N * sizeof *m.pos);
-    m.pmax = malloc((size_t)N * sizeof *m.pmax);
-    m.nextc = malloc((size_t)N * sizeof *m.nextc);
-    m.pairs = calloc((size_t)N, sizeof *m.pairs);
-    m.npairs = calloc((size_t)N, sizeof *m.npairs);
-    m.xc = malloc((size_t)N * sizeof *m.xc);
-    m.sc = malloc((size_t)N * sizeof *m.sc);
-    m.pc = malloc((size_t)N * sizeof *m.pc);
-    m.ownmin = malloc((size_t)N * sizeof *m.ownmin);
-    m.durmin = malloc((size_t)N * sizeof *m.durmin);
-    m.cmin = malloc((size_t)N * sizeof *m.cmin);
-    m.cmax = malloc((size_t)N * sizeof *m.cmax);
-    m.hotmin = malloc((size_t)N * sizeof *m.hotmin);
-    if (!m.ord || !m.pos || !m.pmax || !m.nextc || !m.pairs || !m.npairs || !m.xc || !m.sc || !m.pc || !m.ownmin ||
-        !m.durmin || !m.cmin || !m.cmax || !m.hotmin) {
-        model_free(&m);
+    memset(m, 0, sizeof *m);
+    m->pr = pr;
+    m->N = N;
+    m->ord = malloc((size_t)N * sizeof *m->ord);
+    m->pos = malloc((size_t)N * sizeof *m->pos);
+    m->pmax = malloc((size_t)N * sizeof *m->pmax);
+    m->nextc = malloc((size_t)N * sizeof *m->nextc);
+    m->pairs = calloc((size_t)N, sizeof *m->pairs);
+    m->npairs = calloc((size_t)N, sizeof *m->npairs);
+    m->xc = malloc((size_t)N * sizeof *m->xc);
+    m->sc = malloc((size_t)N * sizeof *m->sc);
+    m->pc = malloc((size_t)N * sizeof *m->pc);
+    m->ownmin = malloc((size_t)N * sizeof *m->ownmin);
+    m->durmin = malloc((size_t)N * sizeof *m->durmin);
+    m->cmin = malloc((size_t)N * sizeof *m->cmin);
+    m->cmax = malloc((size_t)N * sizeof *m->cmax);
+    m->hotmin = malloc((size_t)N * sizeof *m->hotmin);
+    if (!m->ord || !m->pos || !m->pmax || !m->nextc || !m->pairs || !m->npairs || !m->xc || !m->sc || !m->pc ||
+        !m->ownmin || !m->durmin || !m->cmin || !m->cmax || !m->hotmin)
         return elk_fail(err, ELK_ENOMEM, "out of memory");
-    }
-    for (int i = 0; i < N; i++) m.pos[i] = -1;
+    for (int i = 0; i < N; i++) m->pos[i] = -1;
     for (int k = 0; k < N; k++) {
-        int op = bo->order ? bo->order[k] : k;
-        if (op < 0 || op >= N || m.pos[op] >= 0) {
-            model_free(&m);
+        int op = order ? order[k] : k;
+        if (op < 0 || op >= N || m->pos[op] >= 0)
             return elk_fail(err, ELK_EINVAL, "bound: the preload order is not a permutation of the %d operators", N);
-        }
-        m.ord[k] = op;
-        m.pos[op] = k;
+        m->ord[k] = op;
+        m->pos[op] = k;
     }
-    int forced_any = 0;
+    *forced_any = 0;
     for (int i = 0, mx = -1; i < N; i++) {
-        if (m.pos[i] > mx) mx = m.pos[i];
-        m.pmax[i] = mx;
-        forced_any |= mx > i;
+        if (m->pos[i] > mx) mx = m->pos[i];
+        m->pmax[i] = mx;
+        *forced_any |= mx > i;
     }
-    m.nextc[N - 1] = pr->graph.ops[m.ord[N - 1]].hbm_bytes > 0 ? N - 1 : N;
-    for (int k = N - 2; k >= 0; k--) m.nextc[k] = pr->graph.ops[m.ord[k]].hbm_bytes > 0 ? k : m.nextc[k + 1];
+    m->nextc[N - 1] = pr->graph.ops[m->ord[N - 1]].hbm_bytes > 0 ? N - 1 : N;
+    for (int k = N - 2; k >= 0; k--) m->nextc[k] = pr->graph.ops[m->ord[k]].hbm_bytes > 0 ? k : m->nextc[k + 1];
+    return ELK_OK;
+}
 
-    double share = max_noc_share(pr, so, m.ord, N);
-    double serial_min = 0, serial_max = 0;
-    for (int i = 0; i < N; i++) {
-        int n = op_pairs(pr, i, share, &m.pairs[i]);
-        if (n < 0) {
-            model_free(&m);
-            return elk_fail(err, ELK_ENOMEM, "out of memory");
-        }
-        if (n == 0) {
-            model_free(&m);
+/* Each op's pairs and their minima (r->pairs counts them); *smin_sum and
+ * *smax_sum: the serial schedule's length (each op preloading then
+ * executing alone) with each op's quickest pair and with its slowest. */
+static elk_status model_pairs(model_t *m, const elk_sched_opts *so, elk_bound_result *r, double *smin_sum,
+                              double *smax_sum, elk_error *err)
+{
+    const elk_problem *pr = m->pr;
+    double share = max_noc_share(pr, so, m->ord, m->N);
+    *smin_sum = *smax_sum = 0;
+    for (int i = 0; i < m->N; i++) {
+        int n = op_pairs(pr, i, share, &m->pairs[i]);
+        if (n < 0) return elk_fail(err, ELK_ENOMEM, "out of memory");
+        if (n == 0)
             return elk_fail(err, ELK_ENOPLAN, "bound: no plan of operator %d (%s) fits in %.0f bytes of SRAM", i,
                             pr->graph.ops[i].name, pr->sram);
-        }
-        m.npairs[i] = n;
+        m->npairs[i] = n;
         r->pairs += n;
         double hm = INFINITY, om = INFINITY, dm = INFINITY, cmn = INFINITY, cmx = 0, smin = INFINITY, smax = 0;
         for (int t = 0; t < n; t++) {
-            const pair_t *p = &m.pairs[i][t];
+            const pair_t *p = &m->pairs[i][t];
             hm = fmin(hm, p->hot);
             om = fmin(om, p->own);
             dm = fmin(dm, p->dur);
@@ -538,13 +585,178 @@ elk_status elk_bound_solve(const elk_problem *pr, const elk_sched_opts *so, cons
             smin = fmin(smin, p->own + p->dur);
             smax = fmax(smax, p->own + p->dur);
         }
-        m.hotmin[i] = hm;
-        m.ownmin[i] = om;
-        m.durmin[i] = dm;
-        m.cmin[i] = cmn;
-        m.cmax[i] = cmx;
-        serial_min += smin;
-        serial_max += smax;
+        m->hotmin[i] = hm;
+        m->ownmin[i] = om;
+        m->durmin[i] = dm;
+        m->cmin[i] = cmn;
+        m->cmax[i] = cmx;
+        *smin_sum += smin;
+        *smax_sum += smax;
+    }
+    return ELK_OK;
+}
+
+/* The program as GLPK's problem, minimising T. */
+static glp_prob *load_prob(const prog_t *g)
+{
+    glp_prob *lp = glp_create_prob();
+    glp_set_obj_dir(lp, GLP_MIN);
+    glp_add_rows(lp, g->nrows);
+    glp_add_cols(lp, g->ncols);
+    for (int i = 1; i <= g->nrows; i++) glp_set_row_bnds(lp, i, g->rtype[i], g->rlb[i], g->rub[i]);
+    for (int j = 1; j <= g->ncols; j++) {
+        glp_set_col_bnds(lp, j, g->clb[j] == g->cub[j] ? GLP_FX : GLP_DB, g->clb[j], g->cub[j]);
+        glp_set_obj_coef(lp, j, g->cobj[j]);
+        if (g->cint[j]) glp_set_col_kind(lp, j, GLP_BV);
+    }
+    glp_load_matrix(lp, g->nnz, g->ia, g->ja, g->ar);
+    return lp;
+}
+
+/* The LP relaxation, into r's status and bound; sp keeps its parameters
+ * for the earliest-schedule LP. cap in cycles, ts the time scale. */
+static elk_status solve_relaxation(glp_prob *lp, glp_smcp *sp, const elk_bound_opts *bo, double cap, double ts,
+                                   elk_bound_result *r, elk_error *err)
+{
+    glp_init_smcp(sp);
+    sp->msg_lev = GLP_MSG_OFF;
+    sp->presolve = GLP_ON;
+    sp->meth = GLP_DUALP; /* on llama2-13b's full graph, 20 s against minutes for the primal */
+    sp->tm_lim = tm_ms(bo->time_limit_s);
+    glp_scale_prob(lp, GLP_SF_AUTO);
+    int rc = glp_simplex(lp, sp);
+    int lps = glp_get_status(lp);
+    if (rc == GLP_ETMLIM)
+        return elk_fail(err, ELK_ERANGE, "bound: the LP relaxation did not finish in %.0f s (--time-limit)",
+                        bo->time_limit_s);
+    if (rc == GLP_ENOPFS || (rc == 0 && lps == GLP_NOFEAS)) {
+        r->status = ELK_BOUND_ABOVE_CAP;
+        r->bound = cap;
+    } else if (rc != 0 || lps != GLP_OPT) {
+        return elk_fail(err, ELK_ETOOL, "bound: GLPK's simplex failed (code %d, status %d)", rc, lps);
+    } else {
+        r->status = ELK_BOUND_OPTIMAL;
+        r->bound = glp_get_obj_val(lp) * ts;
+    }
+    return ELK_OK;
+}
+
+/* Branch and bound from the relaxation's optimum (the root, r->bound) in
+ * what is left since t0 of the time limit: r's status, bound and
+ * incumbent. */
+static elk_status branch_and_bound(glp_prob *lp, const elk_bound_opts *bo, double t0, double cap, double ts,
+                                   elk_bound_result *r, elk_error *err)
+{
+    double left = bo->time_limit_s > 0 ? bo->time_limit_s - (elk_sched_now_ms() - t0) / 1e3 : 0;
+    watch_t w = {-INFINITY};
+    glp_iocp ip;
+    glp_init_iocp(&ip);
+    ip.msg_lev = GLP_MSG_OFF;
+    ip.presolve = GLP_OFF; /* the LP above is the root: bounds stay in its terms */
+    ip.tm_lim = bo->time_limit_s > 0 ? tm_ms(fmax(left, 1e-3)) : INT_MAX;
+    ip.cb_func = watch_cb;
+    ip.cb_info = &w;
+    ip.mir_cuts = GLP_ON;
+    ip.gmi_cuts = GLP_ON;
+    /* pseudocost branching: 2 s against 43 s for Driebeck-Tomlin on two
+     * layers of Llama2-70B in physical, the same optimum */
+    ip.br_tech = GLP_BR_PCH;
+    int rc = glp_intopt(lp, &ip);
+    int ms = glp_mip_status(lp);
+    double root = r->bound;
+    if (rc == 0 && ms == GLP_OPT) {
+        r->status = ELK_BOUND_OPTIMAL;
+        r->incumbent = r->bound = glp_mip_obj_val(lp) * ts;
+    } else if (rc == 0 && ms == GLP_NOFEAS) {
+        r->status = ELK_BOUND_ABOVE_CAP;
+        r->bound = cap;
+    } else if (rc == GLP_ETMLIM || rc == GLP_EMIPGAP || rc == GLP_ESTOP) {
+        r->status = ELK_BOUND_TIMELIMIT;
+        r->bound = fmax(root, w.best * ts);
+        if (ms == GLP_FEAS) {
+            r->incumbent = glp_mip_obj_val(lp) * ts;
+            r->bound = fmin(r->bound, r->incumbent);
+        }
+    } else {
+        return elk_fail(err, ELK_ETOOL, "bound: GLPK's branch and bound failed (code %d, status %d)", rc, ms);
+    }
+    return ELK_OK;
+}
+
+/* The solver may leave slack anywhere; with the choices fixed and the
+ * makespan held, the earliest schedule is the least solution of difference
+ * constraints: the one minimising the summed starts. Returns whether that
+ * LP solved (else the incumbent is read as it is). */
+static int earliest_schedule(glp_prob *lp, glp_smcp *sp, const model_t *m)
+{
+    const prog_t *g = &m->g;
+    for (int j = 1; j <= g->ncols; j++) {
+        if (g->cint[j]) {
+            double v = glp_mip_col_val(lp, j) > 0.5;
+            glp_set_col_kind(lp, j, GLP_CV);
+            glp_set_col_bnds(lp, j, GLP_FX, v, v);
+        }
+        glp_set_obj_coef(lp, j, j == m->T ? 0 : j >= m->sc[0] ? 1 : 0);
+    }
+    double tv = glp_mip_obj_val(lp);
+    glp_set_col_bnds(lp, m->T, GLP_FX, tv, tv);
+    sp->presolve = GLP_OFF;
+    glp_adv_basis(lp, 0);
+    return glp_simplex(lp, sp) == 0 && glp_get_status(lp) == GLP_OPT;
+}
+
+/* r->ops from the solution (early: the earliest-schedule LP's), each op's
+ * preload number counted as the scheduler does: the later preloads that
+ * start before it ends. */
+static elk_status read_schedule(glp_prob *lp, int early, const model_t *m, elk_bound_result *r, elk_error *err)
+{
+    int N = m->N;
+    r->ops = calloc((size_t)N, sizeof *r->ops);
+    if (!r->ops) return elk_fail(err, ELK_ENOMEM, "out of memory");
+    for (int i = 0; i < N; i++) {
+        elk_bound_op *o = &r->ops[i];
+        int t = 0;
+        for (int k = 0; k < m->npairs[i]; k++)
+            if (val(lp, early, m->xc[i] + k) > 0.5) t = k;
+        const pair_t *p = &m->pairs[i][t];
+        o->entry = p->entry;
+        o->copt = p->copt;
+        o->exe_start = val(lp, early, m->sc[i]) * m->ts;
+        o->exe_end = o->exe_start + p->own;
+        int pc = m->pc[m->pos[i]];
+        o->pre_start = pc ? val(lp, early, pc) * m->ts : o->exe_start;
+        o->pre_end = o->pre_start + (pc ? p->dur : 0);
+    }
+    double tol = 1e-6 * (r->incumbent + 1);
+    for (int i = 0; i < N; i++)
+        for (int j = i + 1; j < N; j++)
+            if (r->ops[j].pre_end > r->ops[j].pre_start && r->ops[j].pre_start < r->ops[i].exe_end - tol)
+                r->ops[i].preload_number++;
+    return ELK_OK;
+}
+
+elk_status elk_bound_solve(const elk_problem *pr, const elk_sched_opts *so, const elk_bound_opts *bo,
+                           elk_bound_result *r, elk_error *err)
+{
+    memset(r, 0, sizeof *r);
+    r->kind = bo->kind;
+    r->incumbent = INFINITY;
+    int N = pr->graph.nops;
+    if (N <= 0) return elk_fail(err, ELK_EINVAL, "bound: the graph has no operators");
+    elk_schedule ideal;
+    memset(&ideal, 0, sizeof ideal);
+    elk_status st = elk_schedule_run(pr, ELK_POL_IDEAL, so, &ideal, err);
+    if (st != ELK_OK) return st;
+    r->ideal = ideal.latency;
+    elk_schedule_free(&ideal);
+
+    model_t m;
+    int forced_any = 0;
+    double serial_min = 0, serial_max = 0;
+    if ((st = model_init(&m, pr, N, bo->order, &forced_any, err)) != ELK_OK ||
+        (st = model_pairs(&m, so, r, &serial_min, &serial_max, err)) != ELK_OK) {
+        model_free(&m);
+        return st;
     }
     /* Every op preloading then executing alone is a schedule of the model;
      * in program order (nothing held early) with each op's quickest pair,
@@ -563,123 +775,21 @@ elk_status elk_bound_solve(const elk_problem *pr, const elk_sched_opts *so, cons
         return elk_fail(err, ELK_ENOMEM, "out of memory");
     }
 
-    prog_t *g = &m.g;
+    const prog_t *g = &m.g;
     r->nops = N;
     r->rows = g->nrows;
     r->cols = g->ncols;
     for (int j = 1; j <= g->ncols; j++) r->ints += g->cint[j];
     glp_term_out(GLP_OFF);
-    glp_prob *lp = glp_create_prob();
-    glp_set_obj_dir(lp, GLP_MIN);
-    glp_add_rows(lp, g->nrows);
-    glp_add_cols(lp, g->ncols);
-    for (int i = 1; i <= g->nrows; i++) glp_set_row_bnds(lp, i, g->rtype[i], g->rlb[i], g->rub[i]);
-    for (int j = 1; j <= g->ncols; j++) {
-        glp_set_col_bnds(lp, j, g->clb[j] == g->cub[j] ? GLP_FX : GLP_DB, g->clb[j], g->cub[j]);
-        glp_set_obj_coef(lp, j, g->cobj[j]);
-        if (g->cint[j]) glp_set_col_kind(lp, j, GLP_BV);
-    }
-    glp_load_matrix(lp, g->nnz, g->ia, g->ja, g->ar);
+    glp_prob *lp = load_prob(g);
     double t0 = elk_sched_now_ms();
     glp_smcp sp;
-    glp_init_smcp(&sp);
-    sp.msg_lev = GLP_MSG_OFF;
-    sp.presolve = GLP_ON;
-    sp.meth = GLP_DUALP; /* on llama2-13b's full graph, 20 s against minutes for the primal */
-    sp.tm_lim = tm_ms(bo->time_limit_s);
-    glp_scale_prob(lp, GLP_SF_AUTO);
-    int rc = glp_simplex(lp, &sp);
-    int lps = glp_get_status(lp);
-    elk_status out = ELK_OK;
-    if (rc == GLP_ETMLIM) {
-        out = elk_fail(err, ELK_ERANGE, "bound: the LP relaxation did not finish in %.0f s (--time-limit)",
-                       bo->time_limit_s);
-    } else if (rc == GLP_ENOPFS || (rc == 0 && lps == GLP_NOFEAS)) {
-        r->status = ELK_BOUND_ABOVE_CAP;
-        r->bound = cap;
-    } else if (rc != 0 || lps != GLP_OPT) {
-        out = elk_fail(err, ELK_ETOOL, "bound: GLPK's simplex failed (code %d, status %d)", rc, lps);
-    } else {
-        r->status = ELK_BOUND_OPTIMAL;
-        r->bound = glp_get_obj_val(lp) * m.ts;
-    }
+    elk_status out = solve_relaxation(lp, &sp, bo, cap, m.ts, r, err);
     if (out == ELK_OK && binary && r->status == ELK_BOUND_OPTIMAL) {
-        double left = bo->time_limit_s > 0 ? bo->time_limit_s - (elk_sched_now_ms() - t0) / 1e3 : 0;
-        watch_t w = {-INFINITY};
-        glp_iocp ip;
-        glp_init_iocp(&ip);
-        ip.msg_lev = GLP_MSG_OFF;
-        ip.presolve = GLP_OFF; /* the LP above is the root: bounds stay in its terms */
-        ip.tm_lim = bo->time_limit_s > 0 ? tm_ms(fmax(left, 1e-3)) : INT_MAX;
-        ip.cb_func = watch_cb;
-        ip.cb_info = &w;
-        ip.mir_cuts = GLP_ON;
-        ip.gmi_cuts = GLP_ON;
-        /* pseudocost branching: 2 s against 43 s for Driebeck-Tomlin on two
-         * layers of Llama2-70B in physical, the same optimum */
-        ip.br_tech = GLP_BR_PCH;
-        rc = glp_intopt(lp, &ip);
-        int ms = glp_mip_status(lp);
-        double root = r->bound;
-        int early = 0;
-        if (rc == 0 && ms == GLP_OPT) {
-            r->status = ELK_BOUND_OPTIMAL;
-            r->incumbent = r->bound = glp_mip_obj_val(lp) * m.ts;
-        } else if (rc == 0 && ms == GLP_NOFEAS) {
-            r->status = ELK_BOUND_ABOVE_CAP;
-            r->bound = cap;
-        } else if (rc == GLP_ETMLIM || rc == GLP_EMIPGAP || rc == GLP_ESTOP) {
-            r->status = ELK_BOUND_TIMELIMIT;
-            r->bound = fmax(root, w.best * m.ts);
-            if (ms == GLP_FEAS) {
-                r->incumbent = glp_mip_obj_val(lp) * m.ts;
-                r->bound = fmin(r->bound, r->incumbent);
-            }
-        } else {
-            out = elk_fail(err, ELK_ETOOL, "bound: GLPK's branch and bound failed (code %d, status %d)", rc, ms);
-        }
+        out = branch_and_bound(lp, bo, t0, cap, m.ts, r, err);
         if (out == ELK_OK && isfinite(r->incumbent)) {
-            /* The solver may leave slack anywhere; with the choices fixed and
-             * the makespan held, the earliest schedule is the least solution
-             * of difference constraints: the one minimising the summed starts. */
-            for (int j = 1; j <= g->ncols; j++) {
-                if (g->cint[j]) {
-                    double v = glp_mip_col_val(lp, j) > 0.5;
-                    glp_set_col_kind(lp, j, GLP_CV);
-                    glp_set_col_bnds(lp, j, GLP_FX, v, v);
-                }
-                glp_set_obj_coef(lp, j, j == m.T ? 0 : j >= m.sc[0] ? 1 : 0);
-            }
-            double tv = glp_mip_obj_val(lp);
-            glp_set_col_bnds(lp, m.T, GLP_FX, tv, tv);
-            sp.presolve = GLP_OFF;
-            glp_adv_basis(lp, 0);
-            if (glp_simplex(lp, &sp) == 0 && glp_get_status(lp) == GLP_OPT) early = 1;
-        }
-        if (out == ELK_OK && isfinite(r->incumbent)) {
-            r->ops = calloc((size_t)N, sizeof *r->ops);
-            if (!r->ops) out = elk_fail(err, ELK_ENOMEM, "out of memory");
-        }
-        if (r->ops) {
-            for (int i = 0; i < N; i++) {
-                elk_bound_op *o = &r->ops[i];
-                int t = 0;
-                for (int k = 0; k < m.npairs[i]; k++)
-                    if (val(lp, early, m.xc[i] + k) > 0.5) t = k;
-                const pair_t *p = &m.pairs[i][t];
-                o->entry = p->entry;
-                o->copt = p->copt;
-                o->exe_start = val(lp, early, m.sc[i]) * m.ts;
-                o->exe_end = o->exe_start + p->own;
-                int pc = m.pc[m.pos[i]];
-                o->pre_start = pc ? val(lp, early, pc) * m.ts : o->exe_start;
-                o->pre_end = o->pre_start + (pc ? p->dur : 0);
-            }
-            double tol = 1e-6 * (r->incumbent + 1);
-            for (int i = 0; i < N; i++)
-                for (int j = i + 1; j < N; j++)
-                    if (r->ops[j].pre_end > r->ops[j].pre_start && r->ops[j].pre_start < r->ops[i].exe_end - tol)
-                        r->ops[i].preload_number++;
+            int early = earliest_schedule(lp, &sp, &m);
+            out = read_schedule(lp, early, &m, r, err);
         }
     }
     if (out == ELK_OK && r->status == ELK_BOUND_ABOVE_CAP && !user_cap)
