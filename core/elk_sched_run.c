@@ -138,7 +138,8 @@ static elk_status run_full(const elk_problem *pr, const elk_sched_opts *o, const
  * prefix of identical layers, the best few and program order re-run on the
  * whole graph) at every allocator price slot, or only at o->price. Leaves the
  * winner in *s (s->ops NULL if nothing fits). */
-static elk_status full_search(const elk_problem *pr, const elk_sched_opts *o, elk_schedule *s, elk_error *err)
+static elk_status full_search(const elk_problem *pr, const elk_sched_opts *o, const elk_schedule *dyn,
+                              elk_schedule *s, elk_error *err)
 {
     int N = pr->graph.nops;
     int *orders = NULL;
@@ -163,7 +164,9 @@ static elk_status full_search(const elk_problem *pr, const elk_sched_opts *o, el
      * Elk-Dyn runs); the finalists are then re-run at every slot, since the
      * price that suits program order need not suit a reordered one (fixing
      * it made Elk-Full lose to Elk-Dyn's own price search at some points). */
-    int pv = fixed ? o->price : best_price(pr, o, orders, N, &st, err);
+    /* Elk-Dyn's own schedule, when given, is the run of that search's
+     * winner (run_variant): its price search need not run twice */
+    int pv = fixed ? o->price : dyn && dyn->ops ? dyn->run_variant : best_price(pr, o, orders, N, &st, err);
     for (int c = 0; c < no; c++) {
         idx[c] = c;
         score[c] = INFINITY;
@@ -213,40 +216,39 @@ static elk_status full_search(const elk_problem *pr, const elk_sched_opts *o, el
 static elk_status run_full(const elk_problem *pr, const elk_sched_opts *o, const elk_schedule *const *given,
                            elk_schedule *s, elk_error *err)
 {
-    ELK_TRY(full_search(pr, o, s, err));
-    s->adopted = -1;
     static const elk_policy cands[] = {ELK_POL_DYN, ELK_POL_STATIC, ELK_POL_BASIC};
+    elk_schedule mine[3] = {{0}};
+    const elk_schedule *c[3];
     for (int k = 0; k < 3; k++) {
-        elk_policy p = cands[k];
-        elk_schedule mine = {0};
-        const elk_schedule *c = given ? given[p] : NULL;
-        if (!c) {
-            elk_error e2;
-            elk_status st = elk_schedule_run(pr, p, o, &mine, &e2);
-            if (st == ELK_ECANCEL) {
-                elk_schedule_free(s);
-                *err = e2;
-                return st;
-            }
-            if (st != ELK_OK) continue; /* that policy fits no schedule here */
-            c = &mine;
+        c[k] = given ? given[cands[k]] : NULL;
+        if (c[k]) continue;
+        elk_error e2;
+        elk_status st = elk_schedule_run(pr, cands[k], o, &mine[k], &e2);
+        if (st == ELK_ECANCEL) {
+            for (int j = 0; j < 3; j++) elk_schedule_free(&mine[j]);
+            *err = e2;
+            return st;
         }
-        if (c->ops && (!s->ops || c->latency < s->latency)) {
-            int tried = s->orders_tried;
-            double edit = s->avg_edit_dist;
-            elk_schedule_free(s);
-            elk_status st = elk_schedule_copy(s, c);
-            elk_schedule_free(&mine);
-            if (st != ELK_OK) return elk_fail(err, st, "out of memory");
-            s->orders_tried = tried;
-            s->avg_edit_dist = edit;
-            s->adopted = p;
-            s->policy = ELK_POL_FULL;
-        } else {
-            elk_schedule_free(&mine);
-        }
+        if (st == ELK_OK) c[k] = &mine[k]; /* else that policy fits no schedule here */
     }
-    return ELK_OK;
+    elk_status st = full_search(pr, o, c[0], s, err);
+    s->adopted = -1;
+    for (int k = 0; k < 3 && st == ELK_OK; k++) {
+        if (!c[k] || !c[k]->ops || (s->ops && c[k]->latency >= s->latency)) continue;
+        int tried = s->orders_tried;
+        double edit = s->avg_edit_dist;
+        elk_schedule_free(s);
+        if (elk_schedule_copy(s, c[k]) != ELK_OK) {
+            st = elk_fail(err, ELK_ENOMEM, "out of memory");
+            break;
+        }
+        s->orders_tried = tried;
+        s->avg_edit_dist = edit;
+        s->adopted = cands[k];
+        s->policy = ELK_POL_FULL;
+    }
+    for (int k = 0; k < 3; k++) elk_schedule_free(&mine[k]);
+    return st;
 }
 
 /* elk_schedule_run, with Elk-Full handed the candidates already scheduled
