@@ -1183,9 +1183,16 @@ elk_status elk_plan_enumerate(const elk_chip *c, const elk_op *op, double sram_b
     static const elk_plan_opts defaults = {0};
     if (!o) o = &defaults;
     /* the paper profile's "plantables": the artifact's own tables */
-    if (c->profile & (1u << ELK_PSW_PLANTABLES))
-        return elk_plan_art_enumerate(c, op, sram_bytes, set, o, err);
     int coarse = o->coarse && !o->all_cb && !o->exhaustive;
+    if (c->profile & (1u << ELK_PSW_PLANTABLES)) {
+        elk_status st = elk_plan_art_enumerate(c, op, sram_bytes, set, o, err);
+        if (st == ELK_ENOPLAN && coarse) {
+            elk_plan_opts full = *o;
+            full.coarse = 0;
+            st = elk_plan_art_enumerate(c, op, sram_bytes, set, &full, err);
+        }
+        return st;
+    }
     elk_status st = enumerate_space(c, op, sram_bytes, set, o, coarse, err);
     /* nothing in the coarse space: the full space (and its error) */
     if (st == ELK_ENOPLAN && coarse) st = enumerate_space(c, op, sram_bytes, set, o, 0, err);

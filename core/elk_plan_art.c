@@ -13,6 +13,8 @@
 #define MT ELK_MAX_TENSORS
 #define MAX_DIV 512 /* divisors of a replica count (<= ELK_CHIP_CORES_MAX has at most 264) */
 
+__extension__ typedef unsigned __int128 u128;
+
 /* ------------------------------------------------------------------ */
 /* Temporal enumeration (ARTIFACT-NOTES 3.3)                            */
 
@@ -39,6 +41,7 @@ typedef struct {
     unsigned rot;   /* bit v: t_v > 1 */
     int mx;         /* max t */
     int sidx;       /* index of sub among the level's distinct values */
+    uint64_t inv[MT]; /* UINT64_MAX / t_v + 1 (t_v > 1): divisibility by t_v without a division */
 } lent;
 
 /* The temporal search of one spatial plan. Owns pool and lists (reused
@@ -61,11 +64,14 @@ typedef struct {
     lent *lv[MD]; /* level d's entries: list perm[d] applied to dim d */
     int clv[MD];
     int tm[MD][MT];
-    long prod[MD + 1][MT];
-    double *cmemo; /* leaf compute cycles per distinct last-level extent (lent.sidx) */
-    unsigned *cgen, gen; /* cmemo[k] holds for this upper path iff cgen[k] == gen */
-    int ccap;
-    int last; /* the last level's entry on the current path */
+    uint32_t quo[MD + 1][MT]; /* rep[v] over the product of the t[v] of levels < d (it divides) */
+    /* Compute cycles with levels 0..d chosen and the rest whole, per distinct
+     * extent of level d (lent.sidx): cmemo[d][k] holds for the current path
+     * above level d iff cgen[d][k] == gen[d] */
+    double *cmemo[MD];
+    unsigned *cgen[MD], gen[MD];
+    int ccap[MD];
+    int cur[MD]; /* the entry chosen at each level on the current path */
     long dsub[MT * MAX_DIV]; /* levels' scratch: a level's distinct extents */
     leaf_fn leaf;
     cut_fn cut; /* NULL: every leaf is visited */
@@ -186,7 +192,7 @@ static int cmp_lists(const tctx *x, int a, int b)
 static void tree_rec(tctx *x, int d, double eff, const double *s, unsigned rot, double iters, long *sub)
 {
     if (x->oom) return;
-    if (d == x->nd - 1) x->gen++; /* a new upper path: the memo is stale */
+    if (d < x->nd) x->gen[d]++; /* a new path above level d: its memo is stale */
     if (d == x->nd) {
         x->leaves++;
         x->leaf(x->u, x->tm, sub, s, rot, iters);
@@ -197,10 +203,18 @@ static void tree_rec(tctx *x, int d, double eff, const double *s, unsigned rot, 
     for (int i = 0; i < x->nlist[L]; i++) {
         const lent *e = &x->lv[d][i];
         int ok = 1;
-        for (int v = 0; v < x->nt; v++) {
-            /* a tensor this tuple leaves at 1 keeps a product that divides */
-            x->prod[d + 1][v] = x->prod[d][v] * e->t[v];
-            if (e->t[v] > 1 && x->rep[v] % x->prod[d + 1][v]) ok = 0;
+        for (int v = 0; v < x->nt && ok; v++) {
+            /* a tensor this tuple leaves at 1 keeps a quotient that divides;
+             * else Lemire, Kaser and Kurz's test and quotient by a
+             * precomputed inverse (exact for 32-bit operands): the
+             * divisions were the tree's main cost */
+            uint32_t q = x->quo[d][v];
+            if (e->t[v] > 1) {
+                uint64_t c = e->inv[v];
+                if (q * c > c - 1) ok = 0;
+                q = (uint32_t)(((u128)c * q) >> 64);
+            }
+            x->quo[d + 1][v] = q;
         }
         /* the sub-op's padding efficiency is a product of factors <= 1,
          * checked at the leaf: below the threshold here, below it there */
@@ -209,7 +223,7 @@ static void tree_rec(tctx *x, int d, double eff, const double *s, unsigned rot, 
         for (int v = 0; v < x->nt; v++) s2[v] = s[v] * e->fac[v];
         memcpy(x->tm[d], e->t, sizeof(int) * MT);
         sub[d] = e->sub;
-        x->last = i;
+        x->cur[d] = i;
         if (x->cut && d + 1 < x->nd && x->cut(x->u, d + 1, s2, rot | e->rot, iters * e->mx, sub)) continue;
         tree_rec(x, d + 1, eff2, s2, rot | e->rot, iters * e->mx, sub);
     }
@@ -239,6 +253,7 @@ static int levels(tctx *x)
                 e->mx = t[v] > e->mx ? t[v] : e->mx;
                 if (t[v] > 1) e->rot |= 1u << v;
                 e->fac[v] = in_axes(&x->op->t[v], d) ? (double)((len + t[v] - 1) / t[v]) : 1.0;
+                e->inv[v] = t[v] > 1 ? UINT64_MAX / (uint64_t)t[v] + 1 : 0;
             }
             e->sub = (len + e->mx - 1) / e->mx;
             e->eff = (double)len / ((double)e->sub * e->mx);
@@ -256,32 +271,34 @@ static int levels(tctx *x)
             for (int i = 0; i < x->nlist[x->perm[d]]; i++) m = fmin(m, x->lv[d][i].fac[v]);
             x->sfx[d][v] = x->sfx[d + 1][v] * (isfinite(m) ? m : 1);
         }
-    int n = x->nd ? x->nlist[x->perm[x->nd - 1]] : 0;
-    if (n > x->ccap) {
-        double *m = realloc(x->cmemo, (size_t)n * sizeof *m);
-        if (m) x->cmemo = m;
-        unsigned *g = realloc(x->cgen, (size_t)n * sizeof *g);
-        if (g) x->cgen = g;
-        if (!m || !g) return -1;
-        x->ccap = n;
+    for (int d = 0; d < x->nd; d++) {
+        int n = x->nlist[x->perm[d]];
+        if (n > x->ccap[d]) {
+            double *m = realloc(x->cmemo[d], (size_t)n * sizeof *m);
+            if (m) x->cmemo[d] = m;
+            unsigned *g = realloc(x->cgen[d], (size_t)n * sizeof *g);
+            if (g) x->cgen[d] = g;
+            if (!m || !g) return -1;
+            x->ccap[d] = n;
+        }
+        /* a new spatial plan: the memo of the last one is stale */
+        x->gen[d]++;
+        for (int i = 0; i < n; i++) x->cgen[d][i] = x->gen[d] - 1;
     }
-    /* a new spatial plan: the memo of the last one is stale */
-    x->gen++;
-    for (int i = 0; i < n; i++) x->cgen[i] = x->gen - 1;
     return 0;
 }
 
-/* The compute cycles of one iteration of the leaf reached (sub), through
- * the memo: below one upper path, leaves differ only in the last level's
- * extent, and most of its tuples share one. */
-static double leaf_compute(tctx *x, const elk_chip *c, const long *sub)
+/* The compute cycles of sub (levels 0..d chosen on the current path, the
+ * rest whole), through the memo: below one path, siblings differ only in
+ * level d's extent, and most of its tuples share one. */
+static double path_compute(tctx *x, const elk_chip *c, int d, const long *sub)
 {
-    int k = x->lv[x->nd - 1][x->last].sidx;
-    if (x->cgen[k] != x->gen) {
-        x->cmemo[k] = elk_cost_compute(c, x->op, sub);
-        x->cgen[k] = x->gen;
+    int k = x->lv[d][x->cur[d]].sidx;
+    if (x->cgen[d][k] != x->gen[d]) {
+        x->cmemo[d][k] = elk_cost_compute(c, x->op, sub);
+        x->cgen[d][k] = x->gen[d];
     }
-    return x->cmemo[k];
+    return x->cmemo[d][k];
 }
 
 /* get_all_temporal_configs for spatial plan p (already validated). */
@@ -318,7 +335,10 @@ static int temporal_run(tctx *x, const long *D, const int *p)
         x->oom = 1;
         return -1;
     }
-    for (int v = 0; v < MT; v++) x->prod[0][v] = 1;
+    for (int v = 0; v < x->nt; v++) {
+        assert(x->rep[v] >= 1 && x->rep[v] <= UINT32_MAX); /* <= ELK_CHIP_CORES_MAX */
+        x->quo[0][v] = (uint32_t)x->rep[v];
+    }
     memset(x->tm, 0, sizeof x->tm);
     double s0[MT];
     long sub[MD];
@@ -330,8 +350,10 @@ static int temporal_run(tctx *x, const long *D, const int *p)
 
 static void tctx_free(tctx *x)
 {
-    free(x->cmemo);
-    free(x->cgen);
+    for (int d = 0; d < MD; d++) {
+        free(x->cmemo[d]);
+        free(x->cgen[d]);
+    }
     free(x->pool);
     for (int d = 0; d < MD; d++) {
         free(x->list[d]);
@@ -354,6 +376,7 @@ typedef struct {
     double tot[MD];      /* min(cores, D[d]) */
     double rest[MD + 1]; /* product of tot over dims > d, uncapped */
     int p[MD];
+    int coarse; /* elk_plan_opts.coarse: elk_plan.c's geometric steps */
     spatial_fn fn;
     void *u;
     long spatial;
@@ -394,7 +417,10 @@ static void spatial_rec(sctx *s, int d, double agg)
     long lo = (long)floor(s->cores * s->util / agg / s->rest[d + 1]);
     if (lo < 1) lo = 1;
     if (lo > (long)s->tot[d]) lo = (long)s->tot[d];
-    for (long i = lo; i <= (long)s->tot[d]; i++) {
+    /* the coarse space: a subset of the plans (so no better), stepped as
+     * elk_plan.c steps its own */
+    long geo = s->coarse ? (d < s->nd - 1 ? 4 : 16) : 0;
+    for (long i = lo; i <= (long)s->tot[d]; i += geo && i >= geo ? i / geo : 1) {
         if (i * agg > s->cores) break;
         s->p[d] = (int)i;
         spatial_rec(s, d + 1, agg * (double)i);
@@ -402,9 +428,10 @@ static void spatial_rec(sctx *s, int d, double agg)
     s->p[d] = 1;
 }
 
-static void spatial_run(sctx *s, const elk_op *op, int cores, spatial_fn fn, void *u)
+static void spatial_run(sctx *s, const elk_op *op, int cores, int coarse, spatial_fn fn, void *u)
 {
     memset(s, 0, sizeof *s);
+    s->coarse = coarse;
     s->nd = op->ndims;
     s->cores = cores;
     thresholds(op, cores, &s->util, &s->pad);
@@ -655,7 +682,7 @@ static void p1_leaf(void *u, int tm[MD][MT], const long *sub, const double *s, u
     if (hot > a->sram) return;
     long i = st_find(q, hot);
     double bound = i >= 0 ? q->st_exe[i] : INFINITY;
-    double comp0 = leaf_compute(&a->t, a->c, sub) * iters;
+    double comp0 = path_compute(&a->t, a->c, a->t.nd - 1, sub) * iters;
     /* compute alone already too slow: skip the exchange terms */
     if (!q->cb && comp0 / a->c->compute_scale >= bound) return;
     elk_plan pl;
@@ -706,7 +733,7 @@ static int p1_cut(void *u, int d, const double *s, unsigned rot, double iters, c
     if (i < 0 || !a->mono) return 0;
     long sb[MD];
     for (int k = 0; k < x->nd; k++) sb[k] = k < d ? sub[k] : x->sl[k];
-    double comp = elk_cost_compute(a->c, x->op, sb) * iters;
+    double comp = path_compute(&a->t, a->c, d - 1, sb) * iters;
     return comp / a->c->compute_scale * (1 - 1e-9) >= q->st_exe[i];
 }
 
@@ -887,7 +914,7 @@ elk_status elk_plan_art_enumerate(const elk_chip *c, const elk_op *op, double sr
     a->t.cut = p1_cut;
     a->mono = elk_cost_split_monotone(c, op);
     a->t.u = &q;
-    spatial_run(&a->s, op, c->cores, p1_spatial, &q);
+    spatial_run(&a->s, op, c->cores, o->coarse && !q.exhaustive, p1_spatial, &q);
     free(q.st_hot);
     free(q.st_exe);
     elk_status st = ELK_OK;
