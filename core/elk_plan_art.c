@@ -879,14 +879,27 @@ static int compatible(const tctx *x, const leafrec *P, const leafrec *H, double 
 
 /* ------------------------------------------------------------------ */
 
-elk_status elk_plan_art_enumerate(const elk_chip *c, const elk_op *op, double sram_bytes, elk_plan_set *set,
-                                  const elk_plan_opts *o, elk_error *err)
+/* The growing list of compatible pairs. Owns v. */
+typedef struct {
+    pair *v;
+    long n, cap;
+} pairs_t;
+
+static int pairs_push(pairs_t *pv, pair p)
 {
-    static const elk_plan_opts defaults = {0};
-    if (!o) o = &defaults;
-    memset(set, 0, sizeof *set);
-    actx *a = calloc(1, sizeof *a);
-    if (!a) return elk_fail(err, ELK_ENOMEM, "out of memory");
+    if (pv->n == pv->cap) {
+        long nc = pv->cap ? pv->cap * 2 : 256;
+        pair *v = realloc(pv->v, (size_t)nc * sizeof *v);
+        if (!v) return -1;
+        pv->v = v;
+        pv->cap = nc;
+    }
+    pv->v[pv->n++] = p;
+    return 0;
+}
+
+static void actx_init(actx *a, const elk_chip *c, const elk_op *op, double sram_bytes)
+{
     a->c = c;
     a->op = op;
     a->sram = sram_bytes;
@@ -895,91 +908,50 @@ elk_status elk_plan_art_enumerate(const elk_chip *c, const elk_op *op, double sr
     a->cpb = c->cost.xchg_cycles_per_byte;
     a->xf = elk_chip_xfactor(c);
     elk_cost_unfused(c, op, &a->unf_comp, &a->unf_syncs, &a->unf_bytes);
+    a->mono = elk_cost_split_monotone(c, op);
     a->t.op = op;
     a->t.nd = op->ndims;
     a->t.nt = op->ntensors;
     a->t.sortbug = 1;
     double util;
     thresholds(op, c->cores, &util, &a->t.pad);
+}
 
-    pass1 q;
-    memset(&q, 0, sizeof q);
-    q.a = a;
-    q.cb = o->all_cb;
-    q.ctx = o->ctx;
-    q.exhaustive = o->all_cb || o->exhaustive;
-    q.min_hot = INFINITY;
-    q.cancel = o->cancel;
-    a->t.leaf = p1_leaf;
-    a->t.cut = p1_cut;
-    a->mono = elk_cost_split_monotone(c, op);
-    a->t.u = &q;
-    spatial_run(&a->s, op, c->cores, o->coarse && !q.exhaustive, p1_spatial, &q);
-    free(q.st_hot);
-    free(q.st_exe);
-    elk_status st = ELK_OK;
-    pass2 r;
-    memset(&r, 0, sizeof r);
-    r.a = a;
-    pair *pv = NULL;
-    long npv = 0, cpv = 0;
+/* Why pass 1 found no plan: none fits SRAM, or none meets the thresholds. */
+static elk_status no_plan(const pass1 *q, const elk_chip *c, const elk_op *op, double sram_bytes, elk_error *err)
+{
+    if (isfinite(q->min_hot))
+        return elk_fail(err, ELK_ENOPLAN,
+                        "operator %s fits no partition plan in %.1f KiB of usable SRAM per core: its smallest plan "
+                        "needs %.1f KiB per core (%s over %d cores)",
+                        op->name, sram_bytes / 1024.0, q->min_hot / 1024.0, elk_op_kind_names[op->kind], c->cores);
+    return elk_fail(err, ELK_ENOPLAN,
+                    "operator %s has no partition plan on %d cores that meets the utilisation and padding "
+                    "thresholds (%s, %.1f KiB of data in all)",
+                    op->name, c->cores, elk_op_kind_names[op->kind],
+                    (op->hbm_bytes + elk_op_tensor_elems(op, 0) * op->dtype_bytes) / 1024.0);
+}
+
+/* The front, in place over pass 1's improvers: sorted by hot (stably, in
+ * insertion order), kept while the time falls strictly; several plans of
+ * one hot size can survive. Returns its length. */
+static int front_sweep(pass1 *q)
+{
+    improver *K = q->imp;
+    qsort(K, (size_t)q->nimp, sizeof *K, cmp_imp);
     int nk = 0;
-    improver *K = NULL;
-    double *kcold = NULL;
-    if (q.cancelled) {
-        st = elk_fail(err, ELK_ECANCEL, "cancelled");
-        goto done;
-    }
-    if (q.oom || a->t.oom) {
-        st = elk_fail(err, ELK_ENOMEM, "out of memory enumerating plans of %s", op->name);
-        goto done;
-    }
-    set->enumerated = q.seq;
-    set->bounded = q.bounded;
-    set->spatial = a->s.spatial;
-    set->hbm_bytes = op->hbm_bytes;
-    if (q.nimp == 0) {
-        if (isfinite(q.min_hot))
-            st = elk_fail(err, ELK_ENOPLAN,
-                          "operator %s fits no partition plan in %.1f KiB of usable SRAM per core: its smallest plan "
-                          "needs %.1f KiB per core (%s over %d cores)",
-                          op->name, sram_bytes / 1024.0, q.min_hot / 1024.0, elk_op_kind_names[op->kind], c->cores);
-        else
-            st = elk_fail(err, ELK_ENOPLAN,
-                          "operator %s has no partition plan on %d cores that meets the utilisation and padding "
-                          "thresholds (%s, %.1f KiB of data in all)",
-                          op->name, c->cores, elk_op_kind_names[op->kind],
-                          (op->hbm_bytes + elk_op_tensor_elems(op, 0) * op->dtype_bytes) / 1024.0);
-        goto done;
-    }
-    /* the front: sorted by hot (stably, in insertion order), kept while the
-     * time falls strictly; several plans of one hot size can survive */
-    qsort(q.imp, (size_t)q.nimp, sizeof *q.imp, cmp_imp);
-    K = q.imp;
     double last = INFINITY;
-    for (long i = 0; i < q.nimp; i++)
+    for (long i = 0; i < q->nimp; i++)
         if (i == 0 || K[i].exe < last) {
             last = K[i].exe;
             K[nk++] = K[i];
         }
-    set->plans = calloc((size_t)nk, sizeof *set->plans);
-    if (!set->plans) {
-        st = elk_fail(err, ELK_ENOMEM, "out of memory");
-        goto done;
-    }
-    set->nplans = nk;
-    kcold = malloc((size_t)nk * sizeof *kcold);
-    if (!kcold) {
-        st = elk_fail(err, ELK_ENOMEM, "out of memory");
-        goto done;
-    }
+    return nk;
+}
 
-    /* each spatial plan of the front once, in enumeration order */
-    long *sps = malloc((size_t)nk * sizeof *sps);
-    if (!sps) {
-        st = elk_fail(err, ELK_ENOMEM, "out of memory");
-        goto done;
-    }
+/* The spatial plans of the front, each once, in enumeration order. */
+static int front_spatials(const improver *K, int nk, long *sps)
+{
     int ns = 0;
     for (int i = 0; i < nk; i++) {
         int seen = 0;
@@ -992,72 +964,66 @@ elk_status elk_plan_art_enumerate(const elk_chip *c, const elk_op *op, double sr
             sps[j] = sps[j - 1];
             sps[j - 1] = t;
         }
-    a->t.leaf = p2_leaf;
-    a->t.cut = NULL;
-    a->t.u = &r;
-    for (int si = 0; si < ns && st == ELK_OK; si++) {
-        int h0 = -1;
-        for (int i = 0; i < nk && h0 < 0; i++)
-            if (K[i].sp == sps[si]) h0 = i;
-        memcpy(a->s.p, K[h0].p, sizeof a->s.p);
-        r.n = 0;
-        if (temporal_run(&a->t, a->s.D, K[h0].p) || r.oom) {
-            st = elk_fail(err, ELK_ENOMEM, "out of memory enumerating plans of %s", op->name);
-            break;
-        }
-        for (int i = 0; i < nk; i++) {
-            if (K[i].sp != sps[si]) continue;
-            const leafrec *H = NULL;
-            for (long j = 0; j < r.n && !H; j++)
-                if (!memcmp(r.v[j].tm, K[i].tm, sizeof K[i].tm)) H = &r.v[j];
-            assert(H); /* pass 2 visits every plan of the spatial plan */
-            assert(H->hot == K[i].hot);
-            kcold[i] = H->cold;
-            double exe = evaluate(a, (int(*)[MT])H->tm, H->sub, H->s, H->hot, -1, &set->plans[i]);
-            assert(exe == K[i].exe); /* pass 1's time, recomputed */
-            (void)exe;
-            for (long j = 0; j < r.n; j++) {
-                const leafrec *P = &r.v[j];
-                double wb;
-                int msum, mmax;
-                if (P->cold > sram_bytes || !compatible(&a->t, P, H, &wb, &msum, &mmax)) continue;
-                if (npv == cpv) {
-                    long nc = cpv ? cpv * 2 : 256;
-                    pair *v = realloc(pv, (size_t)nc * sizeof *v);
-                    if (!v) {
-                        st = elk_fail(err, ELK_ENOMEM, "out of memory");
-                        break;
-                    }
-                    pv = v;
-                    cpv = nc;
-                }
-                double warm = wb * a->cpb + msum * c->sync_cycles;
-                pv[npv++] = (pair){P->cold, H->hot, K[i].exe + warm, sps[si], j, i, wb, msum, mmax};
-            }
-        }
-    }
-    free(sps);
-    if (st != ELK_OK) goto done;
+    return ns;
+}
 
-    /* the table: per (cold, hot size), the pair of least time; each entry
-     * becomes a preload option of the front plan it pairs with */
-    qsort(pv, (size_t)npv, sizeof *pv, cmp_pair);
-    long nwin = 0;
-    for (long i = 0; i < npv; i++)
-        if (i == 0 || pv[i].cold != pv[nwin - 1].cold || pv[i].hot != pv[nwin - 1].hot) pv[nwin++] = pv[i];
-    set->opts = calloc((size_t)(nwin + nk), sizeof *set->opts);
-    if (!set->opts) {
-        st = elk_fail(err, ELK_ENOMEM, "out of memory");
-        goto done;
+/* Pass 2 over spatial plan sp: every front plan of it becomes set->plans[i]
+ * (kcold[i] its own cold bytes), and every plan of it that fits as a cold
+ * layout of one of them a pair. r's leaf is p2_leaf. */
+static elk_status pair_spatial(actx *a, pass2 *r, const improver *K, int nk, long sp, elk_plan_set *set,
+                               double *kcold, pairs_t *pv, elk_error *err)
+{
+    int h0 = -1;
+    for (int i = 0; i < nk && h0 < 0; i++)
+        if (K[i].sp == sp) h0 = i;
+    memcpy(a->s.p, K[h0].p, sizeof a->s.p);
+    r->n = 0;
+    if (temporal_run(&a->t, a->s.D, K[h0].p) || r->oom)
+        return elk_fail(err, ELK_ENOMEM, "out of memory enumerating plans of %s", a->op->name);
+    for (int i = 0; i < nk; i++) {
+        if (K[i].sp != sp) continue;
+        const leafrec *H = NULL;
+        for (long j = 0; j < r->n && !H; j++)
+            if (!memcmp(r->v[j].tm, K[i].tm, sizeof K[i].tm)) H = &r->v[j];
+        assert(H); /* pass 2 visits every plan of the spatial plan */
+        assert(H->hot == K[i].hot);
+        kcold[i] = H->cold;
+        double exe = evaluate(a, (int(*)[MT])H->tm, H->sub, H->s, H->hot, -1, &set->plans[i]);
+        assert(exe == K[i].exe); /* pass 1's time, recomputed */
+        (void)exe;
+        for (long j = 0; j < r->n; j++) {
+            const leafrec *P = &r->v[j];
+            double wb;
+            int msum, mmax;
+            if (P->cold > a->sram || !compatible(&a->t, P, H, &wb, &msum, &mmax)) continue;
+            double warm = wb * a->cpb + msum * a->c->sync_cycles;
+            if (pairs_push(pv, (pair){P->cold, H->hot, K[i].exe + warm, sp, j, i, wb, msum, mmax}))
+                return elk_fail(err, ELK_ENOMEM, "out of memory");
+        }
     }
+    return ELK_OK;
+}
+
+/* The table: per (cold, hot size), the pair of least time; each entry
+ * becomes a preload option of the front plan it pairs with. */
+static elk_status table_opts(const elk_chip *c, pairs_t *pv, int nk, const double *kcold, elk_plan_set *set,
+                             elk_error *err)
+{
+    pair *v = pv->v;
+    qsort(v, (size_t)pv->n, sizeof *v, cmp_pair);
+    long nwin = 0;
+    for (long i = 0; i < pv->n; i++)
+        if (i == 0 || v[i].cold != v[nwin - 1].cold || v[i].hot != v[nwin - 1].hot) v[nwin++] = v[i];
+    set->opts = calloc((size_t)(nwin + nk), sizeof *set->opts);
+    if (!set->opts) return elk_fail(err, ELK_ENOMEM, "out of memory");
     for (int i = 0; i < nk; i++) {
         elk_plan *pl = &set->plans[i];
         pl->opt0 = set->nopts;
         for (long w = 0; w < nwin; w++) {
-            if (pv[w].hrank != i) continue;
-            double wb = pv[w].warm_bytes;
+            if (v[w].hrank != i) continue;
+            double wb = v[w].warm_bytes;
             set->opts[set->nopts++] =
-                (elk_cold_opt){pv[w].cold, wb, (double)pv[w].mmax, pv[w].cold * c->cores, pv[w].msum, wb};
+                (elk_cold_opt){v[w].cold, wb, (double)v[w].mmax, v[w].cold * c->cores, v[w].msum, wb};
         }
         pl->nopt = set->nopts - pl->opt0;
         if (pl->nopt == 0) {
@@ -1069,13 +1035,70 @@ elk_status elk_plan_art_enumerate(const elk_chip *c, const elk_op *op, double sr
         }
         qsort(set->opts + pl->opt0, (size_t)pl->nopt, sizeof *set->opts, cmp_opt);
     }
+    return ELK_OK;
+}
+
+elk_status elk_plan_art_enumerate(const elk_chip *c, const elk_op *op, double sram_bytes, elk_plan_set *set,
+                                  const elk_plan_opts *o, elk_error *err)
+{
+    static const elk_plan_opts defaults = {0};
+    if (!o) o = &defaults;
+    memset(set, 0, sizeof *set);
+    actx *a = calloc(1, sizeof *a);
+    if (!a) return elk_fail(err, ELK_ENOMEM, "out of memory");
+    actx_init(a, c, op, sram_bytes);
+
+    pass1 q;
+    memset(&q, 0, sizeof q);
+    q.a = a;
+    q.cb = o->all_cb;
+    q.ctx = o->ctx;
+    q.exhaustive = o->all_cb || o->exhaustive;
+    q.min_hot = INFINITY;
+    q.cancel = o->cancel;
+    a->t.leaf = p1_leaf;
+    a->t.cut = p1_cut;
+    a->t.u = &q;
+    spatial_run(&a->s, op, c->cores, o->coarse && !q.exhaustive, p1_spatial, &q);
+    free(q.st_hot);
+    free(q.st_exe);
+    elk_status st = ELK_OK;
+    pass2 r = {.a = a};
+    pairs_t pv = {0};
+    double *kcold = NULL;
+    long *sps = NULL;
+    int nk = 0;
+    if (q.cancelled) st = elk_fail(err, ELK_ECANCEL, "cancelled");
+    else if (q.oom || a->t.oom) st = elk_fail(err, ELK_ENOMEM, "out of memory enumerating plans of %s", op->name);
+    else if (q.nimp == 0) st = no_plan(&q, c, op, sram_bytes, err);
+    if (st != ELK_OK) goto done;
+    set->enumerated = q.seq;
+    set->bounded = q.bounded;
+    set->spatial = a->s.spatial;
+    set->hbm_bytes = op->hbm_bytes;
+    nk = front_sweep(&q);
+    set->plans = calloc((size_t)nk, sizeof *set->plans);
+    kcold = malloc((size_t)nk * sizeof *kcold);
+    sps = malloc((size_t)nk * sizeof *sps);
+    if (!set->plans || !kcold || !sps) {
+        st = elk_fail(err, ELK_ENOMEM, "out of memory");
+        goto done;
+    }
+    set->nplans = nk;
+    int ns = front_spatials(q.imp, nk, sps);
+    a->t.leaf = p2_leaf;
+    a->t.cut = NULL;
+    a->t.u = &r;
+    for (int si = 0; si < ns && st == ELK_OK; si++) st = pair_spatial(a, &r, q.imp, nk, sps[si], set, kcold, &pv, err);
+    if (st == ELK_OK) st = table_opts(c, &pv, nk, kcold, set, err);
 #ifndef NDEBUG
-    for (int i = 1; i < nk; i++) assert(set->plans[i].hot >= set->plans[i - 1].hot); /* sorted by hot */
+    for (int i = 1; st == ELK_OK && i < nk; i++) assert(set->plans[i].hot >= set->plans[i - 1].hot); /* sorted by hot */
 #endif
 
 done:
+    free(sps);
     free(kcold);
-    free(pv);
+    free(pv.v);
     free(r.v);
     free(q.imp);
     tctx_free(&a->t);
