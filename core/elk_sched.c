@@ -627,6 +627,8 @@ void elk_sctx_free(elk_sctx *x)
     free(x->bestW);
     free(x->bestWc);
     free(x->zcold);
+    free(x->lb_e);
+    free(x->lb_p);
     free(x->Wmod);
     free(x->bmod_i);
     free(x->bmod_v);
@@ -736,13 +738,48 @@ int elk_sctx_init(elk_sctx *x, const elk_problem *pr, const elk_sched_opts *o, e
 
 
 /* Run the backward pass; returns the makespan or INFINITY if infeasible. */
+/* A lower bound on the makespan of every completion of the pass once op i
+ * is scheduled. Ops run one at a time in program order, each at least its
+ * fastest plan's execution, so ops 0..i-1 fill at least lb_e[i] before
+ * es[i]; the preloads not yet placed run one at a time, each at least its
+ * HBM time (elk_sched_preload_dur), before ps[placed_lo]; and scheduling
+ * earlier ops only moves times earlier. */
+static double pass_bound(const elk_sctx *x, int i)
+{
+    double lb = -x->es[i] + x->lb_e[i];
+    if (x->placed_lo < x->N) lb = max2(lb, -x->ps[x->placed_lo] + x->lb_p[x->placed_lo]);
+    return lb;
+}
+
+static int pass_bound_init(elk_sctx *x)
+{
+    int N = x->N;
+    x->lb_e = malloc((size_t)(N + 1) * sizeof *x->lb_e);
+    x->lb_p = malloc((size_t)(N + 1) * sizeof *x->lb_p);
+    if (!x->lb_e || !x->lb_p) return -1;
+    x->lb_e[0] = x->lb_p[0] = 0;
+    double bw = elk_chip_hbm_bytes_per_cycle(x->c);
+    for (int i = 0; i < N; i++) {
+        const elk_menu *m = menu_of(x, i);
+        x->lb_e[i + 1] = x->lb_e[i] + (m->n > 0 ? m->e[m->n - 1].exe : 0);
+        double h = hbm_of(x, x->order[i]);
+        x->lb_p[i + 1] = x->lb_p[i] + (h > 0 ? h / bw : 0);
+    }
+    return 0;
+}
+
 static double run_pass(elk_sctx *x)
 {
     if (x->bad_order) return INFINITY;
+    /* a run that cannot beat abort_at is abandoned as soon as its bound
+     * shows it (the margin covers the bound's rounding), which leaves every
+     * run that can as it was */
+    int bound = isfinite(x->abort_at) && !pass_bound_init(x);
     for (int i = x->N - 1; i >= 0; i--) {
         if (x->o->cancel && atomic_load_explicit(x->o->cancel, memory_order_relaxed)) return NAN;
         if (elk_sctx_schedule_op(x, i)) return INFINITY;
         if (-x->es[i] > x->abort_at) return INFINITY;
+        if (bound && pass_bound(x, i) * (1 - 1e-9) > x->abort_at) return INFINITY;
     }
     elk_sctx_place_preloads(x, 0);
     double t0 = x->es[0];
