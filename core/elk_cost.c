@@ -195,9 +195,26 @@ double elk_cost_hbm_hops(const elk_chip *c)
         default: return f * (r + k) / 4.0;
         }
     }
-    case ELK_TOPO_RING: return c->cores / 4.0 / fmax(1, c->hbm_controllers);
+    /* every controller stripes every preload over all cores, so a byte's
+     * route is the mean shortest way round: N/4 hops, whatever K */
+    case ELK_TOPO_RING: return c->cores / 4.0;
     default: return 1.0;
     }
+}
+
+/* Unique bytes per cycle the links next to a ring's controllers carry, in
+ * links' worth. K controllers sit evenly round the ring and stripe every
+ * preload, so each sends 1/K of it to every core, half each way round. The
+ * link leaving controller 0 clockwise carries its own half and the traffic of
+ * the controllers j = 1 .. ceil(K/2) - 1 positions behind it bound further
+ * on, a fraction 1/2 - j/K of theirs: S = m/2 - m(m - 1)/(2K) of a
+ * controller's share with m = ceil(K/2). That is 2K links for K <= 2 and
+ * tends to 8 links (the ring's 2N links over N/4 mean hops) as K grows. */
+static double ring_entry_links(double k)
+{
+    k = fmax(1.0, k);
+    double m = ceil(k / 2.0);
+    return k / (m / 2.0 - m * (m - 1.0) / (2.0 * k));
 }
 
 double elk_cost_preload_rate(const elk_chip *c, double replication)
@@ -228,7 +245,7 @@ double elk_cost_preload_rate(const elk_chip *c, double replication)
          * shortest routes leave it both ways round, on two links instead of
          * the mesh's one (a ring's controller is such a router). */
         if (c->topology == ELK_TOPO_TORUS) edge *= 2.0;
-        if (c->topology == ELK_TOPO_RING) edge = 2.0 * (c->hbm_broadcast ? 1 : c->hbm_controllers);
+        if (c->topology == ELK_TOPO_RING) edge = ring_entry_links(c->hbm_broadcast ? 1 : c->hbm_controllers);
         rate = fmin(rate, edge * l);
     }
     return rate;

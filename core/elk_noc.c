@@ -563,16 +563,19 @@ static int steps(int from, int to, int nb, int wrap, int tie, int force)
     return d;
 }
 
-/* The way round one dimension of a multicast tree from from to a tile of
- * extent ext centred at mid (blocks). Members of a tile shorter than half
- * the ring all go the way of its centre: routing each the shorter way would
- * split a tile lying across the point opposite the source into two
- * branches, one each way round, and the tree could then be longer than the
- * mesh's. A longer tile (a broadcast) takes the shorter way per member. */
-static int tree_way(int from, int mid, int ext, int nb, int wrap, int tie)
+/* The way round one dimension of a multicast tree from from to a tile
+ * spanning lo..hi (blocks). Members of a tile shorter than half the ring all
+ * go the way of its centre: routing each the shorter way would split a tile
+ * lying across the point opposite the source into two branches, one each
+ * way round, and the tree could then be longer than the mesh's. A source
+ * inside the tile's span routes each member the shorter way, which stays
+ * inside the span (forcing one way would send the members behind it all the
+ * way round the ring). A longer tile (a broadcast) takes the shorter way per
+ * member. */
+static int tree_way(int from, int lo, int hi, int nb, int wrap, int tie)
 {
-    if (!wrap || nb < 2 || 2 * ext >= nb) return 0;
-    int s = steps(from, mid, nb, wrap, tie, 0);
+    if (!wrap || nb < 2 || 2 * (hi - lo + 1) >= nb || (from >= lo && from <= hi)) return 0;
+    int s = steps(from, (lo + hi) / 2, nb, wrap, tie, 0);
     return s > 0 ? 1 : s < 0 ? -1 : 0;
 }
 
@@ -751,8 +754,7 @@ static void route_from(elk_noc *nc, int plane, int e, int bi, int bj, double amt
 static noc_way tile_way(const elk_noc *nc, int e, int bi0, int bi1, int bj0, int bj1, int tie)
 {
     int ei = row_block(nc, e / nc->C), ej = col_block(nc, e % nc->C);
-    noc_way w = {tie, tree_way(ej, (bj0 + bj1) / 2, bj1 - bj0 + 1, nc->nbc, nc->wrap, tie),
-                 tree_way(ei, (bi0 + bi1) / 2, bi1 - bi0 + 1, nc->nbr, nc->wrap, tie)};
+    noc_way w = {tie, tree_way(ej, bj0, bj1, nc->nbc, nc->wrap, tie), tree_way(ei, bi0, bi1, nc->nbr, nc->wrap, tie)};
     return w;
 }
 

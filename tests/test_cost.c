@@ -234,9 +234,13 @@ START_TEST(hbm_hops)
     ck_assert_double_eq_tol(elk_cost_hbm_hops(&g), 8 / 2.0 + 4 / 3.0, EPS);
     elk_chip t = grid_chip(ELK_TOPO_TORUS, 4, 8, 4);
     ck_assert_double_eq_tol(elk_cost_hbm_hops(&t), 0.5 * (4 + 8) / 4.0, EPS);
+    /* a ring: every controller stripes over all cores, N/4 whatever K
+     * (issue 9: it was N/4/K) */
     elk_chip r = grid_chip(ELK_TOPO_RING, 1, 16, 4);
-    r.hbm_controllers = 2;
-    ck_assert_double_eq_tol(elk_cost_hbm_hops(&r), 16 / 4.0 / 2, EPS);
+    for (int k = 1; k <= 8; k *= 2) {
+        r.hbm_controllers = k;
+        ck_assert_double_eq_tol(elk_cost_hbm_hops(&r), 16 / 4.0, EPS);
+    }
 }
 END_TEST
 
@@ -264,6 +268,26 @@ START_TEST(preload_rate)
     elk_chip k = grid_chip(ELK_TOPO_MESH, 4, 4, 1);
     k.hbm_placement = ELK_HBM_CORNERS;
     ck_assert_double_eq_tol(elk_cost_preload_rate(&k, 1), 8, EPS);
+}
+END_TEST
+
+/* A ring of 16, links 4 B/cycle, ports 4 B/cycle x 16, K controllers
+ * striping (issue 9). Unique bytes/cycle = min(ports 64, links 32 x 4 /
+ * (r + 16/4), the links next to the controllers: 4 x K / S with S = m/2 -
+ * m(m-1)/(2K), m = ceil(K/2)):
+ * K = 1: S = 1/2, 2 links, 8; K = 2: S = 1/2, 4 links, 16;
+ * K = 4: S = 3/4, 16/3 links, 21.33; K = 8: S = 5/4, 6.4 links, 25.6 = the
+ * links' 128/5 (the simulator: test_sim's ring_striped_preload). */
+static const struct {
+    int k;
+    double rate;
+} ring_rate_cases[] = {{1, 8}, {2, 16}, {4, 64 / 3.0}, {8, 25.6}};
+
+START_TEST(ring_preload_rate)
+{
+    elk_chip r = grid_chip(ELK_TOPO_RING, 1, 16, 4);
+    r.hbm_controllers = ring_rate_cases[_i].k;
+    ck_assert_double_eq_tol(elk_cost_preload_rate(&r, 1), ring_rate_cases[_i].rate, EPS);
 }
 END_TEST
 
@@ -345,6 +369,7 @@ int main(void)
     tcase_add_test(t, alltoall_chips);
     tcase_add_test(t, hbm_hops);
     tcase_add_test(t, preload_rate);
+    tcase_add_loop_test(t, ring_preload_rate, 0, (int)(sizeof ring_rate_cases / sizeof ring_rate_cases[0]));
     tcase_add_test(t, preload_cycles);
     tcase_add_test(t, unfused);
     tcase_add_test(t, monotone);

@@ -222,6 +222,46 @@ START_TEST(mesh_broadcast_4x4)
 }
 END_TEST
 
+/* Striped preloads on a ring of N routers, links 1 B/cycle, ports and HBM
+ * ample: K controllers at routers N*k/K each send 1/K of U = 6400 unique
+ * bytes to every replica group (tiles of r consecutive cores), all at once
+ * (one transfer, ctrl = -1), so the preload ends when its busiest link has
+ * carried its load: end = that load in cycles.
+ * - N = 16, K = 1, r = 1: the link leaving the controller clockwise carries
+ *   the bytes of the cores 1..7 and half of core 8 (the tie): 7.5/16 x U =
+ *   3000.
+ * - N = 16, K = 4, r = 1: that link carries its controller's 7.5 cores and
+ *   3.5 cores' (5, 6, 7 and half of 8 positions on) of the controller 4
+ *   behind, each core U/64: 11 x 100 = 1100.
+ * - N = 32, K = 16, r = 8 (issue 9): a controller inside its tile, off the
+ *   tile's centre (router 2 of 0..7), reaches each member the shorter way;
+ *   it used to send the member on the far side of it all the way round the
+ *   ring. The busiest link then carried 2000 B; 1800 now (the routing
+ *   counted link by link, as tree_way and steps in elk_noc.c do). */
+static const struct {
+    int n, k;
+    double r, end;
+} ring_stripe_cases[] = {
+    {16, 1, 1, 3000},
+    {16, 4, 1, 1100},
+    {32, 16, 8, 1800},
+};
+
+START_TEST(ring_striped_preload)
+{
+    int n = ring_stripe_cases[_i].n;
+    elk_chip c = small_chip(ELK_TOPO_RING, 1, n, 1000, 1, 1e6, ring_stripe_cases[_i].k, 0);
+    elk_noc nc;
+    elk_error err;
+    ck_assert_msg(elk_noc_build(&nc, &c, ELK_SIM_DETAILED, 0, 1, &err) == ELK_OK, "%s", err.msg);
+    int t = elk_noc_preload(&nc, -1, ring_stripe_cases[_i].r, 0);
+    ck_assert_int_ge(t, 0);
+    elk_net_start(nc.net, t, 6400.0 * ring_stripe_cases[_i].r / n, 0, 0); /* bytes into each core */
+    REL_EQ(drain(nc.net), ring_stripe_cases[_i].end, 1e-12);
+    elk_noc_free(&nc);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* A 3-operator schedule with known overlap                             */
 
@@ -677,6 +717,7 @@ static Suite *sim_suite(void)
     tcase_add_loop_test(tc, flow_closed_form, 0, (int)(sizeof flow_cases / sizeof flow_cases[0]));
     tcase_add_test(tc, flow_memo);
     tcase_add_loop_test(tc, mesh_broadcast_4x4, 0, (int)(sizeof bcast_cases / sizeof bcast_cases[0]));
+    tcase_add_loop_test(tc, ring_striped_preload, 0, (int)(sizeof ring_stripe_cases / sizeof ring_stripe_cases[0]));
     tcase_add_test(tc, three_op_overlap);
     tcase_add_test(tc, sram_overflow_detected);
     tcase_add_test(tc, deadlock_reported);
