@@ -1011,6 +1011,59 @@ elk_status elk_sched_run_one(const elk_problem *pr, elk_policy pol, const elk_sc
  * exact: not a realisable machine, since its preloads sit in a buffer of
  * their own, travel on a network of their own and overlap their own
  * operator, so the simulator's replay of it is a little slower. */
+/* Ideal's preload number and residency as its intervals show them: op i
+ * holds every later preload that starts before it ends. Preloads start in
+ * program order, so those are a run j = i+1 .. J(i)-1 with J nondecreasing;
+ * with whole-byte sizes (exact sums in any order) the run's sums come from
+ * prefix sums, else from the loop itself (Ideal on a training step holds
+ * thousands of preloads at once, and the loop was quadratic). */
+static int is_whole(double v) { return v == floor(v) && fabs(v) < 0x1p52; }
+
+static int ideal_residency(elk_sctx *x)
+{
+    int N = x->N, whole = 1;
+    for (int i = 0; i < N && whole; i++)
+        whole = is_whole(menu_of(x, i)->e[x->entry[i]].hot) && is_whole(menu_of(x, i)->min_cold);
+    double *sc = whole ? malloc((size_t)(N + 1) * sizeof *sc) : NULL;
+    int *sn = whole ? malloc((size_t)(N + 1) * sizeof *sn) : NULL;
+    if (whole && (!sc || !sn)) {
+        free(sc);
+        free(sn);
+        return -1;
+    }
+    if (whole) {
+        sc[0] = 0;
+        sn[0] = 0;
+        for (int j = 0; j < N; j++) {
+            int held = x->dur[j] > 0;
+            sc[j + 1] = sc[j] + (held ? menu_of(x, j)->min_cold : 0);
+            sn[j + 1] = sn[j] + held;
+        }
+    }
+    int J = 1;
+    for (int i = 0; i < N; i++) {
+        double res = menu_of(x, i)->e[x->entry[i]].hot;
+        int pn = 0;
+        if (whole) {
+            if (J < i + 1) J = i + 1;
+            while (J < N && x->ps[J] < x->ee[i]) J++;
+            pn = sn[J] - sn[i + 1];
+            res += sc[J] - sc[i + 1];
+        } else {
+            for (int j = i + 1; j < N && x->ps[j] < x->ee[i]; j++)
+                if (x->dur[j] > 0) {
+                    pn++;
+                    res += menu_of(x, j)->min_cold;
+                }
+        }
+        x->pnum[i] = pn;
+        x->resident[i] = res;
+    }
+    free(sc);
+    free(sn);
+    return 0;
+}
+
 elk_status elk_sched_run_ideal(const elk_problem *pr, const elk_sched_opts *o, const int *ident, elk_schedule *out,
                             elk_error *err)
 {
@@ -1048,17 +1101,9 @@ elk_status elk_sched_run_ideal(const elk_problem *pr, const elk_sched_opts *o, c
         x.ps[i] -= T;
         x.pe[i] -= T;
     }
-    /* preload number and residency as the intervals show them */
-    for (int i = 0; i < N; i++) {
-        int pn = 0;
-        double res = menu_of(&x, i)->e[x.entry[i]].hot;
-        for (int j = i + 1; j < N; j++)
-            if (x.dur[j] > 0 && x.ps[j] < x.ee[i]) {
-                pn++;
-                res += menu_of(&x, j)->min_cold;
-            }
-        x.pnum[i] = pn;
-        x.resident[i] = res;
+    if (ideal_residency(&x)) {
+        elk_sctx_free(&x);
+        return elk_fail(err, ELK_ENOMEM, "out of memory");
     }
     x.placed_lo = 0;
     elk_status st = ELK_OK;
