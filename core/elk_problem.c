@@ -84,16 +84,18 @@ static double cut_exe(const split_ctx *sc, const elk_op *op, const elk_split *s)
     return E;
 }
 
-/* The least cut_exe over the candidates that fit: every one is timed (an
- * early stop at the first rise along a dim made the choice, and with it
- * Ideal, depend on where the rise fell: Ideal 0.4% slower with 25% more link
- * bandwidth on tt-galaxy). *at: its index, -1 if none fits. */
-static double least_cut(const split_ctx *sc, const elk_op *op, const elk_split *opt, int n, int *at)
+/* The least cut_exe over the candidates whose fits is one of fits_mask's
+ * bits (1: the unfit, 2: those that fit): every one is timed (an early stop
+ * at the first rise along a dim made the choice, and with it Ideal, depend on
+ * where the rise fell: Ideal 0.4% slower with 25% more link bandwidth on
+ * tt-galaxy). *at: its index, -1 if none. */
+static double least_cut(const split_ctx *sc, const elk_op *op, const elk_split *opt, int n, unsigned fits_mask,
+                        int *at)
 {
     double bestT = INFINITY;
     *at = -1;
     for (int k = 0; k < n; k++) {
-        if (!opt[k].fits) continue;
+        if (!(fits_mask & (1u << (opt[k].fits != 0)))) continue;
         double E = cut_exe(sc, op, &opt[k]);
         if (E < bestT * (1 - 1e-12)) {
             bestT = E;
@@ -108,7 +110,7 @@ static int pick_split(const elk_op *op, const elk_split *opt, int n, void *ctx)
     const split_ctx *sc = ctx;
     int best = -1;
     if ((sc->c->profile & (1u << ELK_PSW_PLANTABLES)) && (best = elk_plan_art_pick_split(op, opt, n)) >= 0) return best;
-    double T = least_cut(sc, op, opt, n, &best);
+    double T = least_cut(sc, op, opt, n, 2, &best);
     if (op->shape_id >= 0 && op->shape_id < sc->nshapes) sc->least[op->shape_id] = T;
     if (best >= 0) return best;
     /* nothing fits: the finest cut, and the planner names what does not fit */
@@ -131,19 +133,23 @@ static int along_art_dim(const elk_op *op, elk_split *opt, int n)
 }
 
 /* Ideal's cut of each operator (elk_sched_run_ideal): the least summed
- * execution over the graph's own cut and every cut of elk_split_ladder that
- * fits. The ladder is the same set at any SRAM but for which of its cuts fit,
- * and that only grows with SRAM, so Ideal's execution of an operator never
- * rises with SRAM (nor with anything that only speeds plans up) even where
- * the graph's cut is a fixed rule that can (the artifact's, plantables:
+ * execution over the graph's own cut and every cut of elk_split_ladder,
+ * fitting or not (an unfit cut is planned all the same). The ladder's cuts
+ * are powers of two of pieces from the fewest that fit up to 64, so it only
+ * gains cuts as SRAM grows, and Ideal's execution of an operator never rises
+ * with SRAM (nor with anything that only speeds plans up) even where the
+ * graph's cut is a fixed rule that can (the artifact's, plantables:
  * Llama2-13B prefill's QKV on ipu-mk2 runs 2 x 2703 us in two pieces at
- * 524 KiB and 5480 us whole at 655). Still a bound: every policy runs the
- * graph's cut, no faster than its pieces' fastest plans. The timed chooser
- * (pick_split) already took the least over the same ladder for the layer's
- * representative, so there the scale is 1 but where a layer's op differs
- * from it. orig: the n0 ops before the split, in order: the graph's k-th
- * operator (a run of pieces) is orig[k]. */
-static void ideal_cuts(elk_problem *pr, split_ctx *sc, const elk_op *orig, int n0, int ns0, double cap)
+ * 524 KiB and 5480 us whole at 655). Two gaps are left: an op within a
+ * factor 2 of the cap at one SRAM and not at more leaves the ladder (its
+ * cuts are not timed, it runs whole), and an op needing more than 64 pieces
+ * is offered only its fewest power of two. Still a bound: every policy runs
+ * the graph's cut, no faster than its pieces' fastest plans. The timed
+ * chooser (pick_split) already took the least over the fitting ones for the
+ * layer's representative (memo). orig: the n0 ops before the split, in order: the graph's k-th
+ * operator (a run of pieces) is orig[k]. Returns non-zero when out of
+ * memory. */
+static int ideal_cuts(elk_problem *pr, split_ctx *sc, const elk_op *orig, int n0, int ns0, double cap)
 {
     const elk_graph *g = &pr->graph;
     /* what pick_split timed already, over the same ladder; under plantables
@@ -151,21 +157,34 @@ static void ideal_cuts(elk_problem *pr, split_ctx *sc, const elk_op *orig, int n
     double *memo = sc->least;
     if (sc->c->profile & (1u << ELK_PSW_PLANTABLES))
         for (int s = 0; s < ns0; s++) memo[s] = NAN;
+    char *done = calloc((size_t)(ns0 > 0 ? ns0 : 1), 1);
+    if (!done) return -1;
     for (int i = 0; i < g->nops; i++) pr->ideal_scale[i] = INFINITY;
     for (int i = 0, j, k = 0; i < g->nops && k < n0; i = j, k++) {
         for (j = i + 1; j < g->nops && g->ops[j].cut_cont; j++) {}
         const elk_op *op = &orig[k];
         int sid = op->shape_id >= 0 && op->shape_id < ns0 ? op->shape_id : -1;
         double best = sid >= 0 ? memo[sid] : NAN;
-        if (isnan(best)) {
+        if (sid < 0 || !done[sid]) {
             elk_split opt[ELK_SPLIT_LADDER_OPTS];
             int n = elk_split_ladder(op, cap, opt, ELK_SPLIT_LADDER_OPTS), at;
             if (sc->c->profile & (1u << ELK_PSW_PLANTABLES)) n = along_art_dim(op, opt, n);
-            best = n ? least_cut(sc, op, opt, n, &at) : INFINITY;
-            if (sid >= 0) memo[sid] = best;
+            /* the unfit too (they are planned all the same): pick_split
+             * takes the finest when none fits, which can beat every cut that
+             * fits with more SRAM (DiT-XL's fc2 on wse2: 64 unfit pieces at
+             * 71.2 KiB, 8 that fit at 89 and 4.4% slower) */
+            double unfit = n ? least_cut(sc, op, opt, n, 1, &at) : INFINITY;
+            if (isnan(best)) best = n ? least_cut(sc, op, opt, n, 2, &at) : INFINITY;
+            best = fmin(best, unfit);
+            if (sid >= 0) {
+                memo[sid] = best;
+                done[sid] = 1;
+            }
         }
         pr->ideal_scale[i] = best; /* a time until ideal_scale_finish */
     }
+    free(done);
+    return 0;
 }
 
 /* ideal_cuts' least times over the graph's own, once the menus are built. */
@@ -209,13 +228,12 @@ elk_status elk_problem_init_graph_opts(elk_problem *pr, const elk_chip *c, const
     for (int s = 0; sc.least && s < ns0; s++) sc.least[s] = NAN;
     if (orig && sc.least) pr->split_ops = elk_graph_split_large_ladder(&pr->graph, cap, pick_split, &sc);
     pr->ideal_scale = malloc((size_t)(pr->graph.nops > 0 ? pr->graph.nops : 1) * sizeof *pr->ideal_scale);
-    if (!orig || !sc.least || !pr->ideal_scale) {
+    if (!orig || !sc.least || !pr->ideal_scale || ideal_cuts(pr, &sc, orig, n0, ns0, cap)) {
         free(orig);
         free(sc.least);
         elk_problem_free(pr);
         return elk_fail(err, ELK_ENOMEM, "out of memory");
     }
-    ideal_cuts(pr, &sc, orig, n0, ns0, cap);
     free(orig);
     free(sc.least);
     int ns = pr->graph.nshapes;

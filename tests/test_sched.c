@@ -535,6 +535,13 @@ static const ideal_pair ideal_pairs[] = {
      "--topology ring --hbm-tbps 8.93 --noc-scale 0.513 --link-gbps 42.3 --sram-kib 1370 --compute-scale 1.44 "
      "--hbm-controllers 8",
      "link-gbps", "52.875"},
+    /* no cut of fc2 fits at 71.2 KiB and the finest (64 pieces along n)
+     * runs; at 89 only cuts along k fit, and the best of them is slower:
+     * 27.39 against 27.19 ms until Ideal timed the unfit cuts too */
+    {"unfit cut, more SRAM",
+     "--chip wse2 --model dit-xl --workload train-fwd --batch 3 --seq 600 --layers 1 --cores 128 --topology mesh "
+     "--hbm-tbps 0.538 --noc-scale 0.443 --link-gbps 6.75 --sram-kib 71.2 --compute-scale 0.883",
+     "sram-kib", "89"},
     /* all-to-all cut down along k (its adds run after the last piece's
      * preload), the mesh along n: 3.5413 against 3.5392 ms although every
      * operator ran faster; Ideal now sees a cut operator as one */
