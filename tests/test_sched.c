@@ -521,12 +521,6 @@ static const ideal_pair ideal_pairs[] = {
      "--topology all-to-all --hbm-tbps 11.5 --noc-scale 3.18 --sram-kib 524 --compute-scale 0.620 "
      "--hbm-controllers 32",
      "sram-kib", "655"},
-    /* the same rule cuts Mixtral's experts in 8 pieces at 333 KiB and in 4
-     * at 416.25, 9609 us against 8882: 11.61 against 11.26 ms */
-    {"artifact cut, more SRAM (MoE)",
-     "--chip ipu-pod4 --model mixtral-8x7b --workload train-fwd --batch 4 --seq 770 --layers 1 --cores 3072 "
-     "--topology mesh --hbm-tbps 13.3 --noc-scale 1.54 --link-gbps 6.94 --sram-kib 333",
-     "sram-kib", "416.25"},
     /* the timed chooser stopped at the first rise along a dim: gate_up in
      * 16 pieces (754 us) with more link bandwidth, 64 (740 us) without:
      * 2.5274 against 2.5169 ms */
