@@ -820,8 +820,12 @@ static int split_large(elk_graph *g, double cap_bytes, elk_split_pick_fn pick, v
         int n0 = n;
         if (ch[i].pieces < 2) ops[n++] = *op;
         for (int p = 0; p < ch[i].pieces && ch[i].pieces > 1; p++) {
-            elk_split_piece(op, &ch[i], p, &ops[n++]);
-            if (p > 0 && ch[i].kind == ELK_SPLIT_REDUCED) elk_split_add(op, p, &ops[n++]);
+            elk_split_piece(op, &ch[i], p, &ops[n]);
+            ops[n++].cut_cont = p > 0;
+            if (p > 0 && ch[i].kind == ELK_SPLIT_REDUCED) {
+                elk_split_add(op, p, &ops[n]);
+                ops[n++].cut_cont = 1;
+            }
         }
         if (i < g->head) head += n - n0;
         else if (op->layer == 0) per += n - n0;

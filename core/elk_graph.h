@@ -72,6 +72,10 @@ typedef struct {
     /* MoE decode under moe_preload "routed": 1 on a router, whose end gates
      * the preloads of the routed experts after it; 2 on those experts. */
     int route;
+    /* 1 on a later piece (or an add) of an operator split_large cut, so the
+     * ops from the previous 0 on are the pieces of one operator: Ideal
+     * treats them as that one operator (elk_sched_run_ideal). */
+    int cut_cont;
 } elk_op;
 
 /* The whole step. Owns ops (malloc'd).

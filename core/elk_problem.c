@@ -39,13 +39,15 @@ elk_status elk_problem_init_opts(elk_problem *pr, const elk_point *p, elk_plan_c
  * that piece, favoured cutting weights that fit whole, and the policies lost
  * up to 12% on Llama2-70B.) The plan sets are the cache's, so the chosen
  * cut's pieces are enumerated once. The candidates (elk_split_ladder) nest as
- * SRAM grows, so more SRAM never raises the least total, and with it Ideal,
- * which sees a cut operator only through its pieces' summed execution. Ties
- * go to the earlier candidate: the whole op, then fewer pieces. */
+ * SRAM grows and every one is timed, so more SRAM never raises the least
+ * total, which is what Ideal sees of a cut operator (ideal_cuts). Ties go to
+ * the earlier candidate: the whole op, then fewer pieces. */
 typedef struct {
     const elk_chip *c;
     elk_plan_cache *pc;
     const elk_plan_opts *po;
+    double *least; /* per pre-split shape_id: the least timed cut, NAN not yet (ideal_cuts) */
+    int nshapes;
 } split_ctx;
 
 static double fastest_exe(const split_ctx *sc, const elk_op *op)
@@ -62,47 +64,142 @@ static double fastest_exe(const split_ctx *sc, const elk_op *op)
     return e;
 }
 
+/* The summed fastest execution of a cut's pieces and adds (pieces 1: the
+ * op whole). */
+static double cut_exe(const split_ctx *sc, const elk_op *op, const elk_split *s)
+{
+    if (s->pieces == 1) return fastest_exe(sc, op);
+    long D = op->dim[s->dim];
+    int K = s->pieces, nlong = (int)(D % K);
+    elk_op piece;
+    elk_split_piece(op, s, K - 1, &piece);
+    double E = (K - nlong) * fastest_exe(sc, &piece);
+    elk_split_piece(op, s, 0, &piece); /* a longer one */
+    if (nlong > 0 && isfinite(E)) E += nlong * fastest_exe(sc, &piece);
+    if (s->kind == ELK_SPLIT_REDUCED && isfinite(E)) {
+        elk_op add;
+        elk_split_add(op, 1, &add);
+        E += (K - 1) * fastest_exe(sc, &add);
+    }
+    return E;
+}
+
+/* The least cut_exe over the candidates whose fits is one of fits_mask's
+ * bits (1: the unfit, 2: those that fit): every one is timed (an early stop
+ * at the first rise along a dim made the choice, and with it Ideal, depend on
+ * where the rise fell: Ideal 0.4% slower with 25% more link bandwidth on
+ * tt-galaxy). *at: its index, -1 if none. */
+static double least_cut(const split_ctx *sc, const elk_op *op, const elk_split *opt, int n, unsigned fits_mask,
+                        int *at)
+{
+    double bestT = INFINITY;
+    *at = -1;
+    for (int k = 0; k < n; k++) {
+        if (!(fits_mask & (1u << (opt[k].fits != 0)))) continue;
+        double E = cut_exe(sc, op, &opt[k]);
+        if (E < bestT * (1 - 1e-12)) {
+            bestT = E;
+            *at = k;
+        }
+    }
+    return bestT;
+}
+
 static int pick_split(const elk_op *op, const elk_split *opt, int n, void *ctx)
 {
     const split_ctx *sc = ctx;
-    int best = -1, dim = -1;
+    int best = -1;
     if ((sc->c->profile & (1u << ELK_PSW_PLANTABLES)) && (best = elk_plan_art_pick_split(op, opt, n)) >= 0) return best;
-    double bestT = INFINITY, lastT = INFINITY;
-    for (int k = 0; k < n; k++) {
-        if (!opt[k].fits) continue;
-        /* along one dim the total falls, then rises once pieces get too
-         * small for the cores: stop at the first rise */
-        if (opt[k].pieces > 1 && opt[k].dim == dim && lastT == -INFINITY) continue;
-        if (opt[k].pieces == 1 || opt[k].dim != dim) lastT = INFINITY;
-        dim = opt[k].pieces > 1 ? opt[k].dim : -1;
-        double E;
-        if (opt[k].pieces == 1) {
-            E = fastest_exe(sc, op);
-        } else {
-            long D = op->dim[opt[k].dim];
-            int K = opt[k].pieces, nlong = (int)(D % K);
-            elk_op piece;
-            elk_split_piece(op, &opt[k], K - 1, &piece);
-            E = (K - nlong) * fastest_exe(sc, &piece);
-            elk_split_piece(op, &opt[k], 0, &piece); /* a longer one */
-            if (nlong > 0 && isfinite(E)) E += nlong * fastest_exe(sc, &piece);
-            if (opt[k].kind == ELK_SPLIT_REDUCED && isfinite(E)) {
-                elk_op add;
-                elk_split_add(op, 1, &add);
-                E += (K - 1) * fastest_exe(sc, &add);
-            }
-        }
-        if (E < bestT * (1 - 1e-12)) {
-            bestT = E;
-            best = k;
-        }
-        lastT = E > lastT ? -INFINITY : E;
-    }
+    double T = least_cut(sc, op, opt, n, 2, &best);
+    if (op->shape_id >= 0 && op->shape_id < sc->nshapes) sc->least[op->shape_id] = T;
     if (best >= 0) return best;
     /* nothing fits: the finest cut, and the planner names what does not fit */
     for (int k = 0; k < n; k++)
         if (best < 0 || opt[k].pieces > opt[best].pieces) best = k;
     return best;
+}
+
+/* The ladder's cuts along the dim the artifact cuts (its largest; the whole
+ * op stays): its plan tables are costly, and along that dim are the cuts its
+ * own rule takes. Compacts opt, returns the count. */
+static int along_art_dim(const elk_op *op, elk_split *opt, int n)
+{
+    int big = 0, m = 0;
+    for (int d = 1; d < op->ndims; d++)
+        if (op->dim[d] > op->dim[big]) big = d;
+    for (int k = 0; k < n; k++)
+        if (opt[k].pieces == 1 || opt[k].dim == big) opt[m++] = opt[k];
+    return m;
+}
+
+/* Ideal's cut of each operator (elk_sched_run_ideal): the least summed
+ * execution over the graph's own cut and every cut of elk_split_ladder,
+ * fitting or not (an unfit cut is planned all the same). The ladder's cuts
+ * are powers of two of pieces from the fewest that fit up to 64, so it only
+ * gains cuts as SRAM grows, and Ideal's execution of an operator never rises
+ * with SRAM (nor with anything that only speeds plans up) even where the
+ * graph's cut is a fixed rule that can (the artifact's, plantables:
+ * Llama2-13B prefill's QKV on ipu-mk2 runs 2 x 2703 us in two pieces at
+ * 524 KiB and 5480 us whole at 655). Two gaps are left: an op within a
+ * factor 2 of the cap at one SRAM and not at more leaves the ladder (its
+ * cuts are not timed, it runs whole), and an op needing more than 64 pieces
+ * is offered only its fewest power of two. Still a bound: every policy runs
+ * the graph's cut, no faster than its pieces' fastest plans. The timed
+ * chooser (pick_split) already took the least over the fitting ones for the
+ * layer's representative (memo). orig: the n0 ops before the split, in order: the graph's k-th
+ * operator (a run of pieces) is orig[k]. Returns non-zero when out of
+ * memory. */
+static int ideal_cuts(elk_problem *pr, split_ctx *sc, const elk_op *orig, int n0, int ns0, double cap)
+{
+    const elk_graph *g = &pr->graph;
+    /* what pick_split timed already, over the same ladder; under plantables
+     * it times only where the artifact's rule finds no cut, over every dim */
+    double *memo = sc->least;
+    if (sc->c->profile & (1u << ELK_PSW_PLANTABLES))
+        for (int s = 0; s < ns0; s++) memo[s] = NAN;
+    char *done = calloc((size_t)(ns0 > 0 ? ns0 : 1), 1);
+    if (!done) return -1;
+    for (int i = 0; i < g->nops; i++) pr->ideal_scale[i] = INFINITY;
+    for (int i = 0, j, k = 0; i < g->nops && k < n0; i = j, k++) {
+        for (j = i + 1; j < g->nops && g->ops[j].cut_cont; j++) {}
+        const elk_op *op = &orig[k];
+        int sid = op->shape_id >= 0 && op->shape_id < ns0 ? op->shape_id : -1;
+        double best = sid >= 0 ? memo[sid] : NAN;
+        if (sid < 0 || !done[sid]) {
+            elk_split opt[ELK_SPLIT_LADDER_OPTS];
+            int n = elk_split_ladder(op, cap, opt, ELK_SPLIT_LADDER_OPTS), at;
+            if (sc->c->profile & (1u << ELK_PSW_PLANTABLES)) n = along_art_dim(op, opt, n);
+            /* the unfit too (they are planned all the same): pick_split
+             * takes the finest when none fits, which can beat every cut that
+             * fits with more SRAM (DiT-XL's fc2 on wse2: 64 unfit pieces at
+             * 71.2 KiB, 8 that fit at 89 and 4.4% slower) */
+            double unfit = n ? least_cut(sc, op, opt, n, 1, &at) : INFINITY;
+            if (isnan(best)) best = n ? least_cut(sc, op, opt, n, 2, &at) : INFINITY;
+            best = fmin(best, unfit);
+            if (sid >= 0) {
+                memo[sid] = best;
+                done[sid] = 1;
+            }
+        }
+        pr->ideal_scale[i] = best; /* a time until ideal_scale_finish */
+    }
+    free(done);
+    return 0;
+}
+
+/* ideal_cuts' least times over the graph's own, once the menus are built. */
+static void ideal_scale_finish(elk_problem *pr)
+{
+    const elk_graph *g = &pr->graph;
+    for (int i = 0, j; i < g->nops; i = j) {
+        double Eg = 0, best = pr->ideal_scale[i];
+        for (j = i + 1; j < g->nops && g->ops[j].cut_cont; j++) {}
+        for (int q = i; q < j; q++) {
+            const elk_menu *m = &pr->menus[g->ops[q].shape_id];
+            Eg += m->e[m->n - 1].exe;
+        }
+        pr->ideal_scale[i] = best < Eg && Eg > 0 && isfinite(Eg) ? best / Eg : 1;
+    }
 }
 
 elk_status elk_problem_init_graph(elk_problem *pr, const elk_chip *c, const elk_model *m, elk_graph *g,
@@ -123,8 +220,22 @@ elk_status elk_problem_init_graph_opts(elk_problem *pr, const elk_chip *c, const
     pr->sram = elk_chip_sram_bytes(&pr->chip);
     /* operators whose data cannot fit half the chip's SRAM are split, the cut
      * chosen by the pieces' own fastest times */
-    split_ctx sc = {&pr->chip, pc, po};
-    pr->split_ops = elk_graph_split_large_ladder(&pr->graph, 0.5 * pr->sram * pr->chip.cores, pick_split, &sc);
+    double cap = 0.5 * pr->sram * pr->chip.cores;
+    int n0 = pr->graph.nops, ns0 = pr->graph.nshapes;
+    split_ctx sc = {&pr->chip, pc, po, malloc((size_t)(ns0 > 0 ? ns0 : 1) * sizeof(double)), ns0};
+    elk_op *orig = n0 > 0 ? malloc((size_t)n0 * sizeof *orig) : NULL;
+    if (orig) memcpy(orig, pr->graph.ops, (size_t)n0 * sizeof *orig);
+    for (int s = 0; sc.least && s < ns0; s++) sc.least[s] = NAN;
+    if (orig && sc.least) pr->split_ops = elk_graph_split_large_ladder(&pr->graph, cap, pick_split, &sc);
+    pr->ideal_scale = malloc((size_t)(pr->graph.nops > 0 ? pr->graph.nops : 1) * sizeof *pr->ideal_scale);
+    if (!orig || !sc.least || !pr->ideal_scale || ideal_cuts(pr, &sc, orig, n0, ns0, cap)) {
+        free(orig);
+        free(sc.least);
+        elk_problem_free(pr);
+        return elk_fail(err, ELK_ENOMEM, "out of memory");
+    }
+    free(orig);
+    free(sc.least);
     int ns = pr->graph.nshapes;
     pr->menus = calloc((size_t)ns, sizeof *pr->menus);
     pr->sets = calloc((size_t)ns, sizeof *pr->sets);
@@ -147,6 +258,7 @@ elk_status elk_problem_init_graph_opts(elk_problem *pr, const elk_chip *c, const
         st = elk_menu_build(&pr->chip, &pr->graph.ops[rep[s]], pr->sets[s], &pr->menus[s], err);
     pr->plan_ms = t1 - t0;
     pr->menu_ms = elk_sched_now_ms() - t1;
+    if (st == ELK_OK) ideal_scale_finish(pr);
     free(rep);
     if (st != ELK_OK) elk_problem_free(pr);
     return st;
@@ -170,6 +282,7 @@ void elk_problem_free(elk_problem *pr)
     if (pr->sets)
         for (int s = 0; s < pr->graph.nshapes; s++) elk_plan_cache_release(pr->cache, pr->sets[s]);
     free(pr->sets);
+    free(pr->ideal_scale);
     elk_graph_free(&pr->graph);
     memset(pr, 0, sizeof *pr);
 }

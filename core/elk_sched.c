@@ -856,7 +856,10 @@ static void fill_breakdown(elk_schedule *s, double makespan)
         if (ex) {
             const elk_sched_op *eo = &s->ops[ei];
             double len = eo->exe_end - eo->exe_start;
-            double fw = len > 0 ? (eo->comp + eo->xcyc) / len : 1, fd = len > 0 ? eo->dist / len : 0;
+            /* at most the whole window: Ideal's pieces of a cut operator
+             * share the operator's window, one may get less than its plan */
+            double fw = len > 0 ? fmin(1.0, (eo->comp + eo->xcyc) / len) : 1;
+            double fd = len > 0 ? fmin(1.0 - fw, eo->dist / len) : 0;
             double fs = fmax(0.0, 1.0 - fw - fd);
             if (!pr_on) h = 0;
             s->brk[ELK_BRK_OVERLAP] += fw * h * dt;
@@ -1072,26 +1075,41 @@ elk_status elk_sched_run_ideal(const elk_problem *pr, const elk_sched_opts *o, c
     if (elk_sctx_init(&x, pr, o, ELK_POL_IDEAL, ident, N)) return elk_fail(err, ELK_ENOMEM, "out of memory");
     const elk_chip *c = x.c;
     double cum = 0, t = 0;
-    for (int i = 0; i < N; i++) {
-        const elk_menu *m = menu_of(&x, i);
-        double h = hbm_of(&x, i);
-        x.entry[i] = m->n - 1;
-        set_cold(&x, i, 0);
-        if (h > 0 && x.dur[i] > 0) {
-            x.deliv[i] = h;
-            x.dur[i] = elk_cost_preload_cycles(c, h, h);
-            x.nocT[i] = pre_noc_cycles(c, h, h);
+    for (int i = 0, j; i < N; i = j) {
+        /* the pieces [i, j) of one cut operator are that operator: their
+         * preloads in a row, their fastest executions summed */
+        for (j = i + 1; j < N && pr->graph.ops[j].cut_cont; j++) {}
+        double prev = cum, Eg = 0;
+        for (int k = i; k < j; k++) {
+            const elk_menu *m = menu_of(&x, k);
+            double h = hbm_of(&x, k);
+            x.entry[k] = m->n - 1;
+            set_cold(&x, k, 0);
+            if (h > 0 && x.dur[k] > 0) {
+                x.deliv[k] = h;
+                x.dur[k] = elk_cost_preload_cycles(c, h, h);
+                x.nocT[k] = pre_noc_cycles(c, h, h);
+            }
+            Eg += m->e[x.entry[k]].exe;
+            x.ps[k] = cum;
+            cum += x.dur[k];
+            x.pe[k] = cum;
+            x.stall[k] = 0;
+            x.dist[k] = 0;
         }
-        double prev = cum, E = m->e[x.entry[i]].exe;
-        x.ps[i] = cum;
-        cum += x.dur[i];
-        x.pe[i] = cum;
+        /* at the least execution of the cuts Ideal may take (ideal_scale) */
+        double f = pr->ideal_scale ? pr->ideal_scale[i] : 1;
+        Eg *= f;
         /* as early as the earlier preloads allow, ending no sooner than its own */
-        double start = fmax(t, fmax(prev, cum - E));
-        x.es[i] = start;
-        t = x.ee[i] = start + E;
-        x.stall[i] = 0;
-        x.dist[i] = 0;
+        double start = fmax(t, fmax(prev, cum - Eg)), end = start + Eg, A = 0;
+        /* the pieces tile [start, end] in order, each ending no sooner
+         * than its own preload (the last ends at end >= cum) */
+        for (int k = i; k < j; k++) {
+            A += f * menu_of(&x, k)->e[x.entry[k]].exe;
+            x.es[k] = t > start ? t : start;
+            t = x.ee[k] = k + 1 == j ? end : fmin(end, fmax(start + A, x.pe[k]));
+        }
+        t = end;
     }
     double T = t;
     assert(T >= cum - 1e-6);

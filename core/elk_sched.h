@@ -86,6 +86,11 @@ typedef struct {
     elk_plan_cache *cache;
     double sram;           /* usable bytes per core */
     int split_ops;         /* operators split because they outgrew SRAM */
+    /* Per op, on the first op of each graph operator (a cut one's pieces and
+     * adds are one): the least summed fastest execution over the cuts Ideal
+     * may take (elk_problem_ideal_cuts) over the graph's own, in (0, 1]; 1
+     * on every other op. NULL: all 1. */
+    double *ideal_scale;
     double plan_ms;        /* wall time to get plan sets (cache or enumeration) */
     double menu_ms;        /* wall time to time the menus */
 } elk_problem;
