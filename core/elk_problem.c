@@ -110,6 +110,14 @@ static int pick_split(const elk_op *op, const elk_split *opt, int n, void *ctx)
     const split_ctx *sc = ctx;
     int best = -1;
     if ((sc->c->profile & (1u << ELK_PSW_PLANTABLES)) && (best = elk_plan_art_pick_split(op, opt, n)) >= 0) return best;
+    if (sc->po && sc->po->coarse) {
+        /* a provisional answer: the fewest pieces that fit, untimed (timing
+         * every cut's pieces was most of its plans' time; the complete
+         * answer times them) */
+        for (int k = 0; k < n; k++)
+            if (opt[k].fits && (best < 0 || opt[k].pieces < opt[best].pieces)) best = k;
+        if (best >= 0) return best;
+    }
     double T = least_cut(sc, op, opt, n, 2, &best);
     if (op->shape_id >= 0 && op->shape_id < sc->nshapes) sc->least[op->shape_id] = T;
     if (best >= 0) return best;
@@ -227,8 +235,13 @@ elk_status elk_problem_init_graph_opts(elk_problem *pr, const elk_chip *c, const
     if (orig) memcpy(orig, pr->graph.ops, (size_t)n0 * sizeof *orig);
     for (int s = 0; sc.least && s < ns0; s++) sc.least[s] = NAN;
     if (orig && sc.least) pr->split_ops = elk_graph_split_large_ladder(&pr->graph, cap, pick_split, &sc);
-    pr->ideal_scale = malloc((size_t)(pr->graph.nops > 0 ? pr->graph.nops : 1) * sizeof *pr->ideal_scale);
-    if (!orig || !sc.least || !pr->ideal_scale || ideal_cuts(pr, &sc, orig, n0, ns0, cap)) {
+    /* a provisional answer (the coarse space) keeps Ideal on the graph's
+     * own cuts: timing every cut Ideal may take was most of its time, and
+     * the complete answer follows */
+    int quick = po && po->coarse;
+    pr->ideal_scale =
+        quick ? NULL : malloc((size_t)(pr->graph.nops > 0 ? pr->graph.nops : 1) * sizeof *pr->ideal_scale);
+    if (!orig || !sc.least || (!quick && (!pr->ideal_scale || ideal_cuts(pr, &sc, orig, n0, ns0, cap)))) {
         free(orig);
         free(sc.least);
         elk_problem_free(pr);
@@ -258,7 +271,7 @@ elk_status elk_problem_init_graph_opts(elk_problem *pr, const elk_chip *c, const
         st = elk_menu_build(&pr->chip, &pr->graph.ops[rep[s]], pr->sets[s], &pr->menus[s], err);
     pr->plan_ms = t1 - t0;
     pr->menu_ms = elk_sched_now_ms() - t1;
-    if (st == ELK_OK) ideal_scale_finish(pr);
+    if (st == ELK_OK && pr->ideal_scale) ideal_scale_finish(pr);
     free(rep);
     if (st != ELK_OK) elk_problem_free(pr);
     return st;
