@@ -85,6 +85,7 @@ typedef struct {
     double *mconc;       /* per bundle member: load concentrated on it */
     double *rconc;       /* fast mode, per router: load leaving it inside its block */
     int *rmark;          /* fast mode, per router: tree mark of its first hop */
+    double *bconc;       /* fast mode, per block: busiest internal link of an exchange's groups inside it */
     int *mark, markv;
 } elk_noc;
 

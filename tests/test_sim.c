@@ -469,6 +469,74 @@ START_TEST(fast_matches_detailed)
 }
 END_TEST
 
+/* Fast mode on a ring of 288 (auto blocks of 24 routers: 12 blocks), ports
+ * 64 B/cycle, links 16: one transfer alone, in both modes. Hand-checked
+ * detailed values (want > 0):
+ * - preload, r = 1, one controller at router 0: its east link carries the
+ *   bytes of cores 1..143 and half of 144's (a tie, split both ways),
+ *   143.5 / 288 x 1e8 B at 16 B/cycle = 3114149.3 cycles;
+ * - exchange in pairs: each core's 1e6 B cross one link, 62500 cycles
+ *   (+1 of compute);
+ * - exchange in groups of 8 on a line: the middle link carries 4 x 4 / 7
+ *   per unit, 1e6 x 16/7 / 16 = 142857.1 (+1).
+ * Before issue 9's fix fast mode gave 0.92x the preloads (it did not charge
+ * a controller's first hops to the cores of its own block, and split the
+ * block opposite a controller's block both ways round) and 4.3x and 1.9x
+ * the exchanges (every pair inside a block was charged the block's mean
+ * distance, 8 hops, and a group straddling two blocks both blocks' whole
+ * extents). */
+static const struct {
+    const char *name;
+    int preload, ctrls;
+    double v, want, tol;
+} ring_fast_cases[] = {
+    {"preload r=1, 1 controller", 1, 1, 1, 3114149.3055555555, 0.01},
+    {"preload r=1, 2 controllers", 1, 2, 1, 0, 0.01},
+    {"preload r=8, 2 controllers", 1, 2, 8, 0, 0.01},
+    {"exchange in pairs", 0, 2, 2, 62501, 1e-9},
+    {"exchange in groups of 8", 0, 2, 8, 142857.142857 + 1, 1e-9},
+    {"exchange in groups of 48", 0, 2, 48, 0, 0.01},
+    {"exchange of the whole ring", 0, 2, 288, 0, 0.02},
+};
+
+START_TEST(ring_fast_mode)
+{
+    elk_chip c = small_chip(ELK_TOPO_RING, 1, 288, 64, 16, 9216, ring_fast_cases[_i].ctrls, 0);
+    double t[2];
+    for (int m = 0; m < 2; m++) {
+        elk_sim_job j;
+        elk_error err;
+        ck_assert(elk_sim_job_alloc(&j, 1, &err) == ELK_OK);
+        elk_sim_jop *o = &j.ops[0];
+        snprintf(o->name, sizeof o->name, "x");
+        o->comp = 1;
+        o->dep = -1;
+        o->hot = 1;
+        j.sram = 1e15;
+        if (ring_fast_cases[_i].preload) {
+            o->hbm_bytes = 1e8;
+            o->deliv = 1e8 * ring_fast_cases[_i].v;
+            o->cold = o->deliv / c.cores;
+        } else {
+            o->rs_bytes = 1e6;
+            o->rs_group = ring_fast_cases[_i].v;
+        }
+        elk_sim_opts so;
+        elk_sim_opts_default(&so);
+        so.mode = m ? ELK_SIM_DETAILED : ELK_SIM_FAST;
+        elk_sim_result r;
+        ck_assert_msg(elk_sim_run_job(&c, &j, &so, &r, &err) == ELK_OK, "%s", err.msg);
+        ck_assert(r.mode_detailed == m);
+        t[m] = ring_fast_cases[_i].preload ? r.ops[0].pre_end - r.ops[0].pre_start : r.ops[0].exe_end - r.ops[0].exe_start;
+        elk_sim_result_free(&r);
+        elk_sim_job_free(&j);
+    }
+    if (ring_fast_cases[_i].want > 0) REL_EQ(t[1], ring_fast_cases[_i].want, 1e-9);
+    ck_assert_msg(fabs(t[0] - t[1]) <= ring_fast_cases[_i].tol * t[1], "%s: fast %.1f vs detailed %.1f cycles",
+                  ring_fast_cases[_i].name, t[0], t[1]);
+}
+END_TEST
+
 /* One broadcasting controller versus several with queues, on the same job:
  * on a mesh the single entry router is the bottleneck. */
 START_TEST(broadcast_vs_controllers)
@@ -722,6 +790,7 @@ static Suite *sim_suite(void)
     tcase_add_test(tc, sram_overflow_detected);
     tcase_add_test(tc, deadlock_reported);
     tcase_add_loop_test(tc, fast_matches_detailed, 0, (int)(sizeof agree_cases / sizeof agree_cases[0]));
+    tcase_add_loop_test(tc, ring_fast_mode, 0, (int)(sizeof ring_fast_cases / sizeof ring_fast_cases[0]));
     tcase_add_test(tc, broadcast_vs_controllers);
     tcase_add_loop_test(tc, real_schedules, 0, (int)(sizeof real_cases / sizeof real_cases[0]));
     tcase_add_test(tc, trace_json);
