@@ -1295,6 +1295,7 @@ elk_status elk_menu_build_scaled(const elk_chip *c, const elk_op *op, const elk_
             mc->dist *= fxchg;
             mc->deliv = o->deliv;
             if (o->cold < m->min_cold) m->min_cold = o->cold;
+            if (o->cold > m->max_cold) m->max_cold = o->cold;
         }
     }
     free(t);

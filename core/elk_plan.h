@@ -98,6 +98,7 @@ typedef struct {
     elk_menu_cold *cold;
     int ncold;
     double min_cold;
+    double max_cold;  /* the largest cold over all entries (0 when none) */
     double hbm_bytes;
     int *eff[ELK_PRICES]; /* entries Pareto-optimal in (hot, ecost), hot ascending */
     int neff[ELK_PRICES];

@@ -239,8 +239,8 @@ typedef struct {
  * own) makes it exactly +0.0 unless cold is 0. */
 static double cold_extra(const elk_sctx *x, int w)
 {
-    if (x->cold[w] > 0 || x->zcold[x->pr->graph.ops[w].shape_id]) return 0;
     const elk_menu *m = menu_of(x, w);
+    if (x->cold[w] > 0 || m->max_cold == 0) return 0;
     const elk_menu_entry *e = &m->e[x->entry[w]];
     return e->nc ? m->cold[e->c0 + x->copt[w]].cold - x->cold[w] : 0;
 }
@@ -626,7 +626,6 @@ void elk_sctx_free(elk_sctx *x)
     free(x->Wc);
     free(x->bestW);
     free(x->bestWc);
-    free(x->zcold);
     free(x->lb_e);
     free(x->lb_p);
     free(x->Wmod);
@@ -681,8 +680,7 @@ int elk_sctx_init(elk_sctx *x, const elk_problem *pr, const elk_sched_opts *o, e
     x->es = malloc((size_t)N * 4 * sizeof *x->es);
     x->entry = malloc((size_t)N * 4 * sizeof *x->entry);
     x->cold = malloc((size_t)N * 8 * sizeof *x->cold);
-    x->zcold = calloc((size_t)pr->graph.nshapes + 1, 1);
-    if (!x->pos || !x->pmax || !x->es || !x->entry || !x->cold || !x->zcold) {
+    if (!x->pos || !x->pmax || !x->es || !x->entry || !x->cold) {
         elk_sctx_free(x);
         return -1;
     }
@@ -699,11 +697,6 @@ int elk_sctx_init(elk_sctx *x, const elk_problem *pr, const elk_sched_opts *o, e
     x->hbmT = x->cold + 5 * N;
     x->stall = x->cold + 6 * N;
     x->resident = x->cold + 7 * N;
-    for (int k = 0; k < pr->graph.nshapes; k++) {
-        const elk_menu *mk = &pr->menus[k];
-        x->zcold[k] = 1;
-        for (int c = 0; c < mk->ncold; c++) x->zcold[k] &= mk->cold[c].cold == 0;
-    }
     for (int r = 0; r < N; r++) x->pos[order[r]] = r;
     int m = -1;
     x->lookback = 1;

@@ -62,7 +62,6 @@ typedef struct {
      * one budget (bp_i -1: none) */
     int bp_i, bp_e, bp_k;
     double bp_budget;
-    unsigned char *zcold; /* per shape: every cold option of its menu is 0 bytes */
     /* run_pass's bound on the makespan of a run it may abandon (abort_at
      * finite): lb_e[i] sums ops 0..i-1's fastest execution, lb_p[r] the HBM
      * time of the preloads at positions 0..r-1 */

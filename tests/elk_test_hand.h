@@ -31,7 +31,7 @@ static void hand_menu(elk_menu *m, double hbm, double cold, const hand_plan *pl,
     m->cold = calloc((size_t)n, sizeof *m->cold);
     m->n = n;
     m->hbm_bytes = hbm;
-    m->min_cold = cold;
+    m->min_cold = m->max_cold = cold;
     for (int i = 0; i < n; i++) {
         m->e[i].hot = pl[i].hot;
         m->e[i].exe = pl[i].exe;
