@@ -358,15 +358,12 @@ static int grow(elk_sctx *x, int n)
     int *a = realloc(x->W, (size_t)cap * sizeof *a), *b = realloc(x->Wc, (size_t)cap * sizeof *b);
     if (a) x->W = a;
     if (b) x->Wc = b;
-    int *c2 = realloc(x->bestW, (size_t)cap * sizeof *c2), *d2 = realloc(x->bestWc, (size_t)cap * sizeof *d2);
-    if (c2) x->bestW = c2;
-    if (d2) x->bestWc = d2;
     int *e2 = realloc(x->Wmod, (size_t)cap * sizeof *e2), *f2 = realloc(x->bmod_i, (size_t)cap * sizeof *f2);
     if (e2) x->Wmod = e2;
     if (f2) x->bmod_i = f2;
     int *g2 = realloc(x->bmod_v, (size_t)cap * sizeof *g2);
     if (g2) x->bmod_v = g2;
-    if (!a || !b || !c2 || !d2 || !e2 || !f2 || !g2) return -1;
+    if (!a || !b || !e2 || !f2 || !g2) return -1;
     x->wcap = cap;
     return 0;
 }
@@ -466,6 +463,13 @@ typedef struct {
     int q, entry, k, nw;
 } pick_t;
 
+/* Wc back to copt after a candidate (its allocator's changes, Wmod). */
+static void undo_mods(elk_sctx *x)
+{
+    for (int m = 0; m < x->nmod; m++) x->Wc[x->Wmod[m]] = x->copt[x->W[x->Wmod[m]]];
+    x->nmod = 0;
+}
+
 /* Fix op i's choice: its plan and cold layout, the cold options the
  * allocator chose for the preloads beside it (which may move their
  * preloads earlier and so its deadline), its interval and residency. */
@@ -482,10 +486,10 @@ static void commit(elk_sctx *x, int i, pick_t *b)
     if (x->pol == ELK_POL_DYN || x->pol == ELK_POL_FULL) {
         int changed = 0;
         for (int k = 0; k < b->nw; k++) {
-            int w = x->bestW[k];
-            if (x->bestWc[k] != x->copt[w]) {
+            int w = x->W[k];
+            if (x->Wc[k] != x->copt[w]) {
                 double old = x->dist[w];
-                set_cold(x, w, x->bestWc[k]);
+                set_cold(x, w, x->Wc[k]);
                 shift_earlier(x, i, w, x->dist[w] - old);
                 int r = x->pos[w];
                 if (r >= x->placed_lo) x->ps[r] = x->pe[r] - x->dur[w];
@@ -504,8 +508,8 @@ static void commit(elk_sctx *x, int i, pick_t *b)
     int pn = 0;
     double res = e->hot;
     for (int k = 0; k < b->nw; k++) {
-        pn += hbm_of(x, x->bestW[k]) > 0;
-        res += x->cold[x->bestW[k]];
+        pn += hbm_of(x, x->W[k]) > 0;
+        res += x->cold[x->W[k]];
     }
     x->pnum[i] = pn;
     x->resident[i] = res;
@@ -571,7 +575,7 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
         }
         double start = D - L;
         if (x->list_mode) {
-            for (int m = 0; m < x->nmod; m++) x->Wc[x->Wmod[m]] = x->copt[x->W[x->Wmod[m]]];
+            undo_mods(x);
             if (x->list_mode == 1) {
                 x->cand[x->ncand] = q;
                 x->cand_e[x->ncand++] = -1;
@@ -595,20 +599,17 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
                 x->bmod_v[m] = x->Wc[x->Wmod[m]];
             }
         }
-        for (int m = 0; m < x->nmod; m++) x->Wc[x->Wmod[m]] = x->copt[x->W[x->Wmod[m]]];
-        x->nmod = 0;
+        undo_mods(x);
         if (last || nw >= x->window) break;
         if (x->pol == ELK_POL_BASIC && q >= basic_target) break;
         if (x->replay && q >= x->force_q) break;
     }
     if (x->list_mode) return 0;
     if (best.q < 0) return -1;
-    /* the chosen group: a prefix of W, its options copt but for the mods */
-    for (int k = 0; k < best.nw; k++) {
-        x->bestW[k] = x->W[k];
-        x->bestWc[k] = x->copt[x->W[k]];
-    }
-    for (int m = 0; m < x->nbmod; m++) x->bestWc[x->bmod_i[m]] = x->bmod_v[m];
+    /* the chosen group: a prefix of W, its options copt but for the mods
+     * (a failed last candidate's changes undone first) */
+    undo_mods(x);
+    for (int m = 0; m < x->nbmod; m++) x->Wc[x->bmod_i[m]] = x->bmod_v[m];
     commit(x, i, &best);
     return 0;
 }
@@ -624,8 +625,6 @@ void elk_sctx_free(elk_sctx *x)
     free(x->cold);
     free(x->W);
     free(x->Wc);
-    free(x->bestW);
-    free(x->bestWc);
     free(x->lb_e);
     free(x->lb_p);
     free(x->Wmod);

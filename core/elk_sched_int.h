@@ -51,10 +51,11 @@ typedef struct {
     int lookback;       /* max over ops j of pmax[j] + 1 - pos[j]: how far before an op's first
                            candidate position a preload it must hold can sit */
     /* scratch */
-    int *W, *Wc, *bestW, *bestWc;
+    int *W, *Wc;
     /* Between candidates Wc[k] is copt[W[k]]; the allocator's changes to it
      * are listed in Wmod (nmod) and undone, and the chosen candidate's kept
-     * as (bmod_i, bmod_v) pairs (nbmod), so no candidate copies the window */
+     * as (bmod_i, bmod_v) pairs (nbmod), so no candidate copies the window.
+     * The chosen group is then W[0..nw) with those changes put back in Wc. */
     int *Wmod, *bmod_i, *bmod_v;
     int nmod, nbmod;
     int wcap;
