@@ -239,13 +239,15 @@ static void result_init(elk_check_result *r, const elk_check_args *a, int index)
     for (int p = 0; p < ELK_POL_COUNT; p++) r->sim_err[p] = NAN;
 }
 
-__attribute__((format(printf, 6, 7))) static void add(elk_check_result *r, elk_check_inv inv, int policy,
-                                                      int warning, const elk_check_args *b, const char *fmt, ...)
+/* Returns the violation added, or NULL when it could not be stored. */
+__attribute__((format(printf, 6, 7))) static elk_check_violation *add(elk_check_result *r, elk_check_inv inv,
+                                                                      int policy, int warning,
+                                                                      const elk_check_args *b, const char *fmt, ...)
 {
     if (r->nviol == r->cap) {
         int cap = r->cap ? 2 * r->cap : 8;
         elk_check_violation *v = realloc(r->viol, (size_t)cap * sizeof *v);
-        if (!v) return; /* out of memory: the violation is lost, the count below is not */
+        if (!v) return NULL; /* out of memory: the violation is lost, the count below is not */
         r->viol = v;
         r->cap = cap;
     }
@@ -254,12 +256,14 @@ __attribute__((format(printf, 6, 7))) static void add(elk_check_result *r, elk_c
     v->inv = inv;
     v->policy = policy;
     v->warning = warning;
+    v->rule = -1;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(v->msg, sizeof v->msg, fmt, ap);
     va_end(ap);
     elk_check_args_line(&r->args, v->repro[0], sizeof v->repro[0]);
     if (b) elk_check_args_line(b, v->repro[1], sizeof v->repro[1]);
+    return v;
 }
 
 #define LBL(p) elk_policy_labels[p]
@@ -509,10 +513,59 @@ static int plan_pair(const elk_check_args *b, elk_plan_cache *pc, const elk_sche
     return -1;
 }
 
+/* Latency of policy p at a point, or -1 when it cannot be planned. */
+static double plan_latency(const elk_check_args *a, elk_plan_cache *pc, const elk_sched_opts *so, int p)
+{
+    elk_point pt;
+    elk_error err;
+    elk_problem pr;
+    elk_result res;
+    if (elk_check_args_point(a, &pt, &err) != ELK_OK || elk_problem_init(&pr, &pt, pc, &err) != ELK_OK) return -1;
+    double lat = -1;
+    if (elk_result_run(&pr, so, 1u << p, &res, &err) == ELK_OK) {
+        lat = res.pol[p].latency;
+        elk_result_free(&res);
+    }
+    elk_problem_free(&pr);
+    return lat;
+}
+
+/* The one artifact rule of the profile whose removal alone makes policy p
+ * at hi no slower than at lo (or, with batch set, hi no faster than lo):
+ * an elk_profile_switch, or -1 when no single rule explains the inversion.
+ * Both points are re-planned with the rule off, everything else as drawn. */
+static int rule_behind(const elk_check_args *lo, const elk_check_args *hi, unsigned profile, int p, int batch,
+                       elk_plan_cache *pc, const elk_sched_opts *so)
+{
+    for (int k = 0; k < ELK_PSW_COUNT; k++) {
+        if (!(profile & (1u << k))) continue;
+        char spec[96];
+        elk_profile_format(profile & ~(1u << k), spec, sizeof spec);
+        elk_check_args l = *lo, h = *hi;
+        elk_check_args_set(&l, ELK_KNOB_PROFILE, spec);
+        elk_check_args_set(&h, ELK_KNOB_PROFILE, spec);
+        double a = plan_latency(&l, pc, so, p), c = a > 0 ? plan_latency(&h, pc, so, p) : -1;
+        if (a <= 0 || c <= 0) continue;
+        if (batch ? c >= a * (1 - ELK_CHECK_TOL) : c <= a * (1 + ELK_CHECK_TOL)) return k;
+    }
+    return -1;
+}
+
+/* The context of a metamorphic pair: the two points' flags (lo has less of
+ * the resource), the partner's (b, for the reproducer line), the base
+ * point's cost profile, and the cache and options to re-plan them with. */
+typedef struct {
+    const elk_check_args *lo, *hi, *b;
+    unsigned profile;
+    elk_plan_cache *pc;
+    const elk_sched_opts *so;
+} pair_ctx;
+
 /* hi (more of a resource) must not be slower than lo: for the invariant
- * policies that is a violation, for the fixed algorithms a warning. */
+ * policies that is a violation, for the fixed algorithms a warning; an
+ * inversion one artifact rule explains is marked with that rule. */
 static void compare_pair(elk_check_result *r, elk_check_inv inv, const char *lo_name, const char *hi_name,
-                         const elk_result *lo, const elk_result *hi, const elk_check_args *b)
+                         const elk_result *lo, const elk_result *hi, const pair_ctx *x)
 {
     for (int p = 0; p < ELK_POL_COUNT; p++) {
         if (!lo->have[p] || !hi->have[p]) continue;
@@ -520,8 +573,10 @@ static void compare_pair(elk_check_result *r, elk_check_inv inv, const char *lo_
         double a = lo->pol[p].latency, c = hi->pol[p].latency;
         if (strict) r->checks[inv]++;
         if (c <= a * (1 + ELK_CHECK_TOL)) continue;
-        add(r, inv, p, !strict, b, "%s%s: %s takes %.9g cycles, slower than %s's %.9g cycles (ratio %.6f)",
-            strict ? "" : "not a violation: fixed algorithm; ", LBL(p), hi_name, c, lo_name, a, c / a);
+        elk_check_violation *v =
+            add(r, inv, p, !strict, x->b, "%s%s: %s takes %.9g cycles, slower than %s's %.9g cycles (ratio %.6f)",
+                strict ? "" : "not a violation: fixed algorithm; ", LBL(p), hi_name, c, lo_name, a, c / a);
+        if (v && strict && x->profile) v->rule = rule_behind(x->lo, x->hi, x->profile, p, 0, x->pc, x->so);
     }
 }
 
@@ -557,7 +612,8 @@ static void check_pairs(const elk_check_space *sp, const elk_problem *base, cons
         const char *t = elk_check_args_get(a, raise[k]);
         snprintf(lo, sizeof lo, "--%s %s", elk_knobs[raise[k]].name, t ? t : "(preset)");
         snprintf(hi, sizeof hi, "--%s %s", elk_knobs[raise[k]].name, v);
-        compare_pair(r, ELK_CHECK_KNOB_MONOTONE, lo, hi, res, &rb, &b);
+        pair_ctx x = {a, &b, &b, base->chip.profile, pc, so};
+        compare_pair(r, ELK_CHECK_KNOB_MONOTONE, lo, hi, res, &rb, &x);
         elk_result_free(&rb);
         elk_problem_free(&pr);
     }
@@ -578,8 +634,9 @@ static void check_pairs(const elk_check_space *sp, const elk_problem *base, cons
         elk_result rb;
         if (plan_pair(&b, pc, so, all, r, &pr, &rb) != 1) continue;
         const char *pn = elk_topology_names[partners[t]], *bn = elk_topology_names[topo];
-        if (more[t]) compare_pair(r, ELK_CHECK_TOPO_MONOTONE, bn, pn, res, &rb, &b);
-        else compare_pair(r, ELK_CHECK_TOPO_MONOTONE, pn, bn, &rb, res, &b);
+        pair_ctx x = {more[t] ? a : &b, more[t] ? &b : a, &b, base->chip.profile, pc, so};
+        if (more[t]) compare_pair(r, ELK_CHECK_TOPO_MONOTONE, bn, pn, res, &rb, &x);
+        else compare_pair(r, ELK_CHECK_TOPO_MONOTONE, pn, bn, &rb, res, &x);
         elk_result_free(&rb);
         elk_problem_free(&pr);
     }
@@ -595,10 +652,13 @@ static void check_pairs(const elk_check_space *sp, const elk_problem *base, cons
         if (plan_pair(&b, pc, so, 1u << ELK_POL_IDEAL, r, &pr, &rb) == 1) {
             double l1 = res->pol[ELK_POL_IDEAL].latency, l2 = rb.pol[ELK_POL_IDEAL].latency;
             r->checks[ELK_CHECK_BATCH_MONOTONE]++;
-            if (!(l2 >= l1 * (1 - ELK_CHECK_TOL)))
-                add(r, ELK_CHECK_BATCH_MONOTONE, ELK_POL_IDEAL, 0, &b,
-                    "Ideal: batch %d takes %.9g cycles, batch %d %.9g cycles (ratio %.6f)", 2 * base->graph.batch, l2,
-                    base->graph.batch, l1, l2 / l1);
+            if (!(l2 >= l1 * (1 - ELK_CHECK_TOL))) {
+                elk_check_violation *v = add(r, ELK_CHECK_BATCH_MONOTONE, ELK_POL_IDEAL, 0, &b,
+                                             "Ideal: batch %d takes %.9g cycles, batch %d %.9g cycles (ratio %.6f)",
+                                             2 * base->graph.batch, l2, base->graph.batch, l1, l2 / l1);
+                if (v && base->chip.profile)
+                    v->rule = rule_behind(a, &b, base->chip.profile, ELK_POL_IDEAL, 1, pc, so);
+            }
             elk_result_free(&rb);
             elk_problem_free(&pr);
         }

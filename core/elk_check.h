@@ -81,7 +81,7 @@ extern const elk_check_info elk_check_invariants[ELK_CHECK_COUNT];
 typedef struct {
     int nargs;
     elk_knob knob[ELK_CHECK_MAX_ARGS];
-    char val[ELK_CHECK_MAX_ARGS][40];
+    char val[ELK_CHECK_MAX_ARGS][96]; /* 96: a --profile spec (elk_point.profile) */
 } elk_check_args;
 
 /* What points are drawn from: the presets found under DATADIR/presets,
@@ -111,11 +111,15 @@ void elk_check_args_line(const elk_check_args *a, char *buf, size_t n);
 
 /* One broken invariant (or, with warning set, a counted inversion of a
  * fixed algorithm that is not a violation). Owns nothing. repro[1] is
- * empty unless the invariant compares two points. */
+ * empty unless the invariant compares two points. rule >= 0 (an
+ * elk_profile_switch) marks a pair inversion that goes away when that one
+ * artifact rule of the point's cost profile is turned off: a documented
+ * exception of the profile (docs/VALIDATION.md), not a violation. */
 typedef struct {
     elk_check_inv inv;
     int policy;        /* elk_policy, or -1 */
     int warning;
+    int rule;          /* elk_profile_switch behind the inversion, or -1 */
     char msg[400];
     char repro[2][400];
 } elk_check_violation;
