@@ -866,6 +866,56 @@ static void enum_run(enum_ctx *e)
     free(w);
 }
 
+/* A depth-first search for out_reach: the most cores a split of the output
+ * dims od[k..] can add to prod cores at padding share fill. */
+typedef struct {
+    const long *D;
+    const int *od;
+    int nod;
+    double cap, thr, best;
+    long budget; /* nodes left; the search gives up (best = cap) at 0 */
+} reach_dfs;
+
+static void reach_rec(reach_dfs *r, int k, double prod, double fill)
+{
+    if (prod > r->best) r->best = prod;
+    if (k == r->nod || r->best >= r->cap || r->budget <= 0) return;
+    double up = prod;
+    for (int j = k; j < r->nod; j++) up *= (double)r->D[r->od[j]];
+    if (fmin(up, r->cap) <= r->best) return;
+    long D = r->D[r->od[k]], hi = (long)fmin((double)D, floor(r->cap / prod));
+    for (long p = hi; p >= 1 && r->best < r->cap; p--) {
+        if (--r->budget <= 0) {
+            r->best = r->cap;
+            return;
+        }
+        long sub = (D + p - 1) / p;
+        double f = fill * ((double)D / ((double)sub * (double)p));
+        if (f < r->thr * (1 - 1e-12)) continue;
+        reach_rec(r, k + 1, prod * (double)p, f);
+        /* smaller p on this dim can only win by more cores elsewhere */
+        if (prod * (double)p * (up / (prod * (double)D)) <= r->best) break;
+    }
+}
+
+/* The most cores (at most cap) a plan that splits only the output's dims
+ * can use within the padding threshold. The utilisation floor is a share of
+ * this, not of every core: otherwise, when the output has too little
+ * parallelism (a norm's statistics at batch 1, a decode matmul at a small
+ * batch), the floor admits only plans that split a reduced dim and pay its
+ * partial sums, while twice the batch admits the plan without them, and
+ * Ideal got faster when the batch doubled (docs/VALIDATION.md,
+ * batch-monotone). */
+static double out_reach(const enum_ctx *e, double cap)
+{
+    int od[ELK_MAX_DIMS], nod = 0;
+    for (int d = 0; d < e->nd; d++)
+        if (in_axes(&e->op->t[0], d)) od[nod++] = d;
+    reach_dfs r = {e->D, od, nod, cap, e->pad_thr, 1, 200000};
+    reach_rec(&r, 0, 1, 1);
+    return fmin(r.best, cap);
+}
+
 /* Artifact thresholds (ARTIFACT-NOTES 3.2): big ops must use ~90% of cores
  * and waste <= ~10% to padding; tiny ops may use fewer cores. */
 static void thresholds(enum_ctx *e)
@@ -893,6 +943,7 @@ static void thresholds(enum_ctx *e)
         }
         reach = fmin(reach, best);
     }
+    reach = out_reach(e, reach);
     e->util_cores = ceil(util * reach);
     if (e->util_cores < 1) e->util_cores = 1;
 }

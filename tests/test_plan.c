@@ -74,6 +74,66 @@ static void op_mm(elk_op *op)
     op->weight_bytes = op->hbm_bytes = 16 * 32 * 2;
 }
 
+/* out[m] = sum_k x[m, k], k = 64: a norm's statistics at batch m. */
+static void op_red(elk_op *op, long m)
+{
+    memset(op, 0, sizeof *op);
+    snprintf(op->name, sizeof op->name, "stat");
+    op->kind = ELK_OP_REDUCE;
+    op->ndims = 2;
+    op->dim[0] = m;
+    op->dim[1] = 64;
+    op->dimname[0][0] = 'm';
+    op->dimname[1][0] = 'k';
+    op->ntensors = 2;
+    op->t[0] = (elk_tensor){ELK_TR_OUT, 1, {0}};
+    op->t[1] = (elk_tensor){ELK_TR_ACT, 2, {0, 1}};
+    op->dtype_bytes = 2;
+}
+
+static int whole_k_seen;
+static long whole_k_m;
+static void note_whole_k(const elk_plan *pl, void *ctx)
+{
+    (void)ctx;
+    whole_k_seen |= pl->p[1] == 1 && pl->p[0] == whole_k_m;
+}
+
+/* The utilisation floor is a share of the cores a split of the output's
+ * dims can use, not of every core. On 4 cores the floor was ceil(0.52 x 4)
+ * = 3 cores at m = 1 and ceil(0.85 x 4) = 4 at m = 2, so both had to split
+ * the reduced k and pay a partial sum; now it is 1 and 2 cores, each m
+ * has a plan that splits only m, and the fastest execution does not get
+ * faster when m doubles (elk check's batch-monotone: the tiny model on
+ * wse2 at batch 7 took 0.127 ms, at batch 14 0.110). */
+START_TEST(floor_from_output_parallelism)
+{
+    elk_chip c;
+    chip4(&c);
+    double fastest[3] = {0};
+    for (long m = 1; m <= 2; m++) {
+        elk_op op;
+        op_red(&op, m);
+        elk_plan_set set;
+        elk_error err;
+        whole_k_seen = 0;
+        whole_k_m = m;
+        elk_plan_opts all = {.all_cb = note_whole_k}; /* every plan of the space, before dominance pruning */
+        ck_assert_msg(elk_plan_enumerate(&c, &op, elk_chip_sram_bytes(&c), &set, &all, &err) == ELK_OK, "%s",
+                      err.msg);
+        ck_assert_msg(whole_k_seen, "m = %ld: no plan that leaves k whole", m);
+        elk_plan_set_free(&set);
+        ck_assert(elk_plan_enumerate(&c, &op, elk_chip_sram_bytes(&c), &set, NULL, &err) == ELK_OK);
+        elk_menu mn;
+        ck_assert(elk_menu_build(&c, &op, &set, &mn, &err) == ELK_OK);
+        fastest[m] = mn.e[mn.n - 1].exe;
+        elk_menu_free(&mn);
+        elk_plan_set_free(&set);
+    }
+    ck_assert_double_le(fastest[1], fastest[2]);
+}
+END_TEST
+
 START_TEST(scale_plan_by_hand)
 {
     elk_chip c;
@@ -496,6 +556,7 @@ static Suite *suite(void)
     Suite *s = suite_create("plan");
     TCase *tc = tcase_create("plan");
     tcase_add_test(tc, scale_plan_by_hand);
+    tcase_add_test(tc, floor_from_output_parallelism);
     tcase_add_test(tc, matmul_front_invariants);
     tcase_add_test(tc, llama_fronts_monotone);
     tcase_add_test(tc, cache_budget_evicts_lru);
