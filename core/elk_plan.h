@@ -128,6 +128,11 @@ typedef struct {
      * cached without enumerating any. */
     int cached_only;
     int *missed;
+    /* Threads elk_problem_init_opts builds a problem's plan sets on (<= 1:
+     * the calling thread alone). The sets are the same whichever thread
+     * builds them; only the TUI, whose worker has the cores to itself while
+     * it plans, asks for more. */
+    int threads;
 } elk_plan_opts;
 
 /* Build the plan set of op for chip c (no cache). Plans whose execution

@@ -2,6 +2,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 #include "elk_cost.h"
 #include "elk_plan_art.h"
+#include "elk_thread.h"
 
 /* ------------------------------------------------------------------ */
 /* Problem                                                              */
@@ -210,6 +212,87 @@ static void ideal_scale_finish(elk_problem *pr)
     }
 }
 
+/* The shapes of a problem shared by prefetch threads: each takes the next
+ * shape not taken and builds its set into the cache (the cache makes a
+ * thread that asks for a set another is building wait for it). Owns
+ * nothing; next is the only field written after the threads start. */
+typedef struct {
+    const elk_problem *pr;
+    elk_plan_cache *pc;
+    const elk_plan_opts *po;
+    const int *order; /* op indices, largest first */
+    int ns;
+    atomic_int next;
+} prefetch;
+
+static void *prefetch_main(void *arg)
+{
+    prefetch *f = arg;
+    for (int s; (s = atomic_fetch_add(&f->next, 1)) < f->ns;) {
+        if (f->po->cancel && atomic_load(f->po->cancel)) break;
+        const elk_plan_set *set;
+        elk_error err;
+        /* a failure is met again, and reported, by the caller's own get */
+        if (elk_plan_cache_get_opts(f->pc, &f->pr->chip, &f->pr->graph.ops[f->order[s]], f->po, &set, &err) ==
+            ELK_OK)
+            elk_plan_cache_release(f->pc, set);
+    }
+    return NULL;
+}
+
+/* A shape to prefetch: its representative op, and its dim count and the
+ * product of its dims, a proxy for the cost of enumerating it (the tree of
+ * temporal splits grows with the dims: at the default train-fwd point the
+ * 5-dim attention products take 90% of the coarse space's time). */
+typedef struct {
+    int ndims;
+    double extent;
+    int op;
+} shape_job;
+
+static int cmp_job(const void *a, const void *b)
+{
+    const shape_job *x = a, *y = b;
+    if (x->ndims != y->ndims) return y->ndims - x->ndims;
+    if (x->extent != y->extent) return x->extent < y->extent ? 1 : -1;
+    return (x->op > y->op) - (x->op < y->op);
+}
+
+/* With po->threads > 1, build the problem's plan sets into the cache on
+ * that many threads (this one included) before the caller takes them in
+ * order. The costliest go first (shape_job), so that no thread is left
+ * alone with a big one at the end. */
+static void prefetch_sets(const elk_problem *pr, elk_plan_cache *pc, const elk_plan_opts *po, const int *rep, int ns)
+{
+    enum { MAX_PREFETCH = 8 };
+    if (!po || po->threads < 2 || po->cached_only || ns < 2) return;
+    shape_job *jobs = malloc((size_t)ns * sizeof *jobs);
+    int *order = malloc((size_t)ns * sizeof *order);
+    if (!jobs || !order) { /* the caller builds them one by one */
+        free(jobs);
+        free(order);
+        return;
+    }
+    for (int s = 0; s < ns; s++) {
+        const elk_op *op = &pr->graph.ops[rep[s]];
+        jobs[s].ndims = op->ndims;
+        jobs[s].extent = 1;
+        for (int d = 0; d < op->ndims; d++) jobs[s].extent *= (double)op->dim[d];
+        jobs[s].op = rep[s];
+    }
+    qsort(jobs, (size_t)ns, sizeof *jobs, cmp_job);
+    for (int s = 0; s < ns; s++) order[s] = jobs[s].op;
+    free(jobs);
+    prefetch f = {pr, pc, po, order, ns, 0};
+    pthread_t th[MAX_PREFETCH];
+    int nt = 0;
+    for (int i = 1; i < po->threads && i < MAX_PREFETCH && i < ns; i++)
+        if (elk_thread_start(&th[nt], prefetch_main, &f) == 0) nt++;
+    prefetch_main(&f);
+    for (int i = 0; i < nt; i++) pthread_join(th[i], NULL);
+    free(order);
+}
+
 elk_status elk_problem_init_graph(elk_problem *pr, const elk_chip *c, const elk_model *m, elk_graph *g,
                                   elk_plan_cache *pc, elk_error *err)
 {
@@ -264,6 +347,7 @@ elk_status elk_problem_init_graph_opts(elk_problem *pr, const elk_chip *c, const
     double t0 = elk_sched_now_ms();
     elk_status st = ELK_OK;
     pr->cache = pc;
+    prefetch_sets(pr, pc, po, rep, ns);
     for (int s = 0; s < ns && st == ELK_OK; s++)
         st = elk_plan_cache_get_opts(pc, &pr->chip, &pr->graph.ops[rep[s]], po, &pr->sets[s], err);
     double t1 = elk_sched_now_ms();

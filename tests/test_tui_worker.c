@@ -206,6 +206,38 @@ START_TEST(sweeper_points)
 }
 END_TEST
 
+/* The worker builds a point's plan sets on several threads
+ * (elk_plan_opts.threads): the same sets, plan for plan, and the same
+ * schedules as on one. */
+START_TEST(prefetch_threads_same_sets)
+{
+    elk_point p = tiny_point(16);
+    elk_problem pr[2];
+    elk_plan_cache *pc[2];
+    for (int k = 0; k < 2; k++) {
+        pc[k] = elk_plan_cache_alloc();
+        ck_assert_ptr_nonnull(pc[k]);
+        elk_plan_opts po = {.threads = k ? 2 : 1, .coarse = 1};
+        elk_error err;
+        ck_assert_msg(elk_problem_init_opts(&pr[k], &p, pc[k], &po, &err) == ELK_OK, "%s", err.msg);
+    }
+    ck_assert_int_eq(pr[0].graph.nshapes, pr[1].graph.nshapes);
+    for (int s = 0; s < pr[0].graph.nshapes; s++) {
+        const elk_plan_set *a = pr[0].sets[s], *b = pr[1].sets[s];
+        ck_assert_int_eq(a->nplans, b->nplans);
+        for (int i = 0; i < a->nplans; i++) {
+            ck_assert_double_eq(a->plans[i].hot, b->plans[i].hot);
+            ck_assert_double_eq(a->plans[i].comp, b->plans[i].comp);
+            ck_assert_double_eq(a->plans[i].syncs, b->plans[i].syncs);
+        }
+    }
+    for (int k = 0; k < 2; k++) {
+        elk_problem_free(&pr[k]);
+        elk_plan_cache_free(pc[k]);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("tui_worker");
@@ -214,6 +246,7 @@ int main(void)
     tcase_add_test(t, worker_supersede);
     tcase_add_test(t, worker_stop_busy);
     tcase_add_test(t, sweeper_points);
+    tcase_add_test(t, prefetch_threads_same_sets);
     suite_add_tcase(s, t);
     return run_suite(s);
 }

@@ -134,7 +134,7 @@ static tui_snap *compute_opts(const elk_point *p, unsigned long id, elk_plan_cac
 
 static tui_snap *compute(const elk_point *p, unsigned long id, elk_plan_cache *pc, atomic_int *cancel)
 {
-    elk_plan_opts po = {.cancel = cancel};
+    elk_plan_opts po = {.cancel = cancel, .threads = policy_threads()};
     return compute_opts(p, id, pc, cancel, &po);
 }
 
@@ -166,7 +166,9 @@ static void *point_run(tui_job *j, const void *req, unsigned long id, atomic_int
     if (!s || !missed) return s;
     tui_snap_free(s);
     if (atomic_load(cancel)) return NULL;
-    elk_plan_opts coarse = {.cancel = cancel, .coarse = 1};
+    /* the worker has the cores to itself while it plans: the point's plan
+     * sets are built on as many threads as its policies run on */
+    elk_plan_opts coarse = {.cancel = cancel, .coarse = 1, .threads = policy_threads()};
     s = compute_opts(p, id, pc, cancel, &coarse);
     if (s && s->status == ELK_OK) {
         s->provisional = 1;
