@@ -123,6 +123,7 @@ void elk_net_tmpl_begin(elk_net *net, elk_xfer_kind kind, double weight, double 
     tp->ndest = ndest;
     tp->src_ratio = src_ratio;
     tp->kind = kind;
+    tp->rate_cap = INFINITY;
     net->building = t;
 }
 
@@ -160,6 +161,12 @@ void elk_net_tmpl_add(elk_net *net, int link, double cmax, double csum)
     net->tmpls[net->building].nu++;
 }
 
+void elk_net_tmpl_cap(elk_net *net, double cap)
+{
+    if (net->building < 0 || !(cap > 0)) return;
+    net->tmpls[net->building].rate_cap = cap;
+}
+
 int elk_net_tmpl_end(elk_net *net)
 {
     int t = net->building;
@@ -171,7 +178,7 @@ int elk_net_tmpl_end(elk_net *net)
         const elk_use *us = &net->uses[u];
         if (us->cmax > 0) solo = fmin(solo, net->links[us->link].cap / us->cmax);
     }
-    tp->solo_rate = solo;
+    tp->solo_rate = fmin(solo, tp->rate_cap);
     return t;
 }
 
@@ -325,7 +332,7 @@ static void fill(elk_net *net, const int *tl, int k)
             }
         }
         if (!constrained) {
-            rate[t] = INFINITY;
+            rate[t] = tp->rate_cap;
             frozen[t] = 1;
         }
     }
@@ -354,6 +361,8 @@ static void fill(elk_net *net, const int *tl, int k)
                 int l = net->uses[u].link;
                 if (net->acc[l] > 0) delta = fmin(delta, net->resid[l] / net->acc[l]);
             }
+            /* a capped template binds delta itself when it reaches its cap first */
+            if (tp->rate_cap < INFINITY) delta = fmin(delta, (tp->rate_cap - rate[t]) / tp->weight);
         }
         if (!(delta < INFINITY)) break; /* cannot happen: unfrozen templates are constrained */
         if (delta < 0) delta = 0;
@@ -379,6 +388,12 @@ static void fill(elk_net *net, const int *tl, int k)
             int t = tl[i];
             if (frozen[t]) continue;
             const elk_tmpl *tp = &net->tmpls[t];
+            if (rate[t] >= tp->rate_cap * (1 - 1e-12)) {
+                rate[t] = tp->rate_cap;
+                frozen[t] = 1;
+                left--;
+                continue;
+            }
             for (int u = tp->u0; u < tp->u0 + tp->nu; u++)
                 if (net->uses[u].cmax > 0 && net->resid[net->uses[u].link] <= 0) {
                     frozen[t] = 1;

@@ -18,7 +18,8 @@
  *   destination core) and what is left of it.
  *
  * Fairness: every active flow's rate grows in proportion to its template's
- * weight until one of its links is full (weighted max-min). Identical flows
+ * weight until one of its links is full or it reaches its template's rate
+ * cap (weighted max-min). Identical flows
  * (same template) always get the same rate, so the solver works per template
  * with multiplicities, and it memoises the rates of every active set it has
  * seen: the rates depend only on which templates are active, never on bytes
@@ -70,7 +71,10 @@ typedef struct {
     double src_ratio; /* bytes leaving sources (HBM reads, egress) per byte received */
     elk_xfer_kind kind;
     double units;     /* accumulated: sum over its flows of rate*time */
-    double solo_rate; /* rate when alone on the network */
+    double solo_rate; /* rate when alone on the network (at most rate_cap) */
+    double rate_cap;  /* most rate each of its flows may take (INFINITY: none); a
+                         sender's own throttle, e.g. a preload DMA held to the NoC
+                         share its schedule was planned with */
 } elk_tmpl;
 
 /* An active (or finished) transfer. */
@@ -98,6 +102,10 @@ void elk_net_tmpl_begin(elk_net *n, elk_xfer_kind kind, double weight, double nd
 void elk_net_tmpl_use(elk_net *n, int link, double cmax, double csum);
 /* As elk_net_tmpl_use for a link the template does not use yet (no merge). */
 void elk_net_tmpl_add(elk_net *n, int link, double cmax, double csum);
+/* Cap the rate of the template being built (bytes/cycle per destination
+ * core; INFINITY, the default, for none). A capped flow stops growing at its
+ * cap in the progressive filling and leaves the rest to the others. */
+void elk_net_tmpl_cap(elk_net *n, double cap);
 int elk_net_tmpl_end(elk_net *n);
 
 /* Running. now is the current time (cycles). */

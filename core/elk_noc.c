@@ -17,7 +17,7 @@ struct noc_geom {
 
 struct noc_cache_ent {
     int type, ctrl, plane;
-    double v;
+    double v, cap; /* the pattern's parameter; its rate cap (INFINITY: none) */
     int tmpl;
 };
 
@@ -733,19 +733,19 @@ static void ports_all(elk_noc *nc, int plane, int in, int out)
 /* ------------------------------------------------------------------ */
 /* template cache                                                       */
 
-static int cache_get(const elk_noc *nc, int type, int ctrl, int plane, double v)
+static int cache_get(const elk_noc *nc, int type, int ctrl, int plane, double v, double cap)
 {
     for (int i = nc->ncache - 1; i >= 0; i--) {
         const noc_cache_ent *e = &nc->cache[i];
-        if (e->type == type && e->ctrl == ctrl && e->plane == plane && e->v == v) return e->tmpl;
+        if (e->type == type && e->ctrl == ctrl && e->plane == plane && e->v == v && e->cap == cap) return e->tmpl;
     }
     return -1;
 }
 
-static int cache_put(elk_noc *nc, int type, int ctrl, int plane, double v, int tmpl)
+static int cache_put(elk_noc *nc, int type, int ctrl, int plane, double v, double cap, int tmpl)
 {
     if (tmpl < 0) return -1;
-    assert(cache_get(nc, type, ctrl, plane, v) < 0); /* a key goes from missing to cached once */
+    assert(cache_get(nc, type, ctrl, plane, v, cap) < 0); /* a key goes from missing to cached once */
     if (nc->ncache == nc->capcache) {
         int cap = nc->capcache ? nc->capcache * 2 : 64;
         noc_cache_ent *e = realloc(nc->cache, (size_t)cap * sizeof *e);
@@ -753,7 +753,7 @@ static int cache_put(elk_noc *nc, int type, int ctrl, int plane, double v, int t
         nc->cache = e;
         nc->capcache = cap;
     }
-    nc->cache[nc->ncache++] = (noc_cache_ent){type, ctrl, plane, v, tmpl};
+    nc->cache[nc->ncache++] = (noc_cache_ent){type, ctrl, plane, v, cap, tmpl};
     return tmpl;
 }
 
@@ -968,11 +968,14 @@ static const noc_geom *preload_geom(elk_noc *nc, int k, int tr, int tc, int plan
     return g;
 }
 
-int elk_noc_preload(elk_noc *nc, int k, double r, int plane)
+int elk_noc_preload(elk_noc *nc, int k, double r, int plane) { return elk_noc_preload_capped(nc, k, r, plane, INFINITY); }
+
+int elk_noc_preload_capped(elk_noc *nc, int k, double r, int plane, double cap)
 {
     if (r < 1) r = 1;
     if (plane >= nc->planes) plane = 0;
-    int t = cache_get(nc, PAT_PRELOAD, k, plane, r);
+    if (!(cap > 0)) cap = INFINITY;
+    int t = cache_get(nc, PAT_PRELOAD, k, plane, r, cap);
     if (t >= 0) return t;
     if (k < 0 && !nc->grid) return -1;
     double dests = k < 0 ? nc->chip.cores : elk_noc_ctrl_dests(nc, k);
@@ -1001,7 +1004,8 @@ int elk_noc_preload(elk_noc *nc, int k, double r, int plane)
     flush(nc);
     if (g)
         for (int i = 0; i < g->n; i++) elk_net_tmpl_add(nc->net, g->u[i].link, g->u[i].cmax * scale, g->u[i].csum * scale);
-    return cache_put(nc, PAT_PRELOAD, k, plane, r, elk_net_tmpl_end(nc->net));
+    elk_net_tmpl_cap(nc->net, cap);
+    return cache_put(nc, PAT_PRELOAD, k, plane, r, cap, elk_net_tmpl_end(nc->net));
 }
 
 /* ------------------------------------------------------------------ */
@@ -1009,7 +1013,7 @@ int elk_noc_preload(elk_noc *nc, int k, double r, int plane)
 
 int elk_noc_shift(elk_noc *nc)
 {
-    int t = cache_get(nc, PAT_SHIFT, 0, 0, 0);
+    int t = cache_get(nc, PAT_SHIFT, 0, 0, 0, INFINITY);
     if (t >= 0) return t;
     elk_net_tmpl_begin(nc->net, ELK_XF_EXEC, 1.0, nc->chip.cores, 1.0);
     ports_all(nc, 0, 1, 1);
@@ -1030,7 +1034,7 @@ int elk_noc_shift(elk_noc *nc)
         }
     }
     flush(nc);
-    return cache_put(nc, PAT_SHIFT, 0, 0, 0, elk_net_tmpl_end(nc->net));
+    return cache_put(nc, PAT_SHIFT, 0, 0, 0, INFINITY, elk_net_tmpl_end(nc->net));
 }
 
 /* Mean XY hops between two distinct cells of an h x w tile: over ordered
@@ -1133,7 +1137,7 @@ static void exchange_grid(elk_noc *nc, double g)
 int elk_noc_exchange(elk_noc *nc, double g)
 {
     if (g > nc->chip.cores) g = nc->chip.cores;
-    int t = cache_get(nc, PAT_EXCH, 0, 0, g);
+    int t = cache_get(nc, PAT_EXCH, 0, 0, g, INFINITY);
     if (t >= 0) return t;
     elk_net_tmpl_begin(nc->net, ELK_XF_EXEC, 1.0, nc->chip.cores, 1.0);
     ports_all(nc, 0, 1, 1);
@@ -1147,5 +1151,5 @@ int elk_noc_exchange(elk_noc *nc, double g)
         }
     }
     flush(nc);
-    return cache_put(nc, PAT_EXCH, 0, 0, g, elk_net_tmpl_end(nc->net));
+    return cache_put(nc, PAT_EXCH, 0, 0, g, INFINITY, elk_net_tmpl_end(nc->net));
 }

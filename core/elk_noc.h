@@ -102,6 +102,10 @@ void elk_noc_free(elk_noc *nc);
  * transfer (the fast mode's HBM: loads of different controllers on one
  * bundle member add up before the busiest member is taken). */
 int elk_noc_preload(elk_noc *nc, int ctrl, double r, int plane);
+/* The same with its rate capped at cap bytes/cycle into each destination
+ * core (elk_net_tmpl_cap; INFINITY or <= 0: none): a preload whose schedule
+ * held it to a share of the NoC. */
+int elk_noc_preload_capped(elk_noc *nc, int ctrl, double r, int plane, double cap);
 /* Every core shifts to a ring neighbour (compute-shift rotations). */
 int elk_noc_shift(elk_noc *nc);
 /* Every core sends to the other members of its group of g cores, uniformly

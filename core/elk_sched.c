@@ -949,6 +949,9 @@ int elk_sctx_fill(const elk_sctx *x, double makespan, elk_schedule *s)
     for (int i = 0; i < N; i++) assert(x->order[x->pos[i]] == i);
 #endif
     for (int i = 0; i < N; i++) fill_op(x, i, off, s);
+    /* Ideal prices its preloads unthrottled (elk_sched_run_ideal) */
+    s->pre_share = x->pol == ELK_POL_IDEAL ? 1 : x->noc_share;
+    assert(s->pre_share > 0 && s->pre_share <= 1);
     s->latency = makespan;
     s->latency_ms = makespan / (c->clock_ghz * 1e6);
 

@@ -155,6 +155,11 @@ typedef struct {
     double solve_ms;              /* wall time of this policy */
     int run_variant;              /* the scheduler run that produced it: price slot and, for
                                      Elk-Dyn under noccap, NoC cap (replay) */
+    double pre_share;             /* the share of the preload NoC rate its preloads were planned
+                                     to use (paper profile: noccap's theta times int55's
+                                     int(rate)/rate), in (0, 1]; 1 = uncapped. The simulator
+                                     holds each preload to this share of the planner's preload
+                                     rate (elk_cost_preload_rate): a throttled DMA */
 } elk_schedule;
 
 elk_status elk_schedule_run(const elk_problem *pr, elk_policy pol, const elk_sched_opts *o,

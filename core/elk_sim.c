@@ -1,5 +1,7 @@
 #include "elk_sim.h"
 
+#include "elk_cost.h"
+
 #include <assert.h>
 #include <math.h>
 #include <stdio.h>
@@ -123,6 +125,11 @@ elk_status elk_sim_job_from_schedule(const elk_problem *pr, const elk_schedule *
         jo->hbm_bytes = op->hbm_bytes;
         jo->deliv = op->hbm_bytes > 0 ? so->deliv : 0;
         if (jo->hbm_bytes > 0 && jo->deliv < jo->hbm_bytes) jo->deliv = jo->hbm_bytes;
+        /* the throttle the planner priced the preload with (pre_share < 1
+         * only under the paper profile's noccap and int55), held against
+         * the planner's chip, not the replay's (--hbm-model) */
+        if (jo->hbm_bytes > 0 && s->pre_share > 0 && s->pre_share < 1)
+            jo->pre_cap = s->pre_share * elk_cost_preload_rate(&pr->chip, jo->deliv / jo->hbm_bytes);
         jo->hot = so->hot;
         jo->cold = so->cold;
         jo->flops = op->flops;
@@ -394,7 +401,10 @@ static int progress(sim_t *s)
             int op = j->order[s->ctrl_pos[k]++];
             const elk_sim_jop *o = &j->ops[op];
             double r = o->deliv / o->hbm_bytes;
-            int t = elk_noc_preload(&s->nc, s->combined ? -1 : k, r, j->separate_noc ? 1 : 0);
+            /* a throttled preload's controllers share its cap evenly: in
+             * bytes/cycle into each destination core, cap x r / (cores x kc) */
+            double cap = o->pre_cap > 0 ? o->pre_cap * r / s->c->cores / s->kc : INFINITY;
+            int t = elk_noc_preload_capped(&s->nc, s->combined ? -1 : k, r, j->separate_noc ? 1 : 0, cap);
             if (t < 0) return -1;
             double size = o->deliv / s->c->cores / s->kc;
             int f = start_flow(s, t, size, op, k);

@@ -41,6 +41,9 @@ typedef struct {
     double dist_bytes, dist_group, dist_syncs; /* data distribution */
     double hbm_bytes;         /* unique bytes read from HBM (whole chip) */
     double deliv;             /* bytes its preload delivers into cores (whole chip, replicas included) */
+    double pre_cap;           /* most unique bytes per cycle its preload may take (whole chip,
+                                 all controllers together; 0: no cap): the rate the schedule
+                                 throttled it to (elk_schedule.pre_share) */
     double hot, cold;         /* SRAM per core: execution space, preload space */
     int dep;                  /* its preload waits for this op's execution to end (-1: none) */
     double flops;

@@ -8,6 +8,7 @@
 #include <jansson.h>
 #include <math.h>
 
+#include "elk_cost.h"
 #include "elk_flow.h"
 #include "elk_noc.h"
 #include "elk_point.h"
@@ -36,25 +37,34 @@ typedef struct {
         int link[3];
         double cmax[3];
         double end; /* expected completion, cycles */
+        double cap; /* its template's rate cap (0: none) */
     } f[4];
 } flow_case;
 
 static const flow_case flow_cases[] = {
     /* 100 B at 4 B/cycle */
-    {"one flow, one link", 1, {4}, 1, {{1, 100, 1, {0}, {1}, 25}}},
+    {"one flow, one link", 1, {4}, 1, {{1, 100, 1, {0}, {1}, 25, 0}}},
     /* each gets 5; the first ends at 6 with the other's 20 B left at 10 B/cycle */
-    {"two flows share a link", 1, {10}, 2, {{1, 30, 1, {0}, {1}, 6}, {1, 50, 1, {0}, {1}, 8}}},
+    {"two flows share a link", 1, {10}, 2, {{1, 30, 1, {0}, {1}, 6, 0}, {1, 50, 1, {0}, {1}, 8, 0}}},
     /* the second is held to 2 by link 1; max-min gives the first the other 8.
      * At 10 the first has 20 B left at the full 10 B/cycle */
     {"max-min with a second bottleneck", 2, {10, 2}, 2,
-     {{1, 100, 1, {0}, {1}, 12}, {1, 20, 2, {0, 1}, {1, 1}, 10}}},
+     {{1, 100, 1, {0}, {1}, 12, 0}, {1, 20, 2, {0, 1}, {1, 1}, 10, 0}}},
     /* weights 1:3 on 8 B/cycle: rates 2 and 6 */
-    {"weighted shares", 1, {8}, 2, {{1, 10, 1, {0}, {1}, 5}, {3, 30, 1, {0}, {1}, 5}}},
+    {"weighted shares", 1, {8}, 2, {{1, 10, 1, {0}, {1}, 5, 0}, {3, 30, 1, {0}, {1}, 5, 0}}},
     /* a multicast tree puts 3 copies on one link: rate 6/3 */
-    {"multicast load on one link", 1, {6}, 1, {{1, 10, 1, {0}, {3}, 5}}},
+    {"multicast load on one link", 1, {6}, 1, {{1, 10, 1, {0}, {3}, 5, 0}}},
     /* three flows, one link each pair: a triangle, all at 5 */
     {"triangle", 3, {10, 10, 10}, 3,
-     {{1, 50, 2, {0, 1}, {1, 1}, 10}, {1, 50, 2, {1, 2}, {1, 1}, 10}, {1, 50, 2, {2, 0}, {1, 1}, 10}}},
+     {{1, 50, 2, {0, 1}, {1, 1}, 10, 0}, {1, 50, 2, {1, 2}, {1, 1}, 10, 0}, {1, 50, 2, {2, 0}, {1, 1}, 10, 0}}},
+    /* a flow capped at 3 leaves the other 7 of 10 B/cycle: the capped one's
+     * 30 B end at 10, when the other has 70 of its 91 B and takes the
+     * whole link for the last 21 (12.1) */
+    {"a capped flow leaves the rest", 1, {10}, 2, {{1, 30, 1, {0}, {1}, 10, 3}, {1, 91, 1, {0}, {1}, 12.1, 0}}},
+    /* a cap above the fair share does not bind: 5 each */
+    {"a cap above its share", 1, {10}, 2, {{1, 50, 1, {0}, {1}, 10, 6}, {1, 50, 1, {0}, {1}, 10, 0}}},
+    /* a template that loads no link runs at its cap: 20 B at 4 */
+    {"a cap alone", 1, {10}, 1, {{1, 20, 0, {0}, {0}, 5, 4}}},
 };
 
 START_TEST(flow_closed_form)
@@ -66,7 +76,9 @@ START_TEST(flow_closed_form)
     for (int f = 0; f < fc->nflows; f++) {
         elk_net_tmpl_begin(n, ELK_XF_EXEC, fc->f[f].weight, 1, 1);
         for (int u = 0; u < fc->f[f].nu; u++) elk_net_tmpl_use(n, fc->f[f].link[u], fc->f[f].cmax[u], fc->f[f].cmax[u]);
+        if (fc->f[f].cap > 0) elk_net_tmpl_cap(n, fc->f[f].cap);
         int t = elk_net_tmpl_end(n);
+        if (fc->f[f].cap > 0) ck_assert(elk_net_tmpls(n)[t].solo_rate <= fc->f[f].cap);
         ck_assert_int_eq(elk_net_start(n, t, fc->f[f].size, f, 0), f);
     }
     double now = 0;
@@ -364,6 +376,84 @@ START_TEST(deadlock_reported)
 END_TEST
 
 /* ------------------------------------------------------------------ */
+/* Throttled preloads (the paper profile's noccap and int55)            */
+
+/* One op on 4 cores, all-to-all, ports 1 B/cycle: the planner's preload
+ * rate (elk_cost_preload_rate) is 4 / r unique B/cycle. Its preload of 400
+ * unique bytes (replication r) is held to theta x that rate; it then
+ * computes 50 cycles. With the cap binding, the preload lasts
+ * bytes / (theta x rate), the time the planner's estimate gives it
+ * (elk_sched_preload_dur): theta 0.7 at r = 1, 400 / 2.8 = 142.857; at
+ * r = 2 over 2 controllers (each slice 200 B held to 0.7 B/cycle),
+ * 400 / 1.4 = 285.714. A cap above what HBM allows does not bind: HBM at
+ * 1 B/cycle takes 400 against 400 / (0.5 x 4) = 200. No cap: the ports
+ * bind, 400 / 4 = 100. */
+static const struct {
+    double theta, r;
+    int ctrls;
+    double hbm_gbps, pre_end;
+} throttle_cases[] = {
+    {1, 1, 1, 4, 100},
+    {0.7, 1, 1, 4, 400 / 2.8},
+    {0.7, 2, 2, 4, 400 / 1.4},
+    {0.5, 1, 1, 1, 400},
+    {0.25, 4, 1, 16, 400 / 0.25},
+};
+
+START_TEST(throttled_preload)
+{
+    elk_chip c = small_chip(ELK_TOPO_ALL2ALL, 1, 4, 1, 0, throttle_cases[_i].hbm_gbps, throttle_cases[_i].ctrls, 0);
+    double r = throttle_cases[_i].r, theta = throttle_cases[_i].theta;
+    REL_EQ(elk_cost_preload_rate(&c, r), 4 / r, 1e-12);
+    elk_sim_job j;
+    elk_error err;
+    ck_assert(elk_sim_job_alloc(&j, 1, &err) == ELK_OK);
+    j.ops[0] = (elk_sim_jop){.name = "op0", .comp = 50, .hbm_bytes = 400, .deliv = 400 * r, .hot = 10, .cold = 10,
+                             .dep = -1, .rs_group = 1, .rd_group = 1, .dist_group = 1};
+    if (theta < 1) j.ops[0].pre_cap = theta * 4 / r;
+    j.sram = 1e9;
+    elk_sim_result res;
+    ck_assert_msg(elk_sim_run_job(&c, &j, NULL, &res, &err) == ELK_OK, "%s", err.msg);
+    REL_EQ(res.ops[0].pre_start, 0, 1e-12);
+    REL_EQ(res.ops[0].pre_end, throttle_cases[_i].pre_end, 1e-12);
+    REL_EQ(res.latency, throttle_cases[_i].pre_end + 50, 1e-12);
+    REL_EQ(res.hbm_bytes, 400, 1e-12);
+    elk_sim_result_free(&res);
+    elk_sim_job_free(&j);
+}
+END_TEST
+
+/* A throttled preload leaves the port to the exchange running beside it:
+ * three_op_job with op2's preload held to 1 unique B/cycle (0.25 B/cycle
+ * into each core). It runs from 150 while op1 computes; op1's shift of
+ * 50 B then gets the port's other 0.75 B/cycle (half of it unthrottled),
+ * 250..316.667; the preload's 200 B per core take 800 cycles, to 950; op2
+ * runs 950..980. */
+START_TEST(throttled_preload_leaves_port)
+{
+    elk_chip c = small_chip(ELK_TOPO_ALL2ALL, 1, 4, 1, 0, 4, 1, 0);
+    elk_sim_job j;
+    three_op_job(&j, 512);
+    j.ops[2].pre_cap = 1;
+    j.est_latency = 980;
+    elk_sim_result r;
+    elk_error err;
+    ck_assert_msg(elk_sim_run_job(&c, &j, NULL, &r, &err) == ELK_OK, "%s", err.msg);
+    REL_EQ(r.ops[1].exe_end, 250 + 50 / 0.75, 1e-12);
+    REL_EQ(r.ops[2].pre_start, 150, 1e-12);
+    REL_EQ(r.ops[2].pre_end, 950, 1e-12);
+    REL_EQ(r.ops[2].exe_start, 950, 1e-12);
+    REL_EQ(r.latency, 980, 1e-12);
+    REL_EQ(r.err, 0, 1e-12);
+    double sum = 0;
+    for (int b = 0; b < ELK_BRK_COUNT; b++) sum += r.brk[b];
+    REL_EQ(sum, r.latency, 1e-9);
+    elk_sim_result_free(&r);
+    elk_sim_job_free(&j);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
 /* Conservation and fast/detailed agreement on synthetic jobs           */
 
 /* A mix of preloads (replication 1..all), exchanges in groups of 16..all
@@ -573,10 +663,11 @@ static const struct {
     {"tt-mesh", 16},
 };
 
-static void tiny_problem(const char *chip, int cores, elk_plan_cache *pc, elk_problem *pr)
+static void tiny_problem_prof(const char *chip, int cores, const char *profile, elk_plan_cache *pc, elk_problem *pr)
 {
     elk_point p;
     elk_point_defaults(&p);
+    snprintf(p.profile, sizeof p.profile, "%s", profile);
     char path[1024];
     snprintf(p.chip_path, sizeof p.chip_path, "%s/presets/chips/%s.cfg", ELK_SRC_DIR, chip);
     snprintf(p.model_path, sizeof p.model_path, "%s", src_path(path, sizeof path, "presets/models/tiny.cfg"));
@@ -586,6 +677,11 @@ static void tiny_problem(const char *chip, int cores, elk_plan_cache *pc, elk_pr
     p.cores = cores;
     elk_error err;
     ck_assert_msg(elk_problem_init(pr, &p, pc, &err) == ELK_OK, "%s", err.msg);
+}
+
+static void tiny_problem(const char *chip, int cores, elk_plan_cache *pc, elk_problem *pr)
+{
+    tiny_problem_prof(chip, cores, "", pc, pr);
 }
 
 /* Every policy's schedule replays: SRAM never exceeded, program order kept,
@@ -660,6 +756,67 @@ START_TEST(real_schedules)
         elk_sim_result_free(&r);
         elk_schedule_free(&s);
     }
+    elk_problem_free(&pr);
+    elk_plan_cache_free(pc);
+}
+END_TEST
+
+/* The schedule carries the preload throttle it was planned with and the
+ * replay holds every preload to it. ipu-mk2 (its preset's paper profile):
+ * Basic and Static at theta 0.7, Elk-Dyn at its run's theta (0.9, 0.7 or
+ * 0.5), all three times int55's int(5.5 / 1.048576) / (5.5 / 1.048576) =
+ * 5 / 5.2452; Elk-Full at 0.99 or, when it keeps another policy's
+ * schedule, that policy's; Ideal unthrottled. Each preload then lasts at
+ * least its bytes / (share x the planner's rate). The physical profile
+ * throttles nothing. */
+static const struct {
+    const char *profile;
+    int cores;
+} throttle_real_cases[] = {{"", 64}, {"", 4}, {"physical", 64}};
+
+START_TEST(throttle_from_schedule)
+{
+    elk_plan_cache *pc = elk_plan_cache_alloc();
+    elk_problem pr;
+    tiny_problem_prof("ipu-mk2", throttle_real_cases[_i].cores, throttle_real_cases[_i].profile, pc, &pr);
+    int paper = pr.chip.profile == ELK_PROFILE_PAPER;
+    ck_assert_int_eq(paper, throttle_real_cases[_i].profile[0] == 0);
+    double per = pr.chip.link_gbps * pr.chip.noc_scale / 1.048576, i55 = floor(per) / per;
+    elk_sched_opts so;
+    elk_sched_opts_default(&so);
+    elk_result res;
+    elk_error err;
+    ck_assert_msg(elk_result_run(&pr, &so, (1u << ELK_POL_COUNT) - 1, &res, &err) == ELK_OK, "%s", err.msg);
+    for (int pol = 0; pol < ELK_POL_COUNT; pol++) {
+        const elk_schedule *s = &res.pol[pol];
+        double want = 1;
+        if (paper && (pol == ELK_POL_BASIC || pol == ELK_POL_STATIC)) want = 0.7 * i55;
+        if (paper && pol == ELK_POL_DYN) want = (double[]){0.9, 0.7, 0.5}[s->run_variant / ELK_PRICES] * i55;
+        if (paper && pol == ELK_POL_FULL) want = s->adopted >= 0 ? res.pol[s->adopted].pre_share : 0.99;
+        REL_EQ(s->pre_share, want, 1e-15);
+        elk_sim_job j;
+        ck_assert(elk_sim_job_from_schedule(&pr, s, &j, &err) == ELK_OK);
+        elk_sim_result r;
+        ck_assert_msg(elk_sim_run(&pr, s, NULL, &r, &err) == ELK_OK, "%s", err.msg);
+        int capped = 0;
+        for (int i = 0; i < j.nops; i++) {
+            const elk_sim_jop *o = &j.ops[i];
+            if (o->hbm_bytes <= 0) continue;
+            if (want == 1) {
+                ck_assert_double_eq(o->pre_cap, 0);
+                continue;
+            }
+            REL_EQ(o->pre_cap, want * elk_cost_preload_rate(&pr.chip, o->deliv / o->hbm_bytes), 1e-15);
+            capped++;
+            ck_assert_msg(r.ops[i].pre_end - r.ops[i].pre_start >= o->hbm_bytes / o->pre_cap * (1 - 1e-9),
+                          "%s op %d: preload %.3f cycles, under its throttled %.3f", elk_policy_labels[pol], i,
+                          r.ops[i].pre_end - r.ops[i].pre_start, o->hbm_bytes / o->pre_cap);
+        }
+        if (want < 1) ck_assert_int_gt(capped, 0);
+        elk_sim_result_free(&r);
+        elk_sim_job_free(&j);
+    }
+    elk_result_free(&res);
     elk_problem_free(&pr);
     elk_plan_cache_free(pc);
 }
@@ -789,12 +946,15 @@ static Suite *sim_suite(void)
     tcase_add_test(tc, three_op_overlap);
     tcase_add_test(tc, sram_overflow_detected);
     tcase_add_test(tc, deadlock_reported);
+    tcase_add_loop_test(tc, throttled_preload, 0, (int)(sizeof throttle_cases / sizeof throttle_cases[0]));
+    tcase_add_test(tc, throttled_preload_leaves_port);
     tcase_add_loop_test(tc, fast_matches_detailed, 0, (int)(sizeof agree_cases / sizeof agree_cases[0]));
     tcase_add_loop_test(tc, ring_fast_mode, 0, (int)(sizeof ring_fast_cases / sizeof ring_fast_cases[0]));
     tcase_add_test(tc, broadcast_vs_controllers);
     tcase_add_loop_test(tc, real_schedules, 0, (int)(sizeof real_cases / sizeof real_cases[0]));
     tcase_add_test(tc, trace_json);
     tcase_add_test(tc, sim_cancel);
+    tcase_add_loop_test(tc, throttle_from_schedule, 0, (int)(sizeof throttle_real_cases / sizeof throttle_real_cases[0]));
     suite_add_tcase(s, tc);
     return s;
 }
