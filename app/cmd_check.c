@@ -61,10 +61,10 @@ static void help(const elk_opt *opts)
            "violation is printed with the elk run line(s) that reproduce it. A point some\n"
            "operator of which has no partition plan (ELK_ENOPLAN) is skipped and counted.\n"
            "Output is the same for any --jobs; the wall time goes to stderr.\n\n"
-           "At a point whose cost profile has artifact rules on (paper), an inversion of\n"
-           "Ideal or Elk-Full in a pair is re-planned with each rule off alone; one the\n"
-           "removal of a single rule undoes is printed as an EXCEPTION naming the rule\n"
-           "(docs/VALIDATION.md), not counted as a violation.\n\n");
+           "At a point whose cost profile has artifact rules on (paper), a violation of\n"
+           "a pair (Ideal or Elk-Full) or of the simulation invariants is re-checked with\n"
+           "each rule off alone; one the removal of a single rule undoes is printed as an\n"
+           "EXCEPTION naming the rule (docs/VALIDATION.md), not counted as a violation.\n\n");
     elk_cli_opts_help(stdout, opts);
     printf("\nExit status: 0 no violation (of the gated invariants), 1 a violation (or an\n"
            "error), 2 bad usage.\n\n"
@@ -223,8 +223,8 @@ static long print_summary(const work *w, const tally *t, const int *gated, int g
     long total_exc = 0;
     for (int i = 0; i < ELK_CHECK_COUNT; i++)
         for (int k = 0; k < ELK_PSW_COUNT; k++) total_exc += t->exc[i][k];
-    printf("artifact-rule exceptions (an inversion that one switch of the cost profile, turned off alone, removes; "
-           "documented in docs/VALIDATION.md, not violations): %ld",
+    printf("artifact-rule exceptions (a violation at a paper-profile point that one switch of the cost profile, "
+           "turned off alone, removes; documented in docs/VALIDATION.md, not violations): %ld",
            total_exc);
     for (int i = 0; i < ELK_CHECK_COUNT; i++) {
         long n = 0;

@@ -448,39 +448,94 @@ void elk_check_schedule(const elk_problem *pr, const elk_result *res, elk_check_
 /* simulation */
 
 
-static void check_sim(const elk_problem *pr, const elk_result *res, elk_check_result *r)
+/* Whether policy p's schedule at a point passes the simulation invariant
+ * inv (sim-estimate or sim-ideal): -1 when it cannot be planned or
+ * simulated. */
+static int sim_holds(const elk_problem *pr, const elk_result *res, int p, elk_check_inv inv, double *est_out,
+                     double *sim_out, elk_error *err)
 {
     elk_sim_opts so;
     elk_sim_opts_default(&so);
+    elk_sim_result sr;
+    memset(&sr, 0, sizeof sr);
+    if (elk_sim_run(pr, &res->pol[p], &so, &sr, err) != ELK_OK) {
+        elk_sim_result_free(&sr);
+        return -1;
+    }
+    double est = res->pol[p].latency, sim = sr.latency;
+    elk_sim_result_free(&sr);
+    if (est_out) *est_out = est;
+    if (sim_out) *sim_out = sim;
+    if (inv == ELK_CHECK_SIM_ESTIMATE) return fabs((est - sim) / sim) <= ELK_CHECK_SIM_TOL;
     double ideal = res->have[ELK_POL_IDEAL] ? res->pol[ELK_POL_IDEAL].latency : 0;
+    return !(ideal > 0) || sim >= ideal * (1 - ELK_CHECK_SIM_IDEAL_TOL);
+}
+
+/* The one artifact rule whose removal alone makes policy p's simulation at
+ * the point pass inv (the rule is a cost charge the simulator does not
+ * replay: the estimate is the artifact's number, docs/VALIDATION.md), or -1. */
+static int sim_rule_behind(const elk_check_args *a, unsigned profile, int p, elk_check_inv inv, elk_plan_cache *pc,
+                           const elk_sched_opts *so)
+{
+    for (int k = 0; k < ELK_PSW_COUNT; k++) {
+        if (!(profile & (1u << k))) continue;
+        char spec[96];
+        elk_profile_format(profile & ~(1u << k), spec, sizeof spec);
+        elk_check_args b = *a;
+        elk_check_args_set(&b, ELK_KNOB_PROFILE, spec);
+        elk_point pt;
+        elk_error err;
+        elk_problem pr;
+        elk_result res;
+        if (elk_check_args_point(&b, &pt, &err) != ELK_OK || elk_problem_init(&pr, &pt, pc, &err) != ELK_OK) continue;
+        unsigned mask = (1u << p) | (inv == ELK_CHECK_SIM_IDEAL ? 1u << ELK_POL_IDEAL : 0);
+        int ok = -1;
+        if (elk_result_run(&pr, so, mask, &res, &err) == ELK_OK) {
+            ok = sim_holds(&pr, &res, p, inv, NULL, NULL, &err);
+            elk_result_free(&res);
+        }
+        elk_problem_free(&pr);
+        if (ok == 1) return k;
+    }
+    return -1;
+}
+
+static void check_sim(const elk_problem *pr, const elk_result *res, elk_plan_cache *pc, const elk_sched_opts *so,
+                      elk_check_result *r)
+{
+    double ideal = res->have[ELK_POL_IDEAL] ? res->pol[ELK_POL_IDEAL].latency : 0;
+    unsigned prof = pr->chip.profile;
     for (int p = 0; p < ELK_POL_COUNT; p++) {
         if (!res->have[p]) continue;
-        elk_sim_result sr;
-        elk_error err;
-        memset(&sr, 0, sizeof sr);
         r->checks[ELK_CHECK_SIM_ESTIMATE]++;
-        elk_status st = elk_sim_run(pr, &res->pol[p], &so, &sr, &err);
-        if (st != ELK_OK) {
+        double est = 0, sim = 0;
+        elk_error err;
+        int held = sim_holds(pr, res, p, ELK_CHECK_SIM_ESTIMATE, &est, &sim, &err);
+        if (held < 0) {
             add(r, ELK_CHECK_SIM_ESTIMATE, p, 0, NULL, "%s: the simulation failed: %s", LBL(p), err.msg);
-            elk_sim_result_free(&sr);
             continue;
         }
-        double est = res->pol[p].latency, e = (est - sr.latency) / sr.latency;
+        double e = (est - sim) / sim;
         if (p != ELK_POL_IDEAL) r->sim_err[p] = e;
         /* Ideal is a bound, not a schedule the machine runs: its replay may
          * only be slower (sim-ideal below), not close */
-        if (p != ELK_POL_IDEAL && !(fabs(e) <= ELK_CHECK_SIM_TOL))
-            add(r, ELK_CHECK_SIM_ESTIMATE, p, 0, NULL,
-                "%s: estimate %.6g cycles, simulated %.6g cycles: error %+.2f%% beyond +-%.0f%%", LBL(p), est,
-                sr.latency, 100 * e, 100 * ELK_CHECK_SIM_TOL);
+        if (p != ELK_POL_IDEAL && !held) {
+            elk_check_violation *v =
+                add(r, ELK_CHECK_SIM_ESTIMATE, p, 0, NULL,
+                    "%s: estimate %.6g cycles, simulated %.6g cycles: error %+.2f%% beyond +-%.0f%%", LBL(p), est, sim,
+                    100 * e, 100 * ELK_CHECK_SIM_TOL);
+            if (v && prof) v->rule = sim_rule_behind(&r->args, prof, p, ELK_CHECK_SIM_ESTIMATE, pc, so);
+        }
         if (ideal > 0) {
             r->checks[ELK_CHECK_SIM_IDEAL]++;
-            if (!(sr.latency >= ideal * (1 - ELK_CHECK_SIM_IDEAL_TOL)))
-                add(r, ELK_CHECK_SIM_IDEAL, p, 0, NULL,
-                    "%s: simulated %.6g cycles < Ideal's estimate %.6g cycles x (1 - %g) (ratio %.4f)", LBL(p),
-                    sr.latency, ideal, ELK_CHECK_SIM_IDEAL_TOL, sr.latency / ideal);
+            if (!(sim >= ideal * (1 - ELK_CHECK_SIM_IDEAL_TOL))) {
+                elk_check_violation *v =
+                    add(r, ELK_CHECK_SIM_IDEAL, p, 0, NULL,
+                        "%s: simulated %.6g cycles < Ideal's estimate %.6g cycles x (1 - %g) (ratio %.4f)", LBL(p), sim,
+                        ideal, ELK_CHECK_SIM_IDEAL_TOL, sim / ideal);
+                if (v && prof) v->rule = sim_rule_behind(&r->args, prof, p, ELK_CHECK_SIM_IDEAL, pc, so);
+            }
         }
-        elk_sim_result_free(&sr);
     }
 }
 
@@ -722,7 +777,7 @@ elk_status elk_check_eval(const elk_check_space *sp, const elk_check_args *a, in
         r->ideal_ms = res.pol[ELK_POL_IDEAL].latency_ms;
         r->full_ms = res.pol[ELK_POL_FULL].latency_ms;
         elk_check_schedule(&pr, &res, r);
-        check_sim(&pr, &res, r);
+        check_sim(&pr, &res, pc, &so, r);
         check_pairs(sp, &pr, &res, pc, &so, r);
         elk_result_free(&res);
         elk_problem_free(&pr);

@@ -112,9 +112,10 @@ void elk_check_args_line(const elk_check_args *a, char *buf, size_t n);
 /* One broken invariant (or, with warning set, a counted inversion of a
  * fixed algorithm that is not a violation). Owns nothing. repro[1] is
  * empty unless the invariant compares two points. rule >= 0 (an
- * elk_profile_switch) marks a pair inversion that goes away when that one
- * artifact rule of the point's cost profile is turned off: a documented
- * exception of the profile (docs/VALIDATION.md), not a violation. */
+ * elk_profile_switch) marks a pair inversion or a simulation invariant's
+ * violation that goes away when that one artifact rule of the point's cost
+ * profile is turned off: a documented exception of the profile
+ * (docs/VALIDATION.md), not a violation. */
 typedef struct {
     elk_check_inv inv;
     int policy;        /* elk_policy, or -1 */
