@@ -92,28 +92,37 @@ START_TEST(closed_forms_by_hand)
 }
 END_TEST
 
-/* Preload delivery on a 4x4 grid, edges placement, ports 100, links 2:
- * rate = min(ingress 1600 / r, links x 2 / (r + hops), entry x 2) where the
- * entry is 2(R + C) = 16 routers, each with one link out on a mesh and two
- * (both ways round its first dimension) on a torus.
- * r = 1: mesh min(1600, 96/3 = 32, 32) = 32; torus min(1600, 128/2 = 64, 64) = 64.
- * r = 16: mesh min(100, 96/18, 32) = 16/3; torus min(100, 128/17, 64) = 128/17. */
+/* Preload delivery on a 4x4 grid, edges placement, ports 100, links 2, 12
+ * controllers (one per perimeter router, 1/192 of the bytes per core each):
+ * rate = min(ingress 1600 / r, links x 2 / (r + hops), the busiest link's).
+ * Mesh: the south link out of (0, 1) carries 18/192 (its north router's 12
+ * cores below, 3 each from the X-first corners (0, 0) and (0, 3)); torus
+ * (shortest way, half each way at the tie two hops away): the south link
+ * out of (0, 1) carries 12/192 (8 from the routers of column 1: 4 + 2 from
+ * the north one, 2 from the south one through the wrap link; 3 from the
+ * routers of row 0, 1 from those of row 3), and the mesh's routes would
+ * load it more, so the torus keeps its own.
+ * r = 1: mesh min(1600, 96/3 = 32, 2 x 192/18 = 64/3); torus min(1600,
+ * 128/2 = 64, 2 x 16 = 32).
+ * r = 16: mesh min(100, 96/18, ...) = 16/3; torus min(100, 128/17, ...). */
 static const struct {
     double r, mesh, torus;
 } preload_cases[] = {
-    {1, 32, 64},
+    {1, 64.0 / 3, 32},
     {16, 16.0 / 3, 128.0 / 17},
 };
 
 START_TEST(preload_rate_by_hand)
 {
     elk_chip m = grid_chip(ELK_TOPO_MESH, 4, 4, 100, 2), t = grid_chip(ELK_TOPO_TORUS, 4, 4, 100, 2);
+    m.hbm_controllers = t.hbm_controllers = 12;
     REL_EQ(elk_cost_preload_rate(&m, preload_cases[_i].r), preload_cases[_i].mesh, 1e-12);
     REL_EQ(elk_cost_preload_rate(&t, preload_cases[_i].r), preload_cases[_i].torus, 1e-12);
-    /* one broadcasting controller: one link out of its router on a mesh, two on a torus */
+    /* one broadcasting controller at (2, 0): its east link carries 12 of
+     * the 16 cores on a mesh, 6 on a torus (column 1, half of column 2) */
     m.hbm_broadcast = t.hbm_broadcast = 1;
-    REL_EQ(elk_cost_preload_rate(&m, 1), 2, 1e-12);
-    REL_EQ(elk_cost_preload_rate(&t, 1), 4, 1e-12);
+    REL_EQ(elk_cost_preload_rate(&m, 1), 8.0 / 3, 1e-12);
+    REL_EQ(elk_cost_preload_rate(&t, 1), 16.0 / 3, 1e-12);
 }
 END_TEST
 
