@@ -265,7 +265,7 @@ static void ll_ramp(line_load *L, int s, int fwd, int u, int v, double amt)
 static void ll_leg(line_load *L, int s, int lo, int hi, double amt)
 {
     int n = L->n;
-    if (lo > hi || amt <= 0) return;
+    if (lo > hi || amt == 0) return;
     if (!L->wrap || n < 2) {
         int u = lo > s + 1 ? lo : s + 1;
         if (u <= hi) ll_ramp(L, s, 1, u - s, hi - s, amt);
@@ -295,8 +295,8 @@ static void ll_leg(line_load *L, int s, int lo, int hi, double amt)
     }
 }
 
-/* The busiest directed link of the line, then cleared for the next. */
-static double ll_max(line_load *L)
+/* The busiest directed link of the line (its difference arrays kept). */
+static double ll_max(const line_load *L)
 {
     double m = 0, f0 = 0, f1 = 0, b0 = 0, b1 = 0;
     for (int i = 0; i < L->n; i++) {
@@ -305,7 +305,6 @@ static double ll_max(line_load *L)
          * one out of its first, and nothing is routed onto them */
         m = fmax(m, fmax(f0 + f1 * i, b0 + b1 * i));
     }
-    memset(L->f0, 0, (size_t)(L->n + 1) * 4 * sizeof *L->f0);
     return m;
 }
 
@@ -341,15 +340,69 @@ static void share_line(const entry_share *e, int R, int C, int col, int j, long 
     }
 }
 
-/* The largest fraction of a preload's unique bytes (r = 1, striped over
- * every controller) on one directed link, with the controllers placed and
- * routed as the simulator does (elk_noc.c placement, entry_idx,
- * route_from): every link is summed over every entry router, so this is
- * the busiest link exactly, not an estimate of it. Rows are loaded by the
- * first legs of their own west and east routers and by every Y-first
- * router's second leg, columns the other way round: O((R + C) P) for P
- * entry routers. Returns 0 when out of memory (the caller then keeps the
- * entry-link count). */
+/* Lines j0..j1 of one orientation where a share's destinations are the
+ * same interval lo..hi of each line (share_line is piecewise constant in
+ * j: its ends move only where the key range starts and ends). */
+typedef struct {
+    int j0, j1;
+    long lo, hi;
+} line_group;
+
+static int share_groups(const entry_share *e, int R, int C, int col, line_group *g)
+{
+    int nl = col ? C : R, len = col ? R : C, n = 0;
+    if (col == e->colmaj) {
+        /* along: the lines of the range's first and last keys, and those
+         * between them whole */
+        long ja = e->k0 / len, jb = (e->k1 - 1) / len;
+        if (ja == jb) {
+            g[n++] = (line_group){(int)ja, (int)ja, e->k0 - ja * len, e->k1 - 1 - ja * len};
+            return n;
+        }
+        g[n++] = (line_group){(int)ja, (int)ja, e->k0 - ja * len, len - 1};
+        if (jb > ja + 1) g[n++] = (line_group){(int)ja + 1, (int)jb - 1, 0, len - 1};
+        g[n++] = (line_group){(int)jb, (int)jb, 0, e->k1 - 1 - jb * len};
+        return n;
+    }
+    /* across: a line's interval changes only after the first key's line and
+     * after the last key's */
+    long a = e->k0 % nl, b = (e->k1 - 1) % nl + 1;
+    long cut[4] = {0, a < b ? a : b, a < b ? b : a, nl};
+    for (int k = 0; k < 3; k++) {
+        if (cut[k + 1] <= cut[k]) continue;
+        long lo, hi;
+        share_line(e, R, C, col, (int)cut[k], &lo, &hi);
+        if (hi >= lo) g[n++] = (line_group){(int)cut[k], (int)cut[k + 1] - 1, lo, hi};
+    }
+    return n;
+}
+
+/* One change to the load of lines line.. of an orientation: a leg from
+ * src to lo..hi, amt per destination (negative where it stops). */
+typedef struct {
+    int line, src, lo, hi;
+    double amt;
+} line_event;
+
+static int cmp_event(const void *a, const void *b)
+{
+    int x = ((const line_event *)a)->line, y = ((const line_event *)b)->line;
+    return x < y ? -1 : x > y;
+}
+
+/* The largest fraction of a preload's unique bytes (striped over every
+ * controller) on one directed link, with the controllers placed and routed
+ * as the simulator does (elk_noc.c placement, entry_idx, route_from): every
+ * link is summed over every entry router, so at r = 1 this is the busiest
+ * link exactly, not an estimate of it. Rows are loaded by the first legs of
+ * their own west and east routers and by the Y-first routers' second legs,
+ * columns the other way round. For replica tiles of tr x tc cores the
+ * second legs count tc (X first) or tr (Y first) times: an XY multicast
+ * tree fans out into the tile's columns (rows) where it turns (the
+ * simulator's trees; it also serves a tile from the router of its centre,
+ * which concentrates more with few controllers, so this is a lower bound
+ * on the load there). O(R C + P) for P entry routers. Returns 0 when out of
+ * memory (the caller then leaves the entry out). */
 static double grid_entry_busiest(const elk_chip *c, int tr, int tc)
 {
     int R = c->mesh_rows, C = c->mesh_cols, K = c->hbm_controllers < 1 ? 1 : c->hbm_controllers;
@@ -365,7 +418,8 @@ static double grid_entry_busiest(const elk_chip *c, int tr, int tc)
     entry_share *sh = calloc((size_t)cap, sizeof *sh);
     int *per = malloc((size_t)(P > 1 ? P : 1) * sizeof *per), *seg = malloc((size_t)(P > R ? P : R + 1) * sizeof *seg);
     double *buf = calloc((size_t)((R > C ? R : C) + 1) * 4, sizeof *buf);
-    double best = 0;
+    double best = 0, last = 0;
+    line_event *ev = NULL;
     if (!sh || !per || !seg || !buf) goto done;
     double unit = 1.0 / ((double)K * RC); /* each destination's share of one controller */
     if (c->hbm_broadcast) {
@@ -419,33 +473,55 @@ static double grid_entry_busiest(const elk_chip *c, int tr, int tc)
         }
     }
     for (int i = 0; i < nsh; i++) sh[i].xfirst = !(R > 1 && sh[i].x != 0 && sh[i].x != C - 1);
+    /* Every share's legs as events on lines, swept line by line: a row's
+     * first legs are its X-first routers', a column's its Y-first routers';
+     * the second legs run along the other orientation from where the first
+     * leg met each line. A share loads a run of lines alike (share_groups),
+     * so it starts and stops there once. */
     for (int col = 0; col < 2; col++) {
-        int nl = col ? C : R, len = col ? R : C;
-        line_load L = {len, wrap, buf, buf + len + 1, buf + 2 * (len + 1), buf + 3 * (len + 1)};
-        for (int j = 0; j < nl; j++) {
-            for (int i = 0; i < nsh; i++) {
-                const entry_share *e = &sh[i];
-                int own = col ? e->x : e->y, src = col ? e->y : e->x;
-                /* a row's first legs are its X-first routers', a column's
-                 * its Y-first routers' */
-                if (own == j && e->xfirst != col) {
-                    for (int t = 0; t < (col ? R : C); t++) {
-                        long lo, hi;
-                        share_line(e, R, C, !col, t, &lo, &hi);
-                        if (hi >= lo) ll_leg(&L, src, t, t, e->amt * (double)(hi - lo + 1));
-                    }
+        int nl = col ? C : R, len = col ? R : C, nev = 0;
+        ev = malloc((size_t)(nsh > 0 ? nsh : 1) * 12 * sizeof *ev);
+        if (!ev) {
+            best = 0;
+            goto done;
+        }
+        for (int i = 0; i < nsh; i++) {
+            const entry_share *e = &sh[i];
+            line_group g[3];
+            if (e->xfirst != col) {
+                /* first leg along its own line to the perpendicular lines
+                 * t0..t1, each holding hi - lo + 1 of its destinations */
+                int ng = share_groups(e, R, C, !col, g), own = col ? e->x : e->y, src = col ? e->y : e->x;
+                for (int k = 0; k < ng; k++) {
+                    double amt = e->amt * (double)(g[k].hi - g[k].lo + 1);
+                    ev[nev++] = (line_event){own, src, g[k].j0, g[k].j1, amt};
+                    ev[nev++] = (line_event){own + 1, src, g[k].j0, g[k].j1, -amt};
                 }
-                if (e->xfirst == col) {
-                    /* the second leg: from where the first leg met line j */
-                    long lo, hi;
-                    share_line(e, R, C, col, j, &lo, &hi);
-                    ll_leg(&L, col ? e->y : e->x, (int)lo, (int)hi, e->amt * (col ? tc : tr));
+            } else {
+                int ng = share_groups(e, R, C, col, g), src = col ? e->y : e->x;
+                double amt = e->amt * (col ? tc : tr);
+                for (int k = 0; k < ng; k++) {
+                    ev[nev++] = (line_event){g[k].j0, src, (int)g[k].lo, (int)g[k].hi, amt};
+                    ev[nev++] = (line_event){g[k].j1 + 1, src, (int)g[k].lo, (int)g[k].hi, -amt};
                 }
             }
-            best = fmax(best, ll_max(&L));
         }
+        qsort(ev, (size_t)nev, sizeof *ev, cmp_event);
+        memset(buf, 0, (size_t)(len + 1) * 4 * sizeof *buf);
+        line_load L = {len, wrap, buf, buf + len + 1, buf + 2 * (len + 1), buf + 3 * (len + 1)};
+        int q = 0;
+        for (int j = 0; j < nl; j++) {
+            int any = 0;
+            for (; q < nev && ev[q].line <= j; q++) ll_leg(&L, ev[q].src, ev[q].lo, ev[q].hi, ev[q].amt), any = 1;
+            /* a line no event changed carries what the last one did */
+            if (any || j == 0) last = ll_max(&L);
+            best = fmax(best, last);
+        }
+        free(ev);
+        ev = NULL;
     }
 done:
+    free(ev);
     free(sh);
     free(per);
     free(seg);
@@ -524,6 +600,17 @@ static double ring_entry_links(double k)
     return k / (m / 2.0 - m * (m - 1.0) / (2.0 * k));
 }
 
+int elk_cost_torus_preload_flat(const elk_chip *c)
+{
+    if (c->topology != ELK_TOPO_TORUS || c->mesh_rows < 1 || c->mesh_cols < 1) return 0;
+    /* a torus holds the mesh's links, so its routing can always do what
+     * the mesh's does: never slower */
+    elk_chip flat = *c;
+    flat.topology = ELK_TOPO_MESH;
+    double s1 = entry_busiest(c, 1), f1 = entry_busiest(&flat, 1);
+    return f1 > 0 && f1 < s1 * (1 - 1e-9);
+}
+
 double elk_cost_preload_rate(const elk_chip *c, double replication)
 {
     double r = fmax(1.0, replication);
@@ -543,15 +630,13 @@ double elk_cost_preload_rate(const elk_chip *c, double replication)
         } else {
             /* data enters the grid through edge routers, and the busiest
              * link of their routes caps the unique bytes */
-            double m = entry_busiest(c, r);
-            if (c->topology == ELK_TOPO_TORUS) {
-                /* a torus holds the mesh's links and routes its preloads
-                 * like the mesh's when that loads the busiest link less
-                 * (elk_noc.c choose_preload_routes): never slower */
+            double m;
+            if (elk_cost_torus_preload_flat(c)) {
                 elk_chip flat = *c;
                 flat.topology = ELK_TOPO_MESH;
-                double s1 = entry_busiest(c, 1), f1 = entry_busiest(&flat, 1);
-                if (f1 > 0 && f1 < s1 * (1 - 1e-9)) m = entry_busiest(&flat, r);
+                m = entry_busiest(&flat, r);
+            } else {
+                m = entry_busiest(c, r);
             }
             if (m > 0) rate = fmin(rate, l / m);
         }

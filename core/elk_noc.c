@@ -1,5 +1,7 @@
 #include "elk_noc.h"
 
+#include "elk_cost.h"
+
 #include <assert.h>
 #include <math.h>
 #include <stdlib.h>
@@ -977,25 +979,6 @@ static const noc_geom *preload_geom(elk_noc *nc, int k, int tr, int tc, int plan
     return g;
 }
 
-/* The busiest fabric link's load, per unit of rate over its capacity, of
- * a preload with r = 1 from every controller at its share (the routes of
- * elk_noc.pre_flat as it stands). 0 when out of memory. */
-static double preload_busiest(elk_noc *nc)
-{
-    int nl = elk_net_nlinks(nc->net);
-    const elk_link *links = elk_net_links(nc->net);
-    elk_use *u = malloc((size_t)(nl ? nl : 1) * sizeof *u);
-    if (!u) return 0;
-    for (int k = 0; k < nc->nctrl; k++) preload_grid(nc, k, 1, 1, 0, 1.0 / nc->nctrl);
-    int n = drain(nc, u);
-    double m = 0;
-    for (int i = 0; i < n; i++)
-        if (links[u[i].link].kind == ELK_LK_MESH || links[u[i].link].kind == ELK_LK_MESH_INT)
-            m = fmax(m, u[i].cmax / links[u[i].link].cap);
-    free(u);
-    return m;
-}
-
 /* A torus's preloads leave each entry router the shorter way round, which
  * with controllers on the edges can load the rows and columns next to them
  * more than the mesh's routes do: controllers on opposite edges are
@@ -1003,16 +986,11 @@ static double preload_busiest(elk_noc *nc)
  * controllers delivered 12% less than the mesh). A torus holds the mesh's
  * links, so its routing tables can always route like the mesh's: the
  * preloads take the mesh's routes when those load the busiest link less at
- * r = 1, decided once per network (elk_cost.c decides alike). */
-static void choose_preload_routes(elk_noc *nc)
-{
-    nc->pre_flat = 0;
-    if (nc->chip.topology != ELK_TOPO_TORUS) return;
-    double shortest = preload_busiest(nc);
-    nc->pre_flat = 1;
-    double flat = preload_busiest(nc);
-    nc->pre_flat = flat > 0 && flat < shortest * (1 - 1e-9);
-}
+ * r = 1, decided once per network. The decision sums every link's load as
+ * the detailed mode routes (elk_cost_torus_preload_flat, checked against
+ * it in tests/test_sim.c), so both modes and the planner route alike; the
+ * fast mode's blocks would judge the shorter way round too kindly. */
+static void choose_preload_routes(elk_noc *nc) { nc->pre_flat = elk_cost_torus_preload_flat(&nc->chip); }
 
 int elk_noc_preload(elk_noc *nc, int k, double r, int plane)
 {
