@@ -1,6 +1,8 @@
 #include "elk_cost.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 static double cdiv(double a, double b) { return ceil(a / b); }
 
@@ -202,6 +204,387 @@ double elk_cost_hbm_hops(const elk_chip *c)
     }
 }
 
+/* ------------------------------------------------------------------ */
+/* The busiest link of a grid's HBM preload (issue 9)                   */
+
+/* Load accumulated on the directed links of one line of n routers (a row
+ * or a column) as ramps: the forward link leaving router i (to i + 1) and
+ * the backward one (to i - 1) carry c0[i] + c1[i] i once prefix-summed. */
+typedef struct {
+    int n, wrap;
+    double *f0, *f1, *b0, *b1; /* n + 1 each: difference arrays */
+} line_load;
+
+/* Add A + B i on the links of absolute indices i0..i1 (i0 <= i1). */
+static void ll_range(double *d0, double *d1, int i0, int i1, double a, double b)
+{
+    d0[i0] += a;
+    d0[i1 + 1] -= a;
+    d1[i0] += b;
+    d1[i1 + 1] -= b;
+}
+
+/* Add alpha + beta t on the links t = t0..t1 hops from router s, forwards
+ * (fwd) or backwards; on a ring t wraps round (t < n). */
+static void ll_offsets(line_load *L, int s, int fwd, int t0, int t1, double alpha, double beta)
+{
+    if (t0 > t1) return;
+    int n = L->n;
+    /* a forward link at hop t is the one leaving router s + t; a backward
+     * one leaves s - t; split where the indices wrap */
+    for (int w = 0; w < 2; w++) {
+        int lo, hi;
+        if (fwd) {
+            lo = s + t0 - w * n;
+            hi = s + t1 - w * n;
+        } else {
+            lo = s - t1 + w * n;
+            hi = s - t0 + w * n;
+        }
+        if (lo < 0) lo = 0;
+        if (hi > n - 1) hi = n - 1;
+        if (lo > hi) continue;
+        /* fwd: t = i - s + w n; bwd: t = s - i + w n */
+        if (fwd) ll_range(L->f0, L->f1, lo, hi, alpha + beta * (w * n - s), beta);
+        else ll_range(L->b0, L->b1, lo, hi, alpha + beta * (s + w * n), -beta);
+    }
+}
+
+/* Destinations u..v hops from the source one way (1 <= u <= v), amt each:
+ * the link at hop t carries those beyond it, amt (v - max(t, u - 1)). */
+static void ll_ramp(line_load *L, int s, int fwd, int u, int v, double amt)
+{
+    if (u > v) return;
+    ll_offsets(L, s, fwd, 0, u - 1, amt * (v - u + 1), 0);
+    ll_offsets(L, s, fwd, u, v - 1, amt * v, -amt);
+}
+
+/* Traffic from router s to every router lo..hi of the line, amt each, by
+ * the shortest way round (half each way at a tie) on a ring, else the only
+ * way. */
+static void ll_leg(line_load *L, int s, int lo, int hi, double amt)
+{
+    int n = L->n;
+    if (lo > hi || amt == 0) return;
+    if (!L->wrap || n < 2) {
+        int u = lo > s + 1 ? lo : s + 1;
+        if (u <= hi) ll_ramp(L, s, 1, u - s, hi - s, amt);
+        int v = hi < s - 1 ? hi : s - 1;
+        if (lo <= v) ll_ramp(L, s, 0, s - v, s - lo, amt);
+        return;
+    }
+    /* forward distances of lo..hi: one or two intervals of 0..n-1 */
+    int p[2], q[2], m = 0;
+    if (s < lo) p[m] = lo - s, q[m++] = hi - s;
+    else if (s > hi) p[m] = lo - s + n, q[m++] = hi - s + n;
+    else {
+        p[m] = 0, q[m++] = hi - s;
+        if (lo < s) p[m] = lo - s + n, q[m++] = n - 1;
+    }
+    int near = (n + 1) / 2 - 1; /* distances strictly below n / 2 */
+    for (int k = 0; k < m; k++) {
+        int u = p[k] > 1 ? p[k] : 1, v = q[k] < near ? q[k] : near;
+        if (u <= v) ll_ramp(L, s, 1, u, v, amt);
+        /* backward distances n - f for f = max(p, n - near) .. q */
+        int fb = p[k] > n - near ? p[k] : n - near;
+        if (fb <= q[k]) ll_ramp(L, s, 0, n - q[k], n - fb, amt);
+        if (n % 2 == 0 && p[k] <= n / 2 && n / 2 <= q[k]) {
+            ll_ramp(L, s, 1, n / 2, n / 2, amt / 2);
+            ll_ramp(L, s, 0, n / 2, n / 2, amt / 2);
+        }
+    }
+}
+
+/* The busiest directed link of the line (its difference arrays kept). */
+static double ll_max(const line_load *L)
+{
+    double m = 0, f0 = 0, f1 = 0, b0 = 0, b1 = 0;
+    for (int i = 0; i < L->n; i++) {
+        f0 += L->f0[i], f1 += L->f1[i], b0 += L->b0[i], b1 += L->b1[i];
+        /* a mesh has no forward link out of its last router nor a backward
+         * one out of its first, and nothing is routed onto them */
+        m = fmax(m, fmax(f0 + f1 * i, b0 + b1 * i));
+    }
+    return m;
+}
+
+/* One entry router's part of the preload: the router (y, x), the
+ * destinations it serves (keys k0..k1-1 in row-major order, or
+ * column-major when colmaj) and the share of the unique bytes each of them
+ * receives through it. X first from a west or east router, else Y first
+ * (the simulator's rule, elk_noc.c route_from). */
+typedef struct {
+    int y, x, xfirst, colmaj;
+    long k0, k1;
+    double amt;
+} entry_share;
+
+/* The destinations in line j of the share: rows of column j (col = 1) or
+ * columns of row j, as the interval lo..hi (empty when lo > hi). */
+static void share_line(const entry_share *e, int R, int C, int col, int j, long *lo, long *hi)
+{
+    long k0 = e->k0, k1 = e->k1 - 1;
+    /* the key of (y, x) is y C + x (row-major) or x R + y; in a line the
+     * keys run in steps of C (R) across it, or of 1 along it */
+    if (col != e->colmaj) {
+        /* across: key = i * step + j, i = 0..len-1 */
+        long step = col ? C : R, len = col ? R : C;
+        *lo = k0 <= j ? 0 : (k0 - j + step - 1) / step;
+        *hi = k1 < j ? -1 : (k1 - j) / step;
+        if (*hi > len - 1) *hi = len - 1;
+    } else {
+        /* along: keys j * len .. j * len + len - 1 */
+        long len = col ? R : C, base = (long)j * len;
+        *lo = k0 > base ? k0 - base : 0;
+        *hi = k1 < base + len - 1 ? k1 - base : len - 1;
+    }
+}
+
+/* Lines j0..j1 of one orientation where a share's destinations are the
+ * same interval lo..hi of each line (share_line is piecewise constant in
+ * j: its ends move only where the key range starts and ends). */
+typedef struct {
+    int j0, j1;
+    long lo, hi;
+} line_group;
+
+static int share_groups(const entry_share *e, int R, int C, int col, line_group *g)
+{
+    int nl = col ? C : R, len = col ? R : C, n = 0;
+    if (col == e->colmaj) {
+        /* along: the lines of the range's first and last keys, and those
+         * between them whole */
+        long ja = e->k0 / len, jb = (e->k1 - 1) / len;
+        if (ja == jb) {
+            g[n++] = (line_group){(int)ja, (int)ja, e->k0 - ja * len, e->k1 - 1 - ja * len};
+            return n;
+        }
+        g[n++] = (line_group){(int)ja, (int)ja, e->k0 - ja * len, len - 1};
+        if (jb > ja + 1) g[n++] = (line_group){(int)ja + 1, (int)jb - 1, 0, len - 1};
+        g[n++] = (line_group){(int)jb, (int)jb, 0, e->k1 - 1 - jb * len};
+        return n;
+    }
+    /* across: a line's interval changes only after the first key's line and
+     * after the last key's */
+    long a = e->k0 % nl, b = (e->k1 - 1) % nl + 1;
+    long cut[4] = {0, a < b ? a : b, a < b ? b : a, nl};
+    for (int k = 0; k < 3; k++) {
+        if (cut[k + 1] <= cut[k]) continue;
+        long lo, hi;
+        share_line(e, R, C, col, (int)cut[k], &lo, &hi);
+        if (hi >= lo) g[n++] = (line_group){(int)cut[k], (int)cut[k + 1] - 1, lo, hi};
+    }
+    return n;
+}
+
+/* One change to the load of lines line.. of an orientation: a leg from
+ * src to lo..hi, amt per destination (negative where it stops). */
+typedef struct {
+    int line, src, lo, hi;
+    double amt;
+} line_event;
+
+static int cmp_event(const void *a, const void *b)
+{
+    int x = ((const line_event *)a)->line, y = ((const line_event *)b)->line;
+    return x < y ? -1 : x > y;
+}
+
+/* The largest fraction of a preload's unique bytes (striped over every
+ * controller) on one directed link, with the controllers placed and routed
+ * as the simulator does (elk_noc.c placement, entry_idx, route_from): every
+ * link is summed over every entry router, so at r = 1 this is the busiest
+ * link exactly, not an estimate of it. Rows are loaded by the first legs of
+ * their own west and east routers and by the Y-first routers' second legs,
+ * columns the other way round. For replica tiles of tr x tc cores the
+ * second legs count tc (X first) or tr (Y first) times: an XY multicast
+ * tree fans out into the tile's columns (rows) where it turns (the
+ * simulator's trees; it also serves a tile from the router of its centre,
+ * which concentrates more with few controllers, so this is a lower bound
+ * on the load there). O(R C + P) for P entry routers. Returns 0 when out of
+ * memory (the caller then leaves the entry out). */
+static double grid_entry_busiest(const elk_chip *c, int tr, int tc)
+{
+    int R = c->mesh_rows, C = c->mesh_cols, K = c->hbm_controllers < 1 ? 1 : c->hbm_controllers;
+    long RC = (long)R * C;
+    int wrap = c->topology == ELK_TOPO_TORUS;
+    /* the entry routers, as elk_noc.c's placement: per controller a
+     * segment of routers, each serving the destinations in its part of the
+     * key order */
+    int P = 2 * (R + C) - 4, nsh = 0;
+    int edges = !c->hbm_broadcast && c->hbm_placement == ELK_HBM_EDGES && R >= 2 && C >= 2;
+    int west = !c->hbm_broadcast && c->hbm_placement == ELK_HBM_WEST && R >= 2 && C >= 2;
+    int cap = edges ? (K > P ? K : P) + 1 : west ? (K > R ? K : R) + 1 : K + 1;
+    entry_share *sh = calloc((size_t)cap, sizeof *sh);
+    int *per = malloc((size_t)(P > 1 ? P : 1) * sizeof *per), *seg = malloc((size_t)(P > R ? P : R + 1) * sizeof *seg);
+    double *buf = calloc((size_t)((R > C ? R : C) + 1) * 4, sizeof *buf);
+    double best = 0, last = 0;
+    line_event *ev = NULL;
+    if (!sh || !per || !seg || !buf) goto done;
+    double unit = 1.0 / ((double)K * RC); /* each destination's share of one controller */
+    if (c->hbm_broadcast) {
+        int e = R > 1 ? (R / 2) * C : 0;
+        sh[nsh++] = (entry_share){e / C, e % C, 0, 0, 0, RC, 1.0 / RC};
+    } else if (!edges && !west) {
+        /* corners (a single row or column too): controller k at corner k mod 4 */
+        int corners[4] = {0, C - 1, (R - 1) * C + C - 1, (R - 1) * C};
+        for (int k = 0; k < K && k < 4; k++)
+            sh[nsh++] = (entry_share){corners[k] / C, corners[k] % C, 0, 0, 0, RC, unit * ((K - k + 3) / 4)};
+    } else {
+        int n = 0;
+        if (edges) {
+            for (int x = 0; x < C; x++) per[n++] = x;
+            for (int y = 1; y < R; y++) per[n++] = y * C + C - 1;
+            for (int x = C - 2; x >= 0; x--) per[n++] = (R - 1) * C + x;
+            for (int y = R - 2; y >= 1; y--) per[n++] = y * C;
+        } else {
+            for (int y = 0; y < R; y++) per[n++] = y * C;
+        }
+        for (int k = 0; k < K; k++) {
+            int a = (int)((long)n * k / K), b = (int)((long)n * (k + 1) / K);
+            if (b <= a) b = a + 1;
+            if (a >= n) a = n - 1, b = n;
+            int m = b - a, y0 = R, y1 = -1, x0 = C, x1 = -1;
+            for (int i = 0; i < m; i++) {
+                int r = per[a + i], y = r / C, x = r % C;
+                seg[i] = r;
+                y0 = y < y0 ? y : y0, y1 = y > y1 ? y : y1, x0 = x < x0 ? x : x0, x1 = x > x1 ? x : x1;
+            }
+            /* the segment's routers in key order: by row when it runs down
+             * a column, else by column */
+            int colmaj = !(y1 - y0 >= x1 - x0);
+            for (int i = 1; i < m; i++)
+                for (int j = i; j > 0; j--) {
+                    int p = seg[j - 1], q = seg[j];
+                    long kp = colmaj ? (long)(p % C) * R + p / C : p, kq = colmaj ? (long)(q % C) * R + q / C : q;
+                    if (kp <= kq) break;
+                    seg[j - 1] = q, seg[j] = p;
+                }
+            for (int i = 0; i < m; i++) {
+                int r = seg[i];
+                entry_share e = {r / C, r % C, 0, colmaj, (i * RC + m - 1) / m, ((i + 1) * RC + m - 1) / m, unit};
+                if (m == 1) e.colmaj = 0, e.k0 = 0, e.k1 = RC;
+                /* controllers alone on one router add up */
+                if (m == 1 && nsh > 0 && sh[nsh - 1].k1 == RC && sh[nsh - 1].k0 == 0 && sh[nsh - 1].y == e.y &&
+                    sh[nsh - 1].x == e.x)
+                    sh[nsh - 1].amt += unit;
+                else sh[nsh++] = e;
+            }
+        }
+    }
+    for (int i = 0; i < nsh; i++) sh[i].xfirst = !(R > 1 && sh[i].x != 0 && sh[i].x != C - 1);
+    /* Every share's legs as events on lines, swept line by line: a row's
+     * first legs are its X-first routers', a column's its Y-first routers';
+     * the second legs run along the other orientation from where the first
+     * leg met each line. A share loads a run of lines alike (share_groups),
+     * so it starts and stops there once. */
+    for (int col = 0; col < 2; col++) {
+        int nl = col ? C : R, len = col ? R : C, nev = 0;
+        ev = malloc((size_t)(nsh > 0 ? nsh : 1) * 12 * sizeof *ev);
+        if (!ev) {
+            best = 0;
+            goto done;
+        }
+        for (int i = 0; i < nsh; i++) {
+            const entry_share *e = &sh[i];
+            line_group g[3];
+            if (e->xfirst != col) {
+                /* first leg along its own line to the perpendicular lines
+                 * t0..t1, each holding hi - lo + 1 of its destinations */
+                int ng = share_groups(e, R, C, !col, g), own = col ? e->x : e->y, src = col ? e->y : e->x;
+                for (int k = 0; k < ng; k++) {
+                    double amt = e->amt * (double)(g[k].hi - g[k].lo + 1);
+                    ev[nev++] = (line_event){own, src, g[k].j0, g[k].j1, amt};
+                    ev[nev++] = (line_event){own + 1, src, g[k].j0, g[k].j1, -amt};
+                }
+            } else {
+                int ng = share_groups(e, R, C, col, g), src = col ? e->y : e->x;
+                double amt = e->amt * (col ? tc : tr);
+                for (int k = 0; k < ng; k++) {
+                    ev[nev++] = (line_event){g[k].j0, src, (int)g[k].lo, (int)g[k].hi, amt};
+                    ev[nev++] = (line_event){g[k].j1 + 1, src, (int)g[k].lo, (int)g[k].hi, -amt};
+                }
+            }
+        }
+        qsort(ev, (size_t)nev, sizeof *ev, cmp_event);
+        memset(buf, 0, (size_t)(len + 1) * 4 * sizeof *buf);
+        line_load L = {len, wrap, buf, buf + len + 1, buf + 2 * (len + 1), buf + 3 * (len + 1)};
+        int q = 0;
+        for (int j = 0; j < nl; j++) {
+            int any = 0;
+            for (; q < nev && ev[q].line <= j; q++) ll_leg(&L, ev[q].src, ev[q].lo, ev[q].hi, ev[q].amt), any = 1;
+            /* a line no event changed carries what the last one did */
+            if (any || j == 0) last = ll_max(&L);
+            best = fmax(best, last);
+        }
+        free(ev);
+        ev = NULL;
+    }
+done:
+    free(ev);
+    free(sh);
+    free(per);
+    free(seg);
+    free(buf);
+    return best;
+}
+
+/* The simulator's replica groups for replication r (elk_noc.c tile_shape):
+ * a near-square tile of tr x tc cores, tr tc = round(r), or whole rows and
+ * then a block when no factorisation fits the grid. */
+static void tile_dims(int R, int C, double r, int *tr, int *tc)
+{
+    long n = (long)llround(r);
+    if (n < 1) n = 1;
+    if (n >= (long)R * C) {
+        *tr = R, *tc = C;
+        return;
+    }
+    long br = -1, bc = -1;
+    double best = INFINITY;
+    for (long a = 1; a <= R && a <= n; a++) {
+        if (n % a || n / a > C) continue;
+        double s = fabs(log((double)a / (double)(n / a)));
+        if (s < best) best = s, br = a, bc = n / a;
+    }
+    if (br < 0) {
+        bc = n < C ? n : C;
+        br = (n + bc - 1) / bc;
+        if (br > R) br = R;
+    }
+    *tr = (int)br, *tc = (int)bc;
+}
+
+/* grid_entry_busiest of chip c for replication r, remembered per thread
+ * for the last few grids and tiles (the scheduler prices preloads millions
+ * of times; the loads depend only on the grid, the topology, where the
+ * controllers sit and the tile). */
+static double entry_busiest(const elk_chip *c, double r)
+{
+    enum { NMEMO = 32 };
+    typedef struct {
+        int topo, R, C, K, place, bcast, tr, tc;
+        double m;
+    } memo_ent;
+    static _Thread_local memo_ent memo[NMEMO];
+    static _Thread_local int nmemo, next;
+    int K = c->hbm_controllers < 1 ? 1 : c->hbm_controllers, tr, tc;
+    tile_dims(c->mesh_rows, c->mesh_cols, r, &tr, &tc);
+    for (int i = 0; i < nmemo; i++) {
+        const memo_ent *e = &memo[i];
+        if (e->topo == (int)c->topology && e->R == c->mesh_rows && e->C == c->mesh_cols && e->K == K &&
+            e->place == (int)c->hbm_placement && e->bcast == (c->hbm_broadcast != 0) && e->tr == tr && e->tc == tc)
+            return e->m;
+    }
+    double m = grid_entry_busiest(c, tr, tc);
+    if (m <= 0) return m; /* out of memory: not remembered */
+    memo[next] = (memo_ent){(int)c->topology, c->mesh_rows, c->mesh_cols, K, (int)c->hbm_placement,
+                            c->hbm_broadcast != 0, tr, tc, m};
+    next = (next + 1) % NMEMO;
+    if (nmemo < NMEMO) nmemo++;
+    return m;
+}
+
 /* Unique bytes per cycle the links next to a ring's controllers carry, in
  * links' worth. K controllers sit evenly round the ring and stripe every
  * preload, so each sends 1/K of it to every core, half each way round. The
@@ -215,6 +598,17 @@ static double ring_entry_links(double k)
     k = fmax(1.0, k);
     double m = ceil(k / 2.0);
     return k / (m / 2.0 - m * (m - 1.0) / (2.0 * k));
+}
+
+int elk_cost_torus_preload_flat(const elk_chip *c)
+{
+    if (c->topology != ELK_TOPO_TORUS || c->mesh_rows < 1 || c->mesh_cols < 1) return 0;
+    /* a torus holds the mesh's links, so its routing can always do what
+     * the mesh's does: never slower */
+    elk_chip flat = *c;
+    flat.topology = ELK_TOPO_MESH;
+    double s1 = entry_busiest(c, 1), f1 = entry_busiest(&flat, 1);
+    return f1 > 0 && f1 < s1 * (1 - 1e-9);
 }
 
 double elk_cost_preload_rate(const elk_chip *c, double replication)
@@ -231,22 +625,21 @@ double elk_cost_preload_rate(const elk_chip *c, double replication)
          * from the controller to the region */
         double link_bytes_per_unique = r + hops;
         rate = fmin(rate, links * l / link_bytes_per_unique);
-        /* data enters the grid through edge routers */
-        double edge;
-        switch (c->hbm_placement) {
-        case ELK_HBM_WEST: edge = c->mesh_rows; break;
-        case ELK_HBM_CORNERS: edge = 8; break;
-        default: edge = 2.0 * (c->mesh_rows + c->mesh_cols); break;
+        if (c->topology == ELK_TOPO_RING) {
+            rate = fmin(rate, ring_entry_links(c->hbm_broadcast ? 1 : c->hbm_controllers) * l);
+        } else {
+            /* data enters the grid through edge routers, and the busiest
+             * link of their routes caps the unique bytes */
+            double m;
+            if (elk_cost_torus_preload_flat(c)) {
+                elk_chip flat = *c;
+                flat.topology = ELK_TOPO_MESH;
+                m = entry_busiest(&flat, r);
+            } else {
+                m = entry_busiest(c, r);
+            }
+            if (m > 0) rate = fmin(rate, l / m);
         }
-        /* the paper's emulator: one controller node; with dimension-order
-         * routing everything leaves its router by one link */
-        if (c->hbm_broadcast) edge = 1;
-        /* On a torus or ring an entry router's first dimension is a ring:
-         * shortest routes leave it both ways round, on two links instead of
-         * the mesh's one (a ring's controller is such a router). */
-        if (c->topology == ELK_TOPO_TORUS) edge *= 2.0;
-        if (c->topology == ELK_TOPO_RING) edge = ring_entry_links(c->hbm_broadcast ? 1 : c->hbm_controllers);
-        rate = fmin(rate, edge * l);
     }
     return rate;
 }

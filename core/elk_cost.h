@@ -49,6 +49,13 @@ double elk_cost_alltoall(const elk_chip *c, double bytes_per_core, double group)
  * cores' SRAM, given the average replication r (copies per unique byte). */
 double elk_cost_preload_rate(const elk_chip *c, double replication);
 
+/* 1 when c is a torus whose preloads, striped over its HBM controllers,
+ * load their busiest link less on the mesh's routes (never a wrap-around
+ * link) than the shorter way round, at r = 1; its preloads then take the
+ * mesh's routes, in this closed form and in the simulator (elk_noc). The
+ * loads are summed over every link exactly, as the simulator routes. */
+int elk_cost_torus_preload_flat(const elk_chip *c);
+
 /* Preload time (cycles) of hbm_bytes unique bytes delivered as
  * delivered_bytes in total (replicas included). */
 double elk_cost_preload_cycles(const elk_chip *c, double hbm_bytes, double delivered_bytes);

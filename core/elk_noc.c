@@ -1,5 +1,7 @@
 #include "elk_noc.h"
 
+#include "elk_cost.h"
+
 #include <assert.h>
 #include <math.h>
 #include <stdlib.h>
@@ -402,6 +404,8 @@ static int build_loads(elk_noc *nc)
     return 0;
 }
 
+static void choose_preload_routes(elk_noc *nc);
+
 elk_status elk_noc_build(elk_noc *nc, const elk_chip *c, elk_sim_mode mode, int block, int planes, elk_error *err)
 {
     memset(nc, 0, sizeof *nc);
@@ -427,6 +431,7 @@ elk_status elk_noc_build(elk_noc *nc, const elk_chip *c, elk_sim_mode mode, int 
     if (build_hbm(nc, c, hbm)) goto oom;
     if (elk_net_oom(nc->net)) goto oom;
     if (build_loads(nc)) goto oom;
+    if (nc->grid) choose_preload_routes(nc);
 #ifndef NDEBUG
     /* elk_noc's invariant: the cells tile the cores */
     long tiled = 0;
@@ -557,6 +562,9 @@ typedef struct {
      * (an exchange group), so a block it crosses is crossed over its part
      * of the tile only */
     int clip, y0, y1, x0, x1;
+    /* flat: a torus's preload takes the mesh's routes, never a wrap-around
+     * link (elk_noc.pre_flat) */
+    int flat;
 } noc_way;
 
 /* Signed block steps along one dimension (force: 0, or the way round). */
@@ -652,7 +660,8 @@ static void own_block_hops(elk_noc *nc, int b, int src, int yx, double amt)
 static void route(elk_noc *nc, int plane, int i1, int j1, int i2, int j2, int yx, double amt, int markv, int src,
                   double fan, noc_way w)
 {
-    int dx = steps(j1, j2, nc->nbc, nc->wrap, w.tie, w.wx), dy = steps(i1, i2, nc->nbr, nc->wrap, w.tie, w.wy);
+    int wrap = nc->wrap && !w.flat;
+    int dx = steps(j1, j2, nc->nbc, wrap, w.tie, w.wx), dy = steps(i1, i2, nc->nbr, wrap, w.tie, w.wy);
     int i = i1, j = j1;
     int fast = !nc->detailed;
     if (fast && src >= 0 && !dx && !dy && !markv) {
@@ -810,7 +819,9 @@ static void route_from(elk_noc *nc, int plane, int e, int bi, int bj, double amt
 static noc_way tile_way(const elk_noc *nc, int e, int bi0, int bi1, int bj0, int bj1, int tie)
 {
     int ei = row_block(nc, e / nc->C), ej = col_block(nc, e % nc->C);
-    noc_way w = {.tie = tie, .wx = tree_way(ej, bj0, bj1, nc->nbc, nc->wrap, tie), .wy = tree_way(ei, bi0, bi1, nc->nbr, nc->wrap, tie)};
+    int wrap = nc->wrap && !nc->pre_flat;
+    noc_way w = {.tie = tie, .wx = tree_way(ej, bj0, bj1, nc->nbc, wrap, tie), .wy = tree_way(ei, bi0, bi1, nc->nbr, wrap, tie),
+                 .flat = nc->pre_flat};
     return w;
 }
 
@@ -832,8 +843,8 @@ static int way_to(double s, double c, int n)
  * the traffic), else 0. */
 static noc_way spread_way(const elk_noc *nc, int e, int bi, int bj)
 {
-    noc_way w = {.tie = 0};
-    if (!nc->wrap) return w;
+    noc_way w = {.tie = 0, .flat = nc->pre_flat};
+    if (!nc->wrap || nc->pre_flat) return w;
     int ey = e / nc->C, ex = e % nc->C, ei = row_block(nc, ey), ej = col_block(nc, ex);
     if (nc->nbc > 1 && bj != ej) {
         w.wx = way_to(ex, (nc->bc0[bj] + nc->bc0[bj + 1] - 1) / 2.0, nc->C);
@@ -876,7 +887,7 @@ static void preload_grid(elk_noc *nc, int k, int tr, int tc, int plane, double s
             /* a group's bytes enter the mesh once, at the router serving its centre */
             int ai = entry_idx(nc, k, (y0 + y1 - 1) / 2, (x0 + x1 - 1) / 2);
             int e = nc->att[nc->att0[k] + ai];
-            int halves = tie_halves(nc);
+            int halves = nc->pre_flat ? 1 : tie_halves(nc);
             if (nc->detailed) {
                 for (int h = 0; h < halves; h++) {
                     noc_way w = tile_way(nc, e, y0, y1 - 1, x0, x1 - 1, h ? -1 : 1);
@@ -919,12 +930,12 @@ static void preload_grid(elk_noc *nc, int k, int tr, int tc, int plane, double s
             for (int ai = 0; ai < na; ai++) {
                 double amt = inner[(size_t)b * na + ai];
                 if (amt <= 0) continue;
-                int bi = b / nc->nbc, bj = b % nc->nbc, halves = tie_halves(nc);
+                int bi = b / nc->nbc, bj = b % nc->nbc, halves = nc->pre_flat ? 1 : tie_halves(nc);
                 int e = nc->att[nc->att0[k] + ai];
                 noc_way w0 = spread_way(nc, e, bi, bj);
                 halves = w0.tie ? halves : 1;
                 for (int h = 0; h < halves; h++) {
-                    noc_way w = {.tie = h ? -1 : 1, .wx = w0.wx, .wy = w0.wy};
+                    noc_way w = {.tie = h ? -1 : 1, .wx = w0.wx, .wy = w0.wy, .flat = w0.flat};
                     route_from(nc, plane, e, bi, bj, amt / halves, 0,
                                tr < blk_rows(nc, bi) ? tr : blk_rows(nc, bi), tc < blk_cols(nc, bj) ? tc : blk_cols(nc, bj),
                                w);
@@ -967,6 +978,19 @@ static const noc_geom *preload_geom(elk_noc *nc, int k, int tr, int tc, int plan
     *g = (noc_geom){k, plane, tr, tc, n, fit ? fit : u};
     return g;
 }
+
+/* A torus's preloads leave each entry router the shorter way round, which
+ * with controllers on the edges can load the rows and columns next to them
+ * more than the mesh's routes do: controllers on opposite edges are
+ * neighbours through the wrap-around links (a 16 x 16 torus with 16 `edges`
+ * controllers delivered 12% less than the mesh). A torus holds the mesh's
+ * links, so its routing tables can always route like the mesh's: the
+ * preloads take the mesh's routes when those load the busiest link less at
+ * r = 1, decided once per network. The decision sums every link's load as
+ * the detailed mode routes (elk_cost_torus_preload_flat, checked against
+ * it in tests/test_sim.c), so both modes and the planner route alike; the
+ * fast mode's blocks would judge the shorter way round too kindly. */
+static void choose_preload_routes(elk_noc *nc) { nc->pre_flat = elk_cost_torus_preload_flat(&nc->chip); }
 
 int elk_noc_preload(elk_noc *nc, int k, double r, int plane) { return elk_noc_preload_capped(nc, k, r, plane, INFINITY); }
 
@@ -1122,7 +1146,7 @@ static void exchange_grid(elk_noc *nc, double g)
                     if (a == b) continue;
                     double amt = bm[a] * bm[b] / (gm - 1);
                     for (int h = 0; h < halves; h++) {
-                        noc_way w = {h ? -1 : 1, 0, 0, 1, y0, y1, x0, x1};
+                        noc_way w = {h ? -1 : 1, 0, 0, 1, y0, y1, x0, x1, 0};
                         route(nc, 0, ia, ja, bl[b] / nc->nbc, bl[b] % nc->nbc, 0, amt / halves, 0, -1, 1, w);
                     }
                 }

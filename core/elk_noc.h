@@ -55,6 +55,7 @@ typedef struct {
     int planes;          /* 2 when preloads get their own NoC (Ideal) */
     int grid;            /* mesh, torus or ring */
     int R, C, wrap;      /* grid shape (ring: 1 x cores, wrapped) */
+    int pre_flat;        /* torus: preloads take the mesh's routes (chosen at build) */
     int nbr, nbc;        /* block grid */
     int *br0, *bc0;      /* block row/col starts, nbr+1 / nbc+1 entries */
     int ncell;

@@ -627,6 +627,59 @@ START_TEST(ring_fast_mode)
 }
 END_TEST
 
+/* Issue 9: one preload (r = 1) from `edges` controllers where the grid's
+ * links bind (ports and HBM far faster), in detailed mode, against the
+ * planner's rate, which is the busiest link of these routes exactly
+ * (elk_cost.c grid_entry_busiest; hand-checked cases in test_cost's
+ * issue9_edges_busiest_link). The torus rows: its preloads take the mesh's
+ * routes where those load the busiest link less (choose_preload_routes):
+ * with 16 or 192 controllers on 16 x 16 its own shortest routes delivered
+ * 2259.9 and 2811.2 B/cycle against the mesh's 2570.0 and 2880.7. */
+static const struct {
+    elk_topology topo;
+    int rows, cols, ctrls;
+    double flat; /* 1: the torus routes like the mesh (-1: not a torus) */
+} edges_exact_cases[] = {
+    {ELK_TOPO_MESH, 16, 16, 192, -1}, {ELK_TOPO_TORUS, 16, 16, 192, 1}, {ELK_TOPO_MESH, 16, 16, 16, -1},
+    {ELK_TOPO_TORUS, 16, 16, 16, 1},  {ELK_TOPO_MESH, 16, 16, 61, -1},  {ELK_TOPO_TORUS, 16, 16, 61, 0},
+    {ELK_TOPO_MESH, 16, 16, 1, -1},   {ELK_TOPO_TORUS, 16, 16, 1, 0},   {ELK_TOPO_MESH, 8, 16, 128, -1},
+    {ELK_TOPO_MESH, 4, 8, 4, -1},     {ELK_TOPO_TORUS, 4, 4, 12, 0},
+};
+
+START_TEST(edges_preload_exact)
+{
+    elk_chip c = small_chip(edges_exact_cases[_i].topo, edges_exact_cases[_i].rows, edges_exact_cases[_i].cols, 1e6, 64,
+                            1e9, edges_exact_cases[_i].ctrls, 0);
+    elk_sim_job j;
+    elk_error err;
+    ck_assert(elk_sim_job_alloc(&j, 1, &err) == ELK_OK);
+    elk_sim_jop *o = &j.ops[0];
+    snprintf(o->name, sizeof o->name, "x");
+    o->comp = 1;
+    o->dep = -1;
+    o->hot = 1;
+    o->hbm_bytes = o->deliv = 1e8;
+    o->cold = o->deliv / c.cores;
+    j.sram = 1e15;
+    elk_sim_opts so;
+    elk_sim_opts_default(&so);
+    so.mode = ELK_SIM_DETAILED;
+    elk_sim_result r;
+    ck_assert_msg(elk_sim_run_job(&c, &j, &so, &r, &err) == ELK_OK, "%s", err.msg);
+    double sim = 1e8 / (r.ops[0].pre_end - r.ops[0].pre_start), est = elk_cost_preload_rate(&c, 1);
+    ck_assert_msg(fabs(sim - est) <= 1e-6 * est, "%dx%d %s, %d controllers: simulated %.4f B/cycle, planner %.4f",
+                  c.mesh_rows, c.mesh_cols, elk_topology_names[c.topology], c.hbm_controllers, sim, est);
+    if (edges_exact_cases[_i].flat >= 0) {
+        elk_noc nc;
+        ck_assert(elk_noc_build(&nc, &c, ELK_SIM_DETAILED, 0, 1, &err) == ELK_OK);
+        ck_assert_int_eq(nc.pre_flat, (int)edges_exact_cases[_i].flat);
+        elk_noc_free(&nc);
+    }
+    elk_sim_result_free(&r);
+    elk_sim_job_free(&j);
+}
+END_TEST
+
 /* One broadcasting controller versus several with queues, on the same job:
  * on a mesh the single entry router is the bottleneck. */
 START_TEST(broadcast_vs_controllers)
@@ -950,6 +1003,7 @@ static Suite *sim_suite(void)
     tcase_add_test(tc, throttled_preload_leaves_port);
     tcase_add_loop_test(tc, fast_matches_detailed, 0, (int)(sizeof agree_cases / sizeof agree_cases[0]));
     tcase_add_loop_test(tc, ring_fast_mode, 0, (int)(sizeof ring_fast_cases / sizeof ring_fast_cases[0]));
+    tcase_add_loop_test(tc, edges_preload_exact, 0, (int)(sizeof edges_exact_cases / sizeof edges_exact_cases[0]));
     tcase_add_test(tc, broadcast_vs_controllers);
     tcase_add_loop_test(tc, real_schedules, 0, (int)(sizeof real_cases / sizeof real_cases[0]));
     tcase_add_test(tc, trace_json);

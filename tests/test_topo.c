@@ -92,28 +92,37 @@ START_TEST(closed_forms_by_hand)
 }
 END_TEST
 
-/* Preload delivery on a 4x4 grid, edges placement, ports 100, links 2:
- * rate = min(ingress 1600 / r, links x 2 / (r + hops), entry x 2) where the
- * entry is 2(R + C) = 16 routers, each with one link out on a mesh and two
- * (both ways round its first dimension) on a torus.
- * r = 1: mesh min(1600, 96/3 = 32, 32) = 32; torus min(1600, 128/2 = 64, 64) = 64.
- * r = 16: mesh min(100, 96/18, 32) = 16/3; torus min(100, 128/17, 64) = 128/17. */
+/* Preload delivery on a 4x4 grid, edges placement, ports 100, links 2, 12
+ * controllers (one per perimeter router, 1/192 of the bytes per core each):
+ * rate = min(ingress 1600 / r, links x 2 / (r + hops), the busiest link's).
+ * Mesh: the south link out of (0, 1) carries 18/192 (its north router's 12
+ * cores below, 3 each from the X-first corners (0, 0) and (0, 3)); torus
+ * (shortest way, half each way at the tie two hops away): the south link
+ * out of (0, 1) carries 12/192 (8 from the routers of column 1: 4 + 2 from
+ * the north one, 2 from the south one through the wrap link; 3 from the
+ * routers of row 0, 1 from those of row 3), and the mesh's routes would
+ * load it more, so the torus keeps its own.
+ * r = 1: mesh min(1600, 96/3 = 32, 2 x 192/18 = 64/3); torus min(1600,
+ * 128/2 = 64, 2 x 16 = 32).
+ * r = 16: mesh min(100, 96/18, ...) = 16/3; torus min(100, 128/17, ...). */
 static const struct {
     double r, mesh, torus;
 } preload_cases[] = {
-    {1, 32, 64},
+    {1, 64.0 / 3, 32},
     {16, 16.0 / 3, 128.0 / 17},
 };
 
 START_TEST(preload_rate_by_hand)
 {
     elk_chip m = grid_chip(ELK_TOPO_MESH, 4, 4, 100, 2), t = grid_chip(ELK_TOPO_TORUS, 4, 4, 100, 2);
+    m.hbm_controllers = t.hbm_controllers = 12;
     REL_EQ(elk_cost_preload_rate(&m, preload_cases[_i].r), preload_cases[_i].mesh, 1e-12);
     REL_EQ(elk_cost_preload_rate(&t, preload_cases[_i].r), preload_cases[_i].torus, 1e-12);
-    /* one broadcasting controller: one link out of its router on a mesh, two on a torus */
+    /* one broadcasting controller at (2, 0): its east link carries 12 of
+     * the 16 cores on a mesh, 6 on a torus (column 1, half of column 2) */
     m.hbm_broadcast = t.hbm_broadcast = 1;
-    REL_EQ(elk_cost_preload_rate(&m, 1), 2, 1e-12);
-    REL_EQ(elk_cost_preload_rate(&t, 1), 4, 1e-12);
+    REL_EQ(elk_cost_preload_rate(&m, 1), 8.0 / 3, 1e-12);
+    REL_EQ(elk_cost_preload_rate(&t, 1), 16.0 / 3, 1e-12);
 }
 END_TEST
 
@@ -143,7 +152,7 @@ static void not_slower(const elk_chip *a, const elk_chip *b, const char *what)
 }
 
 /* Grids of several shapes, one or two chips, IPU and parametric costs, each
- * HBM placement and broadcast mode: a torus never costs more than the mesh
+ * HBM placement, controller count and broadcast mode: a torus never costs more than the mesh
  * of the same size and link bandwidth, all-to-all never more than the mesh
  * with the same per-core port; and more bandwidth (noc_scale, grid links)
  * never costs more. */
@@ -159,33 +168,37 @@ START_TEST(closed_forms_monotone)
 {
     static const double mesh_gbps[] = {1, 5, 20, 128};
     static const double scales[] = {0.25, 0.5, 1, 2};
+    /* issue 9: the controllers' count moves the busiest link of their
+     * routes (several share a router above the perimeter's count) */
+    static const int ctrls[] = {1, 4, 16, 61, 192};
     for (int pl = 0; pl < ELK_HBM_COUNT; pl++)
         for (int bc = 0; bc < 2; bc++)
             for (int li = 0; li < 4; li++)
-                for (int si = 0; si < 4; si++) {
-                    elk_chip ch[ELK_TOPO_COUNT];
-                    for (int t = 0; t < ELK_TOPO_COUNT; t++) {
-                        ch[t] = grid_chip((elk_topology)t, mono_cases[_i].rows, mono_cases[_i].cols, 5.5, mesh_gbps[li]);
-                        ch[t].chips = mono_cases[_i].chips;
-                        ch[t].cores_per_chip = ch[t].cores / ch[t].chips;
-                        ch[t].cost.kind = mono_cases[_i].kind;
-                        ch[t].hbm_tbps = 16;
-                        ch[t].hbm_controllers = 4;
-                        ch[t].hbm_placement = (elk_hbm_placement)pl;
-                        ch[t].hbm_broadcast = bc;
-                        ch[t].noc_scale = scales[si];
+                for (int si = 0; si < 4; si++)
+                    for (int ki = 0; ki < (bc ? 1 : 5); ki++) {
+                        elk_chip ch[ELK_TOPO_COUNT];
+                        for (int t = 0; t < ELK_TOPO_COUNT; t++) {
+                            ch[t] = grid_chip((elk_topology)t, mono_cases[_i].rows, mono_cases[_i].cols, 5.5, mesh_gbps[li]);
+                            ch[t].chips = mono_cases[_i].chips;
+                            ch[t].cores_per_chip = ch[t].cores / ch[t].chips;
+                            ch[t].cost.kind = mono_cases[_i].kind;
+                            ch[t].hbm_tbps = 16;
+                            ch[t].hbm_controllers = ctrls[ki];
+                            ch[t].hbm_placement = (elk_hbm_placement)pl;
+                            ch[t].hbm_broadcast = bc;
+                            ch[t].noc_scale = scales[si];
+                        }
+                        not_slower(&ch[ELK_TOPO_TORUS], &ch[ELK_TOPO_MESH], "torus vs mesh");
+                        not_slower(&ch[ELK_TOPO_ALL2ALL], &ch[ELK_TOPO_MESH], "all-to-all vs mesh");
+                        for (int t = 0; t < ELK_TOPO_COUNT; t++) {
+                            elk_chip more = ch[t];
+                            more.noc_scale *= 2;
+                            not_slower(&more, &ch[t], "twice the noc_scale");
+                            more = ch[t];
+                            if (t != ELK_TOPO_ALL2ALL) more.mesh_link_gbps *= 2;
+                            not_slower(&more, &ch[t], "twice the grid links' bandwidth");
+                        }
                     }
-                    not_slower(&ch[ELK_TOPO_TORUS], &ch[ELK_TOPO_MESH], "torus vs mesh");
-                    not_slower(&ch[ELK_TOPO_ALL2ALL], &ch[ELK_TOPO_MESH], "all-to-all vs mesh");
-                    for (int t = 0; t < ELK_TOPO_COUNT; t++) {
-                        elk_chip more = ch[t];
-                        more.noc_scale *= 2;
-                        not_slower(&more, &ch[t], "twice the noc_scale");
-                        more = ch[t];
-                        if (t != ELK_TOPO_ALL2ALL) more.mesh_link_gbps *= 2;
-                        not_slower(&more, &ch[t], "twice the grid links' bandwidth");
-                    }
-                }
 }
 END_TEST
 
