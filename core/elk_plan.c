@@ -2,6 +2,7 @@
 
 #include <assert.h>
 #include <stddef.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -82,7 +83,11 @@ typedef struct enum_ctx {
     int nd;
     long D[ELK_MAX_DIMS];
     long suffix[ELK_MAX_DIMS + 1]; /* prod of min(D, cores) over dims >= d, capped */
-    double util_cores;              /* least cores a plan must use */
+    double util_cores;              /* least cores a plan that splits a reduced dim must use */
+    double util_out;                /* least cores a plan that splits none must use (<= util_cores) */
+    int is_out[ELK_MAX_DIMS];       /* dim d indexes the output (is not reduced) */
+    long suffix_out[ELK_MAX_DIMS + 1]; /* suffix over the output dims only */
+    int red_split;                  /* reduced dims split on spatial_rec's current path */
     double pad_thr;
     int grid, rows, cols;
     double cs, sync;
@@ -650,7 +655,7 @@ static void spatial_leaf(enum_ctx *e)
         padded *= (double)sl[d] * e->p[d];
         if (e->p[d] > 1) split++;
     }
-    if (used < e->util_cores || real / padded < e->pad_thr) return;
+    if (used < (e->red_split ? e->util_cores : e->util_out) || real / padded < e->pad_thr) return;
     if (e->grid && !grid_fits(e, e->p, split)) return;
     e->spatial++;
     int fresh = 1;
@@ -755,6 +760,11 @@ static void spatial_rec(enum_ctx *e, int d, double prod, double ratio)
     if (hi > e->D[d]) hi = e->D[d];
     double rest = (double)e->suffix[d + 1];
     long lo = (long)floor(e->util_cores / (prod * rest));
+    /* a path that has split no reduced dim and need not: util_out's bound,
+     * over the output dims still to come (a reduced dim left whole, p = 1) */
+    long lo_out = e->red_split ? LONG_MAX
+                               : e->is_out[d] ? (long)floor(e->util_out / (prod * (double)e->suffix_out[d + 1])) : 1;
+    if (lo_out < lo) lo = lo_out;
     if (lo < 1) lo = 1;
     /* the coarse space steps the splits geometrically: by about a quarter,
      * the innermost (which fills the cores) by about a sixteenth */
@@ -777,7 +787,16 @@ static void spatial_rec(enum_ctx *e, int d, double prod, double ratio)
             }
             continue;
         }
+        int red = !e->is_out[d] && p > 1;
+        e->red_split += red;
         spatial_rec(e, d + 1, prod * p, fill);
+        e->red_split -= red;
+        /* a reduced dim split at p < the full floor's bound: only p = 1 was
+         * wanted (util_out's path) */
+        if (!e->is_out[d] && p == 1 && lo_out < LONG_MAX) {
+            long full = (long)floor(e->util_cores / (prod * rest));
+            if (full > next) next = full < 2 ? 2 : full;
+        }
     }
     e->p[d] = 1;
     e->sl[d] = e->D[d];
@@ -899,13 +918,16 @@ static void reach_rec(reach_dfs *r, int k, double prod, double fill)
 }
 
 /* The most cores (at most cap) a plan that splits only the output's dims
- * can use within the padding threshold. The utilisation floor is a share of
- * this, not of every core: otherwise, when the output has too little
- * parallelism (a norm's statistics at batch 1, a decode matmul at a small
- * batch), the floor admits only plans that split a reduced dim and pay its
- * partial sums, while twice the batch admits the plan without them, and
- * Ideal got faster when the batch doubled (docs/VALIDATION.md,
- * batch-monotone). */
+ * can use within the padding threshold. A plan that splits no reduced dim
+ * must use a share of this (util_out), not of every core: otherwise, when
+ * the output has too little parallelism (a norm's statistics at batch 1, a
+ * decode matmul at a small batch), the floor admits only plans that split
+ * a reduced dim and pay its partial sums, while twice the batch admits the
+ * plan without them, and Ideal got faster when the batch doubled
+ * (docs/VALIDATION.md, batch-monotone). A plan that splits a reduced dim
+ * keeps the artifact's floor (util_cores): lowering it for those too made
+ * a million-core enumeration 8x slower (0.56 s to 4.7 s) for nothing the
+ * batch needs. */
 static double out_reach(const enum_ctx *e, double cap)
 {
     int od[ELK_MAX_DIMS], nod = 0;
@@ -943,9 +965,9 @@ static void thresholds(enum_ctx *e)
         }
         reach = fmin(reach, best);
     }
-    reach = out_reach(e, reach);
     e->util_cores = ceil(util * reach);
     if (e->util_cores < 1) e->util_cores = 1;
+    e->util_out = fmin(e->util_cores, fmax(1, ceil(util * out_reach(e, reach))));
 }
 
 /* 3-D Pareto filter: sort by (hot, C, X), sweep with a staircase in (C, X). */
@@ -1167,6 +1189,12 @@ static elk_status enumerate_space(const elk_chip *c, const elk_op *op, double sr
     for (int d = e.nd - 1; d >= 0; d--) {
         double s = (double)e.suffix[d + 1] * (double)(e.D[d] < e.cores ? e.D[d] : e.cores);
         e.suffix[d] = (long)(s > e.cores ? e.cores : s);
+    }
+    e.suffix_out[e.nd] = 1;
+    for (int d = e.nd - 1; d >= 0; d--) {
+        e.is_out[d] = in_axes(&op->t[0], d);
+        double s = (double)e.suffix_out[d + 1] * (e.is_out[d] ? (double)(e.D[d] < e.cores ? e.D[d] : e.cores) : 1);
+        e.suffix_out[d] = (long)(s > e.cores ? e.cores : s);
     }
     thresholds(&e);
     if (e.prune) twin_setup(&e);
