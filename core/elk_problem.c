@@ -69,6 +69,7 @@ typedef struct {
     double *least; /* per pre-split shape_id: the least timed cut, NAN not yet (ideal_cuts) */
     int nshapes;
     int nlayers;
+    double cap;    /* the split's cap, bytes */
     cut_rec *rec;  /* the timed choices, one per shape asked (cut_shop); NULL: not recorded */
     int nrec, reccap;
     int forced;    /* second split: take rec's picks */
@@ -203,6 +204,13 @@ static int pick_split(const elk_op *op, const elk_split *opt, int n, void *ctx)
         }
     }
     double T = least_cut(sc, op, opt, n, 2, &best, rec);
+    /* the graph's tail op well inside the cap (elk_graph_split_large_ladder_tail)
+     * stays whole but for cut_shop */
+    if (opt[0].pieces == 1 && tensor_bytes(op) * ELK_SPLIT_LADDER_MARGIN <= sc->cap) {
+        best = 0;
+        for (int r = 0; rec && r < rec->n; r++)
+            if (rec->c[r].idx == 0) rec->least = r;
+    }
     if (rec && rec->n > 0) {
         rec->pick = rec->least;
         sc->nrec++;
@@ -438,7 +446,7 @@ elk_status elk_problem_init_graph(elk_problem *pr, const elk_chip *c, const elk_
 static elk_status problem_build(elk_problem *pr, elk_plan_cache *pc, const elk_plan_opts *po, split_ctx *sc,
                                 const elk_op *orig, int n0, int ns0, double cap, elk_error *err)
 {
-    pr->split_ops = elk_graph_split_large_ladder(&pr->graph, cap, pick_split, sc);
+    pr->split_ops = elk_graph_split_large_ladder_tail(&pr->graph, cap, pick_split, sc);
     /* a provisional answer (the coarse space) keeps Ideal on the graph's
      * own cuts: timing every cut Ideal may take was most of its time, and
      * the complete answer follows */
@@ -504,7 +512,7 @@ elk_status elk_problem_init_graph_opts(elk_problem *pr, const elk_chip *c, const
     double cap = 0.5 * pr->sram * pr->chip.cores;
     int n0 = pr->graph.nops, ns0 = pr->graph.nshapes;
     split_ctx sc = {&pr->chip, pc, po, malloc((size_t)(ns0 > 0 ? ns0 : 1) * sizeof(double)), ns0,
-                    pr->graph.nlayers, NULL, 0, 0, 0};
+                    pr->graph.nlayers, cap, NULL, 0, 0, 0};
     elk_op *orig = n0 > 0 ? malloc((size_t)n0 * sizeof *orig) : NULL;
     elk_op *orig2 = n0 > 0 ? malloc((size_t)n0 * sizeof *orig2) : NULL;
     if (!orig || !orig2 || !sc.least) {

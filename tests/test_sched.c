@@ -611,6 +611,14 @@ static const ideal_pair full_pairs[] = {
      "--chip wse2 --model qwen3-30b-a3b --workload prefill --batch 2 --seq 66 --layers 1 --cores 1536 "
      "--topology mesh --hbm-tbps 0.562 --noc-scale 0.873 --sram-kib 30.2 --compute-scale 0.534 --hbm-controllers 16",
      "sram-kib", "37.75"},
+    /* the flow shop cut lm_head in 8 at 1370 KiB (0.6363 ms), where it is
+     * within ELK_SPLIT_LADDER_MARGIN of the cap; at 1712.5 it was not, had
+     * no cuts to choose from and ran whole (0.6380) until the graph's last
+     * HBM op was offered its cuts at any size */
+    {"tail op leaves the ladder",
+     "--chip tt-galaxy --model mixtral-8x7b --workload decode --batch 9 --seq 320 --layers 1 --cores 768 "
+     "--topology torus --hbm-tbps 5.29 --noc-scale 0.956 --link-gbps 68.7 --sram-kib 1370 --compute-scale 0.661",
+     "sram-kib", "1712.5"},
 };
 
 START_TEST(regress_full_monotone_through_cuts)
