@@ -446,7 +446,11 @@ elk_status elk_problem_init_graph(elk_problem *pr, const elk_chip *c, const elk_
 static elk_status problem_build(elk_problem *pr, elk_plan_cache *pc, const elk_plan_opts *po, split_ctx *sc,
                                 const elk_op *orig, int n0, int ns0, double cap, elk_error *err)
 {
-    pr->split_ops = elk_graph_split_large_ladder_tail(&pr->graph, cap, pick_split, sc);
+    /* the tail op's cuts are for cut_shop, which neither the artifact's cut
+     * rule (plantables) nor a provisional answer runs */
+    int tail = !(pr->chip.profile & (1u << ELK_PSW_PLANTABLES)) && !(po && po->coarse);
+    pr->split_ops = tail ? elk_graph_split_large_ladder_tail(&pr->graph, cap, pick_split, sc)
+                         : elk_graph_split_large_ladder(&pr->graph, cap, pick_split, sc);
     /* a provisional answer (the coarse space) keeps Ideal on the graph's
      * own cuts: timing every cut Ideal may take was most of its time, and
      * the complete answer follows */
