@@ -596,9 +596,16 @@ static void split_with_pieces(const elk_op *op, double cap, int k, elk_split *s)
     }
 }
 
+static int split_ladder_m(const elk_op *op, double cap_bytes, double margin, elk_split *opt, int max);
+
 int elk_split_ladder(const elk_op *op, double cap_bytes, elk_split *opt, int max)
 {
-    if (!(cap_bytes > 0) || op_bytes(op) * ELK_SPLIT_LADDER_MARGIN <= cap_bytes) return 0;
+    return split_ladder_m(op, cap_bytes, ELK_SPLIT_LADDER_MARGIN, opt, max);
+}
+
+static int split_ladder_m(const elk_op *op, double cap_bytes, double margin, elk_split *opt, int max)
+{
+    if (!(cap_bytes > 0) || op_bytes(op) * margin <= cap_bytes) return 0;
     int n = 0;
     if (op_bytes(op) <= cap_bytes && n < max) /* whole, as one candidate among the cuts */
         opt[n++] = (elk_split){ELK_SPLIT_PARALLEL, 0, 1, 1, op_bytes(op), op_bytes(op)};
@@ -724,13 +731,16 @@ typedef struct {
     int nshapes;
     int ladder;  /* offer elk_split_ladder's cuts instead of elk_split_options' */
     int *picked; /* per pre-split shape_id: option index, -1 none, -2 not asked */
+    const elk_op *tail; /* ladder 2: the last op that reads HBM, offered its cuts at any size */
 } splitter;
 
 /* The split to apply to op (pieces 1: none). */
 static elk_split split_decide(splitter *sp, const elk_op *op)
 {
     elk_split none = {ELK_SPLIT_PARALLEL, 0, 1, 1, 0, 0}, opt[ELK_SPLIT_LADDER_OPTS];
-    int n = sp->ladder ? elk_split_ladder(op, sp->cap, opt, ELK_SPLIT_LADDER_OPTS) : elk_split_options(op, sp->cap, opt);
+    int n = !sp->ladder ? elk_split_options(op, sp->cap, opt)
+            : split_ladder_m(op, sp->cap, op == sp->tail ? INFINITY : ELK_SPLIT_LADDER_MARGIN, opt,
+                             ELK_SPLIT_LADDER_OPTS);
     if (!n) return none;
     int idx = 0;
     if (sp->pick) {
@@ -760,7 +770,9 @@ static int position_uniform(const elk_graph *g, int pos)
 static int split_large(elk_graph *g, double cap_bytes, elk_split_pick_fn pick, void *ctx, int ladder)
 {
     if (!(cap_bytes > 0) || g->nops == 0) return 0;
-    splitter sp = {cap_bytes, pick, ctx, g->nshapes, ladder, NULL};
+    splitter sp = {cap_bytes, pick, ctx, g->nshapes, ladder, NULL, NULL};
+    for (int i = g->nops - 1; ladder == 2 && i >= 0 && !sp.tail; i--)
+        if (g->ops[i].hbm_bytes > 0) sp.tail = &g->ops[i];
     elk_split *ch = malloc((size_t)g->nops * sizeof *ch);
     sp.picked = malloc((size_t)(g->nshapes > 0 ? g->nshapes : 1) * sizeof *sp.picked);
     if (!ch || !sp.picked) {
@@ -865,6 +877,11 @@ int elk_graph_split_large_by(elk_graph *g, double cap_bytes, elk_split_pick_fn p
 int elk_graph_split_large_ladder(elk_graph *g, double cap_bytes, elk_split_pick_fn pick, void *ctx)
 {
     return pick ? split_large(g, cap_bytes, pick, ctx, 1) : split_large(g, cap_bytes, NULL, NULL, 0);
+}
+
+int elk_graph_split_large_ladder_tail(elk_graph *g, double cap_bytes, elk_split_pick_fn pick, void *ctx)
+{
+    return pick ? split_large(g, cap_bytes, pick, ctx, 2) : split_large(g, cap_bytes, NULL, NULL, 0);
 }
 
 int elk_graph_split_large(elk_graph *g, double cap_bytes)

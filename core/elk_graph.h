@@ -199,6 +199,11 @@ typedef int (*elk_split_pick_fn)(const elk_op *op, const elk_split *opt, int nop
 int elk_graph_split_large_by(elk_graph *g, double cap_bytes, elk_split_pick_fn pick, void *ctx);
 /* The same with pick choosing among elk_split_ladder's cuts (pick required). */
 int elk_graph_split_large_ladder(elk_graph *g, double cap_bytes, elk_split_pick_fn pick, void *ctx);
+/* The same, and the graph's last operator that reads HBM is offered its
+ * ladder at any size (no ELK_SPLIT_LADDER_MARGIN): no later preload can
+ * overlap its execution, so a step that ends HBM-bound ends on it, and its
+ * cuts must not vanish as SRAM grows (elk_problem's cut_shop). */
+int elk_graph_split_large_ladder_tail(elk_graph *g, double cap_bytes, elk_split_pick_fn pick, void *ctx);
 int elk_graph_split_large(elk_graph *g, double cap_bytes);
 
 /* Elements of tensor ti of op (real, unpadded). */

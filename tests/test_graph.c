@@ -481,6 +481,44 @@ static int pick_reduced(const elk_op *op, const elk_split *opt, int nopt, void *
     return 0;
 }
 
+/* A chooser that logs the ops it is asked about and leaves them whole. */
+typedef struct {
+    char asked[8][32];
+    int n, whole_first;
+} ask_log;
+
+static int pick_whole(const elk_op *op, const elk_split *opt, int nopt, void *ctx)
+{
+    ask_log *log = ctx;
+    if (log->n < 8) snprintf(log->asked[log->n++], sizeof log->asked[0], "%s", op->name);
+    log->whole_first += nopt > 1 && opt[0].pieces == 1 && opt[0].fits;
+    return 0;
+}
+
+/* The _tail form offers the graph's last HBM operator (lm_head) its cuts
+ * at any cap, whole first; the plain ladder only within
+ * ELK_SPLIT_LADDER_MARGIN of the cap, so at a cap ten times every op's
+ * size it asks about nothing. */
+START_TEST(split_ladder_tail)
+{
+    elk_model m;
+    elk_graph g;
+    build("tiny", ELK_WL_DECODE, 2, 1024, 1, &m, &g);
+    double big = 0;
+    for (int i = 0; i < g.nops; i++)
+        for (int t = 0; t < g.ops[i].ntensors; t++)
+            big += elk_op_tensor_elems(&g.ops[i], t) * g.ops[i].dtype_bytes;
+    ask_log log = {0};
+    ck_assert_int_eq(elk_graph_split_large_ladder(&g, 10 * big, pick_whole, &log), 0);
+    ck_assert_int_eq(log.n, 0);
+    ck_assert_int_eq(elk_graph_split_large_ladder_tail(&g, 10 * big, pick_whole, &log), 0);
+    ck_assert_int_eq(log.n, 1);
+    ck_assert_str_eq(log.asked[0], "lm_head");
+    ck_assert_int_eq(log.whole_first, 1);
+    elk_graph_free(&g);
+}
+END_TEST
+
 /* Issue 9 item 4, the regression: Llama2-13B decode B32 S2048 at the ipu-mk2
  * budget. P.V used to be cut along the head dim d (the largest dim its
  * output indexes), which makes each half hold all of the [32,40,1,2048]
@@ -709,6 +747,7 @@ int main(void)
     tcase_add_loop_test(tc, split_one_op, 0, sizeof split_cases / sizeof split_cases[0]);
     tcase_add_test(tc, split_tiny_by_hand);
     tcase_add_test(tc, pv_split_along_kv_length);
+    tcase_add_test(tc, split_ladder_tail);
     tcase_add_loop_test(tc, split_conserves, 0, sizeof conserve_cases / sizeof conserve_cases[0]);
     tcase_add_test(tc, split_degenerate_caps);
     suite_add_tcase(s, tc);
