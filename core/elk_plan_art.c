@@ -52,6 +52,7 @@ typedef struct {
     int nd, nt;
     double pad;
     int sortbug;
+    unsigned axm[MT]; /* bit d: tensor v indexes dim d (in_axes, set by temporal_run) */
     long sl[MD];  /* spatial_len: per-core extent of each dim */
     long rep[MT]; /* replicas of each tensor */
     long div[MT][MAX_DIV]; /* their divisors, ascending */
@@ -141,7 +142,7 @@ static void dim_rec(tctx *x, int d, int v, int *cur, int mx)
         return;
     }
     cur[v] = 1;
-    if (!in_axes(&x->op->t[v], d)) {
+    if (!((x->axm[v] >> d) & 1u)) {
         dim_rec(x, d, v + 1, cur, mx);
         return;
     }
@@ -232,7 +233,9 @@ static void tree_rec(tctx *x, int d, double eff, const double *s, unsigned rot, 
 /* Level d's entries from list perm[d], against dim d's extent. */
 static int levels(tctx *x)
 {
+    double mf[MD][MT]; /* per level, the least fac[v] of its entries */
     for (int d = 0; d < x->nd; d++) {
+        for (int v = 0; v < x->nt; v++) mf[d][v] = INFINITY;
         int L = x->perm[d], n = x->nlist[L];
         if (n > x->clv[d]) {
             lent *v = realloc(x->lv[d], (size_t)n * sizeof *v);
@@ -252,8 +255,9 @@ static int levels(tctx *x)
             for (int v = 0; v < x->nt; v++) {
                 e->mx = t[v] > e->mx ? t[v] : e->mx;
                 if (t[v] > 1) e->rot |= 1u << v;
-                e->fac[v] = in_axes(&x->op->t[v], d) ? (double)((len + t[v] - 1) / t[v]) : 1.0;
+                e->fac[v] = (x->axm[v] >> d) & 1u ? (double)((len + t[v] - 1) / t[v]) : 1.0;
                 e->inv[v] = t[v] > 1 ? UINT64_MAX / (uint64_t)t[v] + 1 : 0;
+                if (e->fac[v] < mf[d][v]) mf[d][v] = e->fac[v];
             }
             e->sub = (len + e->mx - 1) / e->mx;
             e->eff = (double)len / ((double)e->sub * e->mx);
@@ -266,11 +270,7 @@ static int levels(tctx *x)
     }
     for (int v = 0; v < x->nt; v++) x->sfx[x->nd][v] = 1;
     for (int d = x->nd - 1; d >= 0; d--)
-        for (int v = 0; v < x->nt; v++) {
-            double m = INFINITY;
-            for (int i = 0; i < x->nlist[x->perm[d]]; i++) m = fmin(m, x->lv[d][i].fac[v]);
-            x->sfx[d][v] = x->sfx[d + 1][v] * (isfinite(m) ? m : 1);
-        }
+        for (int v = 0; v < x->nt; v++) x->sfx[d][v] = x->sfx[d + 1][v] * (isfinite(mf[d][v]) ? mf[d][v] : 1);
     for (int d = 0; d < x->nd; d++) {
         int n = x->nlist[x->perm[d]];
         if (n > x->ccap[d]) {
@@ -308,8 +308,10 @@ static int temporal_run(tctx *x, const long *D, const int *p)
     for (int d = 0; d < x->nd; d++) x->sl[d] = (D[d] + p[d] - 1) / p[d];
     for (int v = 0; v < x->nt; v++) {
         x->rep[v] = 1;
+        x->axm[v] = 0;
         for (int d = 0; d < x->nd; d++)
             if (!in_axes(&op->t[v], d)) x->rep[v] *= p[d];
+            else x->axm[v] |= 1u << d;
     }
     x->npool = 0;
     for (int v = 0; v < x->nt; v++) x->ndiv[v] = divisors_of(x->rep[v], x->div[v], MAX_DIV);
@@ -638,13 +640,18 @@ typedef struct {
 /* Index of the last staircase point with hot <= h, or -1. */
 static long st_find(const pass1 *q, double h)
 {
-    long lo = 0, hi = q->nst;
-    while (lo < hi) {
-        long mid = (lo + hi) / 2;
-        if (q->st_hot[mid] <= h) lo = mid + 1;
-        else hi = mid;
+    if (q->nst == 0) return -1;
+    /* branch-free halving (a conditional move, not a mispredicted jump:
+     * the searches were a tenth of the enumeration); invariant: the first
+     * point above h lies in [b, b + n] */
+    const double *b = q->st_hot;
+    long n = q->nst;
+    while (n > 1) {
+        long half = n / 2;
+        b = b[half] <= h ? b + half : b;
+        n -= half;
     }
-    return lo - 1;
+    return (b - q->st_hot) + (*b <= h) - 1;
 }
 
 static int st_insert(pass1 *q, long i, double hot, double exe)
