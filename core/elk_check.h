@@ -11,8 +11,8 @@
  * (ELK_CHECK_LIST) so the summary and the documents use the same names.
  *
  * Nothing here prints; results are strings. elk_check_eval is thread safe:
- * it shares only the read-only space, and takes a lock around the event
- * simulator (see check_sim in elk_check.c). */
+ * it shares only the read-only space (each call has its own plan cache, and
+ * the event simulator keeps its state per run). */
 #ifndef ELK_CHECK_H
 #define ELK_CHECK_H
 
