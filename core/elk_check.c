@@ -444,6 +444,31 @@ void elk_check_schedule(const elk_problem *pr, const elk_result *res, elk_check_
     }
 }
 
+/* Plan the point the flags a make with policies mask: on ELK_OK the caller
+ * owns pr and res; on failure neither is left to free. */
+static elk_status plan_point(const elk_check_args *a, elk_plan_cache *pc, const elk_sched_opts *so, unsigned mask,
+                             elk_problem *pr, elk_result *res, elk_error *err)
+{
+    elk_point pt;
+    elk_status st = elk_check_args_point(a, &pt, err);
+    if (st == ELK_OK) st = elk_problem_init(pr, &pt, pc, err);
+    if (st == ELK_OK) {
+        st = elk_result_run(pr, so, mask, res, err);
+        if (st != ELK_OK) elk_problem_free(pr);
+    }
+    return st;
+}
+
+/* a with artifact rule k of profile turned off, everything else as drawn */
+static elk_check_args without_rule(const elk_check_args *a, unsigned profile, int k)
+{
+    char spec[96];
+    elk_profile_format(profile & ~(1u << k), spec, sizeof spec);
+    elk_check_args b = *a;
+    elk_check_args_set(&b, ELK_KNOB_PROFILE, spec);
+    return b;
+}
+
 /* ------------------------------------------------------------------ */
 /* simulation */
 
@@ -477,23 +502,16 @@ static int sim_holds(const elk_problem *pr, const elk_result *res, int p, elk_ch
 static int sim_rule_behind(const elk_check_args *a, unsigned profile, int p, elk_check_inv inv, elk_plan_cache *pc,
                            const elk_sched_opts *so)
 {
+    unsigned mask = (1u << p) | (inv == ELK_CHECK_SIM_IDEAL ? 1u << ELK_POL_IDEAL : 0);
     for (int k = 0; k < ELK_PSW_COUNT; k++) {
         if (!(profile & (1u << k))) continue;
-        char spec[96];
-        elk_profile_format(profile & ~(1u << k), spec, sizeof spec);
-        elk_check_args b = *a;
-        elk_check_args_set(&b, ELK_KNOB_PROFILE, spec);
-        elk_point pt;
+        elk_check_args b = without_rule(a, profile, k);
         elk_error err;
         elk_problem pr;
         elk_result res;
-        if (elk_check_args_point(&b, &pt, &err) != ELK_OK || elk_problem_init(&pr, &pt, pc, &err) != ELK_OK) continue;
-        unsigned mask = (1u << p) | (inv == ELK_CHECK_SIM_IDEAL ? 1u << ELK_POL_IDEAL : 0);
-        int ok = -1;
-        if (elk_result_run(&pr, so, mask, &res, &err) == ELK_OK) {
-            ok = sim_holds(&pr, &res, p, inv, NULL, NULL, &err);
-            elk_result_free(&res);
-        }
+        if (plan_point(&b, pc, so, mask, &pr, &res, &err) != ELK_OK) continue;
+        int ok = sim_holds(&pr, &res, p, inv, NULL, NULL, &err);
+        elk_result_free(&res);
         elk_problem_free(&pr);
         if (ok == 1) return k;
     }
@@ -547,15 +565,9 @@ static void check_sim(const elk_problem *pr, const elk_result *res, elk_plan_cac
 static int plan_pair(const elk_check_args *b, elk_plan_cache *pc, const elk_sched_opts *so, unsigned mask,
                      elk_check_result *r, elk_problem *pr, elk_result *res)
 {
-    elk_point pt;
     elk_error err;
     r->checks[ELK_CHECK_RUNS]++;
-    elk_status st = elk_check_args_point(b, &pt, &err);
-    if (st == ELK_OK) st = elk_problem_init(pr, &pt, pc, &err);
-    if (st == ELK_OK) {
-        st = elk_result_run(pr, so, mask, res, &err);
-        if (st != ELK_OK) elk_problem_free(pr);
-    }
+    elk_status st = plan_point(b, pc, so, mask, pr, res, &err);
     if (st == ELK_OK) {
         r->pairs_run++;
         return 1;
@@ -571,16 +583,12 @@ static int plan_pair(const elk_check_args *b, elk_plan_cache *pc, const elk_sche
 /* Latency of policy p at a point, or -1 when it cannot be planned. */
 static double plan_latency(const elk_check_args *a, elk_plan_cache *pc, const elk_sched_opts *so, int p)
 {
-    elk_point pt;
     elk_error err;
     elk_problem pr;
     elk_result res;
-    if (elk_check_args_point(a, &pt, &err) != ELK_OK || elk_problem_init(&pr, &pt, pc, &err) != ELK_OK) return -1;
-    double lat = -1;
-    if (elk_result_run(&pr, so, 1u << p, &res, &err) == ELK_OK) {
-        lat = res.pol[p].latency;
-        elk_result_free(&res);
-    }
+    if (plan_point(a, pc, so, 1u << p, &pr, &res, &err) != ELK_OK) return -1;
+    double lat = res.pol[p].latency;
+    elk_result_free(&res);
     elk_problem_free(&pr);
     return lat;
 }
@@ -594,11 +602,7 @@ static int rule_behind(const elk_check_args *lo, const elk_check_args *hi, unsig
 {
     for (int k = 0; k < ELK_PSW_COUNT; k++) {
         if (!(profile & (1u << k))) continue;
-        char spec[96];
-        elk_profile_format(profile & ~(1u << k), spec, sizeof spec);
-        elk_check_args l = *lo, h = *hi;
-        elk_check_args_set(&l, ELK_KNOB_PROFILE, spec);
-        elk_check_args_set(&h, ELK_KNOB_PROFILE, spec);
+        elk_check_args l = without_rule(lo, profile, k), h = without_rule(hi, profile, k);
         double a = plan_latency(&l, pc, so, p), c = a > 0 ? plan_latency(&h, pc, so, p) : -1;
         if (a <= 0 || c <= 0) continue;
         if (batch ? c >= a * (1 - ELK_CHECK_TOL) : c <= a * (1 + ELK_CHECK_TOL)) return k;
@@ -754,19 +758,13 @@ elk_status elk_check_eval(const elk_check_space *sp, const elk_check_args *a, in
     result_init(r, a, index);
     elk_plan_cache *pc = elk_plan_cache_alloc();
     if (!pc) return ELK_ENOMEM;
-    elk_point pt;
     elk_error err;
     elk_problem pr;
     elk_result res;
     elk_sched_opts so;
     elk_sched_opts_default(&so);
     r->checks[ELK_CHECK_RUNS]++;
-    elk_status st = elk_check_args_point(a, &pt, &err);
-    if (st == ELK_OK) st = elk_problem_init(&pr, &pt, pc, &err);
-    if (st == ELK_OK) {
-        st = elk_result_run(&pr, &so, (1u << ELK_POL_COUNT) - 1, &res, &err);
-        if (st != ELK_OK) elk_problem_free(&pr);
-    }
+    elk_status st = plan_point(a, pc, &so, (1u << ELK_POL_COUNT) - 1, &pr, &res, &err);
     if (st == ELK_ENOPLAN) {
         r->skipped = 1;
         snprintf(r->skip_reason, sizeof r->skip_reason, "fits no plan: %s", err.msg);

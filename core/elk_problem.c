@@ -436,34 +436,6 @@ static void ideal_scale_finish(elk_problem *pr)
     }
 }
 
-/* The shapes of a problem shared by prefetch threads: each takes the next
- * shape not taken and builds its set into the cache (the cache makes a
- * thread that asks for a set another is building wait for it). Owns
- * nothing; next is the only field written after the threads start. */
-typedef struct {
-    const elk_problem *pr;
-    elk_plan_cache *pc;
-    const elk_plan_opts *po;
-    const int *order; /* op indices, largest first */
-    int ns;
-    atomic_int next;
-} prefetch;
-
-static void *prefetch_main(void *arg)
-{
-    prefetch *f = arg;
-    for (int s; (s = atomic_fetch_add(&f->next, 1)) < f->ns;) {
-        if (f->po->cancel && atomic_load(f->po->cancel)) break;
-        const elk_plan_set *set;
-        elk_error err;
-        /* a failure is met again, and reported, by the caller's own get */
-        if (elk_plan_cache_get_opts(f->pc, &f->pr->chip, &f->pr->graph.ops[f->order[s]], f->po, &set, &err) ==
-            ELK_OK)
-            elk_plan_cache_release(f->pc, set);
-    }
-    return NULL;
-}
-
 /* A shape to prefetch: its representative op, and its dim count and the
  * product of its dims, a proxy for the cost of enumerating it (the tree of
  * temporal splits grows with the dims: at the default train-fwd point the
@@ -482,6 +454,34 @@ static int cmp_job(const void *a, const void *b)
     return (x->op > y->op) - (x->op < y->op);
 }
 
+/* The shapes of a problem shared by prefetch threads: each takes the next
+ * shape not taken and builds its set into the cache (the cache makes a
+ * thread that asks for a set another is building wait for it). Owns
+ * nothing; next is the only field written after the threads start. */
+typedef struct {
+    const elk_problem *pr;
+    elk_plan_cache *pc;
+    const elk_plan_opts *po;
+    const shape_job *jobs; /* costliest first */
+    int ns;
+    atomic_int next;
+} prefetch;
+
+static void *prefetch_main(void *arg)
+{
+    prefetch *f = arg;
+    for (int s; (s = atomic_fetch_add(&f->next, 1)) < f->ns;) {
+        if (f->po->cancel && atomic_load(f->po->cancel)) break;
+        const elk_plan_set *set;
+        elk_error err;
+        /* a failure is met again, and reported, by the caller's own get */
+        if (elk_plan_cache_get_opts(f->pc, &f->pr->chip, &f->pr->graph.ops[f->jobs[s].op], f->po, &set, &err) ==
+            ELK_OK)
+            elk_plan_cache_release(f->pc, set);
+    }
+    return NULL;
+}
+
 /* With po->threads > 1, build the problem's plan sets into the cache on
  * that many threads (this one included) before the caller takes them in
  * order. The costliest go first (shape_job), so that no thread is left
@@ -491,12 +491,7 @@ static void prefetch_sets(const elk_problem *pr, elk_plan_cache *pc, const elk_p
     enum { MAX_PREFETCH = 8 };
     if (!po || po->threads < 2 || po->cached_only || ns < 2) return;
     shape_job *jobs = malloc((size_t)ns * sizeof *jobs);
-    int *order = malloc((size_t)ns * sizeof *order);
-    if (!jobs || !order) { /* the caller builds them one by one */
-        free(jobs);
-        free(order);
-        return;
-    }
+    if (!jobs) return; /* the caller builds them one by one */
     for (int s = 0; s < ns; s++) {
         const elk_op *op = &pr->graph.ops[rep[s]];
         jobs[s].ndims = op->ndims;
@@ -505,16 +500,14 @@ static void prefetch_sets(const elk_problem *pr, elk_plan_cache *pc, const elk_p
         jobs[s].op = rep[s];
     }
     qsort(jobs, (size_t)ns, sizeof *jobs, cmp_job);
-    for (int s = 0; s < ns; s++) order[s] = jobs[s].op;
-    free(jobs);
-    prefetch f = {pr, pc, po, order, ns, 0};
+    prefetch f = {pr, pc, po, jobs, ns, 0};
     pthread_t th[MAX_PREFETCH];
     int nt = 0;
     for (int i = 1; i < po->threads && i < MAX_PREFETCH && i < ns; i++)
         if (elk_thread_start(&th[nt], prefetch_main, &f) == 0) nt++;
     prefetch_main(&f);
     for (int i = 0; i < nt; i++) pthread_join(th[i], NULL);
-    free(order);
+    free(jobs);
 }
 
 elk_status elk_problem_init_graph(elk_problem *pr, const elk_chip *c, const elk_model *m, elk_graph *g,
