@@ -603,6 +603,11 @@ int elk_split_ladder(const elk_op *op, double cap_bytes, elk_split *opt, int max
     return split_ladder_m(op, cap_bytes, ELK_SPLIT_LADDER_MARGIN, opt, max);
 }
 
+int elk_split_ladder_any(const elk_op *op, double cap_bytes, elk_split *opt, int max)
+{
+    return split_ladder_m(op, cap_bytes, INFINITY, opt, max);
+}
+
 static int split_ladder_m(const elk_op *op, double cap_bytes, double margin, elk_split *opt, int max)
 {
     if (!(cap_bytes > 0) || op_bytes(op) * margin <= cap_bytes) return 0;
@@ -729,9 +734,9 @@ typedef struct {
     elk_split_pick_fn pick;
     void *ctx;
     int nshapes;
-    int ladder;  /* offer elk_split_ladder's cuts instead of elk_split_options' */
+    int ladder;  /* 0: elk_split_options' cuts; 1: elk_split_ladder's; 2: every
+                  * op's at any size (elk_split_ladder_any) */
     int *picked; /* per pre-split shape_id: option index, -1 none, -2 not asked */
-    const elk_op *tail; /* ladder 2: the last op that reads HBM, offered its cuts at any size */
 } splitter;
 
 /* The split to apply to op (pieces 1: none). */
@@ -739,7 +744,7 @@ static elk_split split_decide(splitter *sp, const elk_op *op)
 {
     elk_split none = {ELK_SPLIT_PARALLEL, 0, 1, 1, 0, 0}, opt[ELK_SPLIT_LADDER_OPTS];
     int n = !sp->ladder ? elk_split_options(op, sp->cap, opt)
-            : split_ladder_m(op, sp->cap, op == sp->tail ? INFINITY : ELK_SPLIT_LADDER_MARGIN, opt,
+            : split_ladder_m(op, sp->cap, sp->ladder == 2 ? INFINITY : ELK_SPLIT_LADDER_MARGIN, opt,
                              ELK_SPLIT_LADDER_OPTS);
     if (!n) return none;
     int idx = 0;
@@ -770,9 +775,7 @@ static int position_uniform(const elk_graph *g, int pos)
 static int split_large(elk_graph *g, double cap_bytes, elk_split_pick_fn pick, void *ctx, int ladder)
 {
     if (!(cap_bytes > 0) || g->nops == 0) return 0;
-    splitter sp = {cap_bytes, pick, ctx, g->nshapes, ladder, NULL, NULL};
-    for (int i = g->nops - 1; ladder == 2 && i >= 0 && !sp.tail; i--)
-        if (g->ops[i].hbm_bytes > 0) sp.tail = &g->ops[i];
+    splitter sp = {cap_bytes, pick, ctx, g->nshapes, ladder, NULL};
     elk_split *ch = malloc((size_t)g->nops * sizeof *ch);
     sp.picked = malloc((size_t)(g->nshapes > 0 ? g->nshapes : 1) * sizeof *sp.picked);
     if (!ch || !sp.picked) {
@@ -879,7 +882,7 @@ int elk_graph_split_large_ladder(elk_graph *g, double cap_bytes, elk_split_pick_
     return pick ? split_large(g, cap_bytes, pick, ctx, 1) : split_large(g, cap_bytes, NULL, NULL, 0);
 }
 
-int elk_graph_split_large_ladder_tail(elk_graph *g, double cap_bytes, elk_split_pick_fn pick, void *ctx)
+int elk_graph_split_large_ladder_any(elk_graph *g, double cap_bytes, elk_split_pick_fn pick, void *ctx)
 {
     return pick ? split_large(g, cap_bytes, pick, ctx, 2) : split_large(g, cap_bytes, NULL, NULL, 0);
 }

@@ -166,6 +166,13 @@ int elk_split_options(const elk_op *op, double cap_bytes, elk_split opt[ELK_MAX_
 #define ELK_SPLIT_LADDER_MARGIN 2
 #define ELK_SPLIT_LADDER_OPTS (ELK_MAX_DIMS * 8 + 1)
 int elk_split_ladder(const elk_op *op, double cap_bytes, elk_split *opt, int max);
+/* The same at any size: an op well inside the cap is offered its cuts too
+ * (the whole op first). Whether a cut of an op that fits pays is the
+ * chooser's to time: its pieces are preloaded one by one, so each piece's
+ * plans may hold more of SRAM than the whole op's can (OPT-30B training's
+ * FFN on a 1536-core tt-mesh torus: fc1 whole 199 us at 1875 KiB, 8 pieces
+ * 145 us in all at 1500). */
+int elk_split_ladder_any(const elk_op *op, double cap_bytes, elk_split *opt, int max);
 
 /* Extent of piece p of a dim of extent D cut into k pieces: the first D % k
  * pieces get one more, so the pieces cover D exactly and never overshoot. */
@@ -199,11 +206,11 @@ typedef int (*elk_split_pick_fn)(const elk_op *op, const elk_split *opt, int nop
 int elk_graph_split_large_by(elk_graph *g, double cap_bytes, elk_split_pick_fn pick, void *ctx);
 /* The same with pick choosing among elk_split_ladder's cuts (pick required). */
 int elk_graph_split_large_ladder(elk_graph *g, double cap_bytes, elk_split_pick_fn pick, void *ctx);
-/* The same, and the graph's last operator that reads HBM is offered its
- * ladder at any size (no ELK_SPLIT_LADDER_MARGIN): no later preload can
- * overlap its execution, so a step that ends HBM-bound ends on it, and its
- * cuts must not vanish as SRAM grows (elk_problem's cut_shop). */
-int elk_graph_split_large_ladder_tail(elk_graph *g, double cap_bytes, elk_split_pick_fn pick, void *ctx);
+/* The same, and every op is offered its ladder at any size
+ * (elk_split_ladder_any): the chooser decides which ops to time (the
+ * graph's last HBM op must keep its cuts as SRAM grows, since no later
+ * preload overlaps it; elk_problem's cut_shop). */
+int elk_graph_split_large_ladder_any(elk_graph *g, double cap_bytes, elk_split_pick_fn pick, void *ctx);
 int elk_graph_split_large(elk_graph *g, double cap_bytes);
 
 /* Elements of tensor ti of op (real, unpadded). */

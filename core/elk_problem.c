@@ -75,6 +75,7 @@ typedef struct {
     cut_rec *rec;  /* the timed choices, one per shape asked (cut_shop); NULL: not recorded */
     int nrec, reccap;
     int forced;    /* second split: take rec's picks */
+    int tail_sid;  /* the shape of the graph's last op that reads HBM, -1 none */
 } split_ctx;
 
 static double preload_of(const split_ctx *sc, double h) { return h > 0 ? elk_cost_preload_cycles(sc->c, h, h) : 0; }
@@ -86,18 +87,37 @@ static double tensor_bytes(const elk_op *op)
     return b;
 }
 
-static double fastest_exe(const split_ctx *sc, const elk_op *op)
+/* The execution of op's fastest plan, and its space per core in *hot
+ * (NULL: not wanted); INFINITY when op has no plan. */
+static double fastest_plan(const split_ctx *sc, const elk_op *op, double *hot)
 {
     const elk_plan_set *set;
     elk_error err;
     elk_menu m;
+    if (hot) *hot = INFINITY;
     if (elk_plan_cache_get_opts(sc->pc, sc->c, op, sc->po, &set, &err) != ELK_OK) return INFINITY;
     elk_status st = elk_menu_build(sc->c, op, set, &m, &err);
     elk_plan_cache_release(sc->pc, set);
     if (st != ELK_OK) return INFINITY;
     double e = m.n > 0 ? m.e[m.n - 1].exe : INFINITY;
+    if (hot && m.n > 0) *hot = m.e[m.n - 1].hot;
     elk_menu_free(&m);
     return e;
+}
+
+static double fastest_exe(const split_ctx *sc, const elk_op *op) { return fastest_plan(sc, op, NULL); }
+
+/* Whether an op well inside the split's cap (no cut offered by the margin
+ * rule) is still worth timing its cuts: its fastest plan holds more than
+ * 1/ELK_SPLIT_LADDER_MARGIN of a core's SRAM, so it is the space that stops
+ * it going faster, and pieces preloaded one by one have more of it each. An
+ * op whose fastest plan leaves most of SRAM free runs whole. *exe: the
+ * whole op's fastest execution. */
+static int space_bound(const split_ctx *sc, const elk_op *op, double *exe)
+{
+    double hot;
+    *exe = fastest_plan(sc, op, &hot);
+    return isfinite(*exe) && hot * ELK_SPLIT_LADDER_MARGIN > elk_chip_sram_bytes(sc->c);
 }
 
 /* The summed fastest execution of a cut's pieces and adds (pieces 1: the
@@ -205,10 +225,18 @@ static int pick_split(const elk_op *op, const elk_split *opt, int n, void *ctx)
             rec->n = rec->least = 0;
         }
     }
+    /* an op well inside the cap (elk_graph_split_large_ladder_any) is
+     * timed only where its space binds; else it runs whole, and the graph's
+     * tail op's cuts are recorded for cut_shop all the same */
+    int inside = opt[0].pieces == 1 && tensor_bytes(op) * ELK_SPLIT_LADDER_MARGIN <= sc->cap;
+    double whole;
+    int loose = inside && !space_bound(sc, op, &whole);
+    if (loose && op->shape_id != sc->tail_sid) {
+        if (op->shape_id >= 0 && op->shape_id < sc->nshapes) sc->least[op->shape_id] = whole;
+        return 0;
+    }
     double T = least_cut(sc, op, opt, n, 2, &best, rec);
-    /* the graph's tail op well inside the cap (elk_graph_split_large_ladder_tail)
-     * stays whole but for cut_shop */
-    if (opt[0].pieces == 1 && tensor_bytes(op) * ELK_SPLIT_LADDER_MARGIN <= sc->cap) {
+    if (loose) {
         best = 0;
         for (int r = 0; rec && r < rec->n; r++)
             if (rec->c[r].idx == 0) rec->least = r;
@@ -367,17 +395,21 @@ static int along_art_dim(const elk_op *op, elk_split *opt, int n)
 }
 
 /* Ideal's cut of each operator (elk_sched_run_ideal): the least summed
- * execution over the graph's own cut and every cut of elk_split_ladder,
+ * execution over the graph's own cut and every cut of elk_split_ladder_any,
  * fitting or not (an unfit cut is planned all the same). The ladder's cuts
  * are powers of two of pieces from the fewest that fit up to 64, so it only
  * gains cuts as SRAM grows, and Ideal's execution of an operator never rises
  * with SRAM (nor with anything that only speeds plans up) even where the
  * graph's cut is a fixed rule that can (the artifact's, plantables:
  * Llama2-13B prefill's QKV on ipu-mk2 runs 2 x 2703 us in two pieces at
- * 524 KiB and 5480 us whole at 655). Two gaps are left: an op within a
- * factor 2 of the cap at one SRAM and not at more leaves the ladder (its
- * cuts are not timed, it runs whole), and an op needing more than 64 pieces
- * is offered only its fewest power of two. Still a bound: every policy runs
+ * 524 KiB and 5480 us whole at 655). Gaps left: an op well inside the cap
+ * whose fastest plan leaves most of SRAM free runs whole untimed
+ * (space_bound), though its pieces can still be faster for other reasons
+ * (Llama2-13B decode's Q.K^T on a 384-core big-sram chip: 4 pieces 37.0 us
+ * at 1020 KiB, whole 38.1 at 1275); under plantables the margin rule
+ * stands, so an op within a factor 2 of the cap at one SRAM and not at more
+ * leaves the ladder; and an op needing more than 64 pieces is offered only
+ * its fewest power of two. Still a bound: every policy runs
  * the graph's cut, no faster than its pieces' fastest plans. The timed
  * chooser (pick_split) already took the least over the fitting ones for the
  * layer's representative (memo). orig: the n0 ops before the split, in order: the graph's k-th
@@ -401,8 +433,9 @@ static int ideal_cuts(elk_problem *pr, split_ctx *sc, const elk_op *orig, int n0
         double best = sid >= 0 ? memo[sid] : NAN;
         if (sid < 0 || !done[sid]) {
             elk_split opt[ELK_SPLIT_LADDER_OPTS];
-            int n = elk_split_ladder(op, cap, opt, ELK_SPLIT_LADDER_OPTS), at;
-            if (sc->c->profile & (1u << ELK_PSW_PLANTABLES)) n = along_art_dim(op, opt, n);
+            int art = (sc->c->profile & (1u << ELK_PSW_PLANTABLES)) != 0, at;
+            int n = art ? along_art_dim(op, opt, elk_split_ladder(op, cap, opt, ELK_SPLIT_LADDER_OPTS))
+                        : elk_split_ladder_any(op, cap, opt, ELK_SPLIT_LADDER_OPTS);
             /* the unfit too (they are planned all the same): pick_split
              * takes the finest when none fits, which can beat every cut that
              * fits with more SRAM (DiT-XL's fc2 on wse2: 64 unfit pieces at
@@ -525,7 +558,7 @@ static elk_status problem_build(elk_problem *pr, elk_plan_cache *pc, const elk_p
     /* the tail op's cuts are for cut_shop, which neither the artifact's cut
      * rule (plantables) nor a provisional answer runs */
     int tail = !(pr->chip.profile & (1u << ELK_PSW_PLANTABLES)) && !(po && po->coarse);
-    pr->split_ops = tail ? elk_graph_split_large_ladder_tail(&pr->graph, cap, pick_split, sc)
+    pr->split_ops = tail ? elk_graph_split_large_ladder_any(&pr->graph, cap, pick_split, sc)
                          : elk_graph_split_large_ladder(&pr->graph, cap, pick_split, sc);
     /* a provisional answer (the coarse space) keeps Ideal on the graph's
      * own cuts: timing every cut Ideal may take was most of its time, and
@@ -593,7 +626,9 @@ elk_status elk_problem_init_graph_opts(elk_problem *pr, const elk_chip *c, const
     double cap = 0.5 * pr->sram * pr->chip.cores;
     int n0 = pr->graph.nops, ns0 = pr->graph.nshapes;
     split_ctx sc = {&pr->chip, pc, po, malloc((size_t)(ns0 > 0 ? ns0 : 1) * sizeof(double)), ns0,
-                    pr->graph.nlayers, cap, NULL, 0, 0, 0};
+                    pr->graph.nlayers, cap, NULL, 0, 0, 0, -1};
+    for (int i = n0 - 1; i >= 0 && sc.tail_sid < 0; i--)
+        if (pr->graph.ops[i].hbm_bytes > 0) sc.tail_sid = pr->graph.ops[i].shape_id;
     elk_op *orig = n0 > 0 ? malloc((size_t)n0 * sizeof *orig) : NULL;
     elk_op *orig2 = n0 > 0 ? malloc((size_t)n0 * sizeof *orig2) : NULL;
     if (!orig || !orig2 || !sc.least) {

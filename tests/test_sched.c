@@ -543,6 +543,20 @@ static const ideal_pair ideal_pairs[] = {
      "--chip wse2 --model opt-30b --workload decode --batch 1 --seq 1100 --layers 1 --cores 512 --topology mesh "
      "--hbm-tbps 0.561 --noc-scale 1.49 --sram-kib 61.3 --compute-scale 0.754 --hbm-controllers 1",
      "topology", "all-to-all"},
+    /* fc1 and down fit whole with room to spare at 1875 KiB and left the
+     * ladder (ELK_SPLIT_LADDER_MARGIN), but their fastest plans fill 84-93%
+     * of SRAM: 8 pieces, each preloaded alone, ran fc1 in 145 us at 1500,
+     * whole 199 us: 2.5174 against 2.2647 ms until an op whose space binds
+     * was timed at any size (elk_split_ladder_any) */
+    {"space-bound op leaves the ladder",
+     "--chip tt-mesh --model opt-30b --workload train-fwd --batch 6 --seq 440 --layers 3 --cores 1536 "
+     "--topology torus --hbm-tbps 4.54 --noc-scale 0.621 --sram-kib 1500 --compute-scale 1.97 --hbm-controllers 8",
+     "sram-kib", "1875"},
+    /* the same on a 256-core mesh, training: 4.2962 against 3.9604 ms */
+    {"space-bound op leaves the ladder, mesh",
+     "--chip tt-galaxy --model llama2-13b --workload train-fwd --batch 4 --seq 460 --layers 2 --cores 256 "
+     "--topology mesh --hbm-tbps 7.29 --noc-scale 0.278 --sram-kib 3030 --compute-scale 1.14",
+     "sram-kib", "3787.5"},
 };
 
 /* Policy pol at an `elk run` line with knob set to value (NULL: as the line). */
