@@ -624,11 +624,13 @@ static int split_ladder_m(const elk_op *op, double cap_bytes, double margin, elk
             if (n < max) opt[n++] = s;
             continue;
         }
-        for (; n < max; k *= 2) {
+        /* past ELK_SPLIT_LADDER_MAX, the fewest and twice them: a larger cap
+         * can halve the fewest, and the cut it had is then still offered */
+        for (long k0 = k; n < max; k *= 2) {
             if (k > D || k > ELK_SPLIT_MAX_PIECES) break;
             split_with_pieces(op, cap_bytes, (int)k, &s);
             opt[n++] = s;
-            if (k >= ELK_SPLIT_LADDER_MAX) break;
+            if (k >= ELK_SPLIT_LADDER_MAX && k >= 2 * k0) break;
         }
     }
     return n;

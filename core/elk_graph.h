@@ -152,10 +152,11 @@ int elk_split_options(const elk_op *op, double cap_bytes, elk_split opt[ELK_MAX_
 /* Every cut the timed chooser of elk_graph_split_large_ladder may take: the
  * op whole (pieces 1) if it fits, and for each dim that can be cut, the
  * powers of two of pieces from the fewest that fit up to
- * ELK_SPLIT_LADDER_MAX (or the dim's extent). Powers of two nest: with a
- * larger cap the fewest that fit can only halve, so every cut offered at a
- * smaller cap is still offered, and a chooser that keeps the fastest can only
- * get faster as SRAM grows. An op that fits but is within
+ * ELK_SPLIT_LADDER_MAX (or the dim's extent), and from it on the fewest and
+ * twice them. Powers of two nest: with a larger cap the fewest that fit can
+ * only halve, so every cut offered at a smaller cap is still offered (past
+ * ELK_SPLIT_LADDER_MAX, when the fewest halve at most once), and a chooser
+ * that keeps the fastest can only get faster as SRAM grows. An op that fits but is within
  * ELK_SPLIT_LADDER_MARGIN of the cap is offered its cuts too: a whole op that
  * only just fits has few plans left and can be far slower than its pieces
  * (Llama2-13B prefill's QKV on 192 cores: 5.2 ms whole at 1987 KiB, 3.0 ms in

@@ -49,6 +49,7 @@ elk_status elk_problem_init_opts(elk_problem *pr, const elk_point *p, elk_plan_c
  * execution and its preload, and a reduced cut's adds between them. */
 typedef struct {
     int idx;                 /* index into the ladder's options */
+    int dim;                 /* the dim cut (pieces 1: 0) */
     int pieces, nlong, reduced;
     double e_long, e_short, e_add, p_long, p_short;
     double b_long, b_short, b_add; /* the pieces' and an add's tensor bytes */
@@ -178,6 +179,7 @@ static double least_cut(const split_ctx *sc, const elk_op *op, const elk_split *
         double E = cut_exe(sc, op, &opt[k], &cc);
         if (rec && isfinite(E)) {
             cc.idx = k;
+            cc.dim = opt[k].dim;
             rec->c[rec->n++] = cc;
         }
         if (E < bestT * (1 - 1e-12)) {
@@ -599,16 +601,77 @@ static elk_status problem_build(elk_problem *pr, elk_plan_cache *pc, const elk_p
     return st;
 }
 
-/* Elk-Dyn's latency on a problem (INFINITY if it fits no schedule). */
-static double dyn_latency(const elk_problem *pr)
+/* The least latency of Basic, Static and Elk-Dyn on a problem, INFINITY
+ * if none fits a schedule: the candidates Elk-Full starts from and keeps
+ * (a graph on which Elk-Dyn gains a little and Static loses more made
+ * Elk-Full 2.5% slower: Llama2-7B training on a 256-core tt-mesh). */
+static double graph_latency(const elk_problem *pr)
 {
+    static const elk_policy pols[] = {ELK_POL_BASIC, ELK_POL_STATIC, ELK_POL_DYN};
     elk_sched_opts o;
     elk_sched_opts_default(&o);
-    elk_schedule s;
-    elk_error e;
-    double t = elk_schedule_run(pr, ELK_POL_DYN, &o, &s, &e) == ELK_OK ? s.latency : INFINITY;
-    if (t < INFINITY) elk_schedule_free(&s);
-    return t;
+    double best = INFINITY;
+    for (size_t k = 0; k < sizeof pols / sizeof pols[0]; k++) {
+        elk_schedule s;
+        elk_error e;
+        if (elk_schedule_run(pr, pols[k], &o, &s, &e) != ELK_OK) continue;
+        best = fmin(best, s.latency);
+        elk_schedule_free(&s);
+    }
+    return best;
+}
+
+/* The least-sum cuts made finer (finer 1) or coarser (0): each recorded
+ * shape's pick set to the cut of twice (half) its pieces along the same dim
+ * where the ladder has one (a whole op stays whole). Finer pieces leave room for the next preloads and give
+ * their NoC traffic more executions to hide under, which neither the least
+ * sum nor cut_shop sees (Gemma2-27B training on a 128-core tt-galaxy mesh:
+ * down in 8 pieces at 1337.5 KiB runs 3.1 ms of executions but stalls 1.17
+ * ms on the NoC; in 16, as at 1070 KiB, 0.27 ms). Coarser pieces preload
+ * fewer, larger transfers (Llama2-70B training on 48 tt-mesh cores: gate_up
+ * in 128 pieces sums less execution than in 64 and its step is 15% slower).
+ * Returns non-zero when some pick moved. */
+static int refine_picks(split_ctx *sc, int finer)
+{
+    int moved = 0;
+    for (int r = 0; r < sc->nrec; r++) {
+        cut_rec *rc = &sc->rec[r];
+        const cut_cand *l = &rc->c[rc->least];
+        rc->pick = rc->least;
+        for (int k = 0; k < rc->n && l->pieces > 1; k++)
+            if (rc->c[k].dim == l->dim && rc->c[k].reduced == l->reduced &&
+                (finer ? rc->c[k].pieces == 2 * l->pieces : 2 * rc->c[k].pieces == l->pieces)) {
+                rc->pick = k;
+                moved = 1;
+                break;
+            }
+    }
+    return moved;
+}
+
+/* The graph split again with sc's picks forced, from the n0 unsplit ops
+ * orig; it replaces *pr if graph_latency finds it faster than *best (which
+ * it then lowers). tmpl: the problem before its first split. */
+static void try_picks(elk_problem *pr, double *best, const elk_problem *tmpl, elk_plan_cache *pc,
+                      const elk_plan_opts *po, split_ctx *sc, const elk_op *orig, int n0, int ns0, double cap)
+{
+    elk_problem alt = *tmpl;
+    alt.graph.ops = malloc((size_t)n0 * sizeof *alt.graph.ops);
+    if (!alt.graph.ops) return;
+    memcpy(alt.graph.ops, orig, (size_t)n0 * sizeof *alt.graph.ops);
+    sc->forced = 1;
+    elk_error e2;
+    if (problem_build(&alt, pc, po, sc, orig, n0, ns0, cap, &e2) == ELK_OK) {
+        double t = graph_latency(&alt);
+        if (t < *best) {
+            elk_problem_free(pr);
+            *pr = alt;
+            *best = t;
+        } else {
+            elk_problem_free(&alt);
+        }
+    }
+    sc->forced = 0;
 }
 
 elk_status elk_problem_init_graph_opts(elk_problem *pr, const elk_chip *c, const elk_model *m, elk_graph *g,
@@ -630,39 +693,27 @@ elk_status elk_problem_init_graph_opts(elk_problem *pr, const elk_chip *c, const
     for (int i = n0 - 1; i >= 0 && sc.tail_sid < 0; i--)
         if (pr->graph.ops[i].hbm_bytes > 0) sc.tail_sid = pr->graph.ops[i].shape_id;
     elk_op *orig = n0 > 0 ? malloc((size_t)n0 * sizeof *orig) : NULL;
-    elk_op *orig2 = n0 > 0 ? malloc((size_t)n0 * sizeof *orig2) : NULL;
-    if (!orig || !orig2 || !sc.least) {
+    if ((n0 > 0 && !orig) || !sc.least) {
         free(orig);
-        free(orig2);
         free(sc.least);
         elk_problem_free(pr);
         return elk_fail(err, ELK_ENOMEM, "out of memory");
     }
-    memcpy(orig, pr->graph.ops, (size_t)n0 * sizeof *orig);
-    memcpy(orig2, orig, (size_t)n0 * sizeof *orig2);
+    if (n0 > 0) memcpy(orig, pr->graph.ops, (size_t)n0 * sizeof *orig);
     for (int s = 0; s < ns0; s++) sc.least[s] = NAN;
-    elk_problem alt = *pr; /* the unsplit graph, for a second split (cut_descent) */
-    alt.graph.ops = orig2;
+    elk_problem tmpl = *pr; /* before the split, for the graphs split again */
     sc.rec = malloc(8 * sizeof *sc.rec);
     sc.reccap = sc.rec ? 8 : 0;
     elk_status st = problem_build(pr, pc, po, &sc, orig, n0, ns0, cap, err);
-    /* the cuts chosen together by the flow shop: a second problem with them,
-     * kept if Elk-Dyn schedules it faster (the flow shop knows no SRAM
-     * limit and is not always right: OPT-30B decode on ipu-pod4 at 5888
-     * cores ran 2.2% slower with its P.V in four pieces) */
-    if (st == ELK_OK && sc.rec && cut_descent(&sc, orig, n0, ns0)) {
-        sc.forced = 1;
-        elk_error e2;
-        if (problem_build(&alt, pc, po, &sc, orig, n0, ns0, cap, &e2) == ELK_OK) {
-            if (dyn_latency(&alt) < dyn_latency(pr)) {
-                elk_problem_free(pr);
-                *pr = alt;
-            } else {
-                elk_problem_free(&alt);
-            }
-        }
-    } else {
-        free(orig2);
+    /* other cuts, each kept if graph_latency finds it faster: those chosen
+     * together by the flow shop (which knows no NoC and is not always
+     * right: OPT-30B decode on ipu-pod4 at 5888 cores ran 2.2% slower with
+     * its P.V in four pieces), and the least-sum ones made finer and coarser */
+    if (st == ELK_OK && sc.rec && sc.nrec > 0 && !(po && po->coarse)) {
+        double best = graph_latency(pr);
+        if (cut_descent(&sc, orig, n0, ns0)) try_picks(pr, &best, &tmpl, pc, po, &sc, orig, n0, ns0, cap);
+        for (int finer = 1; finer >= 0; finer--)
+            if (refine_picks(&sc, finer)) try_picks(pr, &best, &tmpl, pc, po, &sc, orig, n0, ns0, cap);
     }
     free(sc.rec);
     free(orig);

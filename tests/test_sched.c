@@ -632,6 +632,21 @@ static const ideal_pair full_pairs[] = {
      "--chip tt-galaxy --model mixtral-8x7b --workload decode --batch 9 --seq 320 --layers 1 --cores 768 "
      "--topology torus --hbm-tbps 5.29 --noc-scale 0.956 --link-gbps 68.7 --sram-kib 1370 --compute-scale 0.661",
      "sram-kib", "1712.5"},
+    /* the least sum cut down in 8 at 1337.5 KiB (16 at 1070): less
+     * execution, 1.17 ms of NoC stall, 4.406 against 3.676 ms (19.8%) until
+     * the least-sum cuts made finer were a candidate graph (refine_picks) */
+    {"coarser cut, NoC-bound pieces",
+     "--chip tt-galaxy --model gemma2-27b --workload train-fwd --batch 1 --seq 180 --layers 2 --cores 128 "
+     "--topology mesh --hbm-tbps 30.3 --noc-scale 1.87 --link-gbps 41.0 --sram-kib 1070 --compute-scale 0.716 "
+     "--hbm-controllers 4",
+     "sram-kib", "1337.5"},
+    /* gate_up needs 256 pieces at 75.7 KiB and 128 at 94.625, and past
+     * ELK_SPLIT_LADDER_MAX only the fewest was offered, so 256 vanished:
+     * 192.1 against 157.7 ms (21.8%) until the ladder offered twice them too */
+    {"past the ladder's top",
+     "--chip wse2 --model llama2-70b --workload decode --batch 21 --seq 700 --layers 4 --cores 192 --topology mesh "
+     "--hbm-tbps 0.0502 --noc-scale 0.976 --link-gbps 6.99 --sram-kib 75.7 --compute-scale 0.682",
+     "sram-kib", "94.625"},
 };
 
 START_TEST(regress_full_monotone_through_cuts)
