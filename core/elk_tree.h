@@ -11,8 +11,9 @@
  * controller 1.37x. The trees' loads are cheap to sum exactly instead: every
  * tree is a leg along the entry router's row (column) and one leg per
  * column (row) of its tile, each a run of consecutive links, so difference
- * arrays along every row and column take each leg in O(1) and the whole
- * grid in O(R C) (O(tiles x tile side) for the legs). This module routes
+ * arrays along every row and column take each leg in O(1) (the second legs
+ * of a tile together in O(tile side)) and the whole grid in O(R C) per
+ * tile shape, plus O(tiles x tile side) per controller for the legs. This module routes
  * the trees exactly as the detailed mode does (elk_noc.c: controller
  * placement, entry_idx, route_from, tree_way, the halves at torus ties, the
  * mesh's routes where elk_noc.pre_flat says) and reduces each class to its
