@@ -44,6 +44,95 @@ typedef struct {
     uint64_t inv[MT]; /* UINT64_MAX / t_v + 1 (t_v > 1): divisibility by t_v without a division */
 } lent;
 
+/* Divisor lists by value, computed once each: a replica count is the
+ * product of other dims' splits, so few distinct ones recur across the
+ * spatial plans of an operator. Owns its table and blocks. Invariant: slot
+ * k holds n = key[k] > 0 and its cnt[k] ascending divisors at lst[k], in a
+ * block that never moves. */
+#define DIVBLK 65536
+typedef struct {
+    long *key;
+    long **lst;
+    int *cnt;
+    long cap; /* slots, a power of two (0: none yet) */
+    long used;
+    long **blk; /* blocks of DIVBLK longs */
+    int nblk, cblk;
+    long fill; /* used in the last block */
+} divmemo;
+
+static int divisors_of(long n, long *out, int cap);
+
+static void divmemo_free(divmemo *m)
+{
+    free(m->key);
+    free(m->lst);
+    free(m->cnt);
+    for (int b = 0; b < m->nblk; b++) free(m->blk[b]);
+    free(m->blk);
+    memset(m, 0, sizeof *m);
+}
+
+static int divmemo_grow(divmemo *m)
+{
+    long nc = m->cap ? m->cap * 2 : 1024;
+    long *key = calloc((size_t)nc, sizeof *key), **lst = malloc((size_t)nc * sizeof *lst);
+    int *cnt = malloc((size_t)nc * sizeof *cnt);
+    if (!key || !lst || !cnt) {
+        free(key);
+        free(lst);
+        free(cnt);
+        return -1;
+    }
+    for (long k = 0; k < m->cap; k++) {
+        if (!m->key[k]) continue;
+        long j = (long)(((unsigned long)m->key[k] * 0x9E3779B97F4A7C15ul) >> 20) & (nc - 1);
+        while (key[j]) j = (j + 1) & (nc - 1);
+        key[j] = m->key[k];
+        lst[j] = m->lst[k];
+        cnt[j] = m->cnt[k];
+    }
+    free(m->key);
+    free(m->lst);
+    free(m->cnt);
+    m->key = key;
+    m->lst = lst;
+    m->cnt = cnt;
+    m->cap = nc;
+    return 0;
+}
+
+/* The ascending divisors of n >= 1 (at most MAX_DIV), or NULL when out of
+ * memory; *k their count. The list lives as long as m. */
+static const long *divmemo_get(divmemo *m, long n, int *k)
+{
+    if (m->used * 2 >= m->cap && divmemo_grow(m)) return NULL;
+    long j = (long)(((unsigned long)n * 0x9E3779B97F4A7C15ul) >> 20) & (m->cap - 1);
+    while (m->key[j] && m->key[j] != n) j = (j + 1) & (m->cap - 1);
+    if (!m->key[j]) {
+        if (m->nblk == 0 || m->fill + MAX_DIV > DIVBLK) {
+            if (m->nblk == m->cblk) {
+                int nc = m->cblk ? m->cblk * 2 : 8;
+                long **v = realloc(m->blk, (size_t)nc * sizeof *v);
+                if (!v) return NULL;
+                m->blk = v;
+                m->cblk = nc;
+            }
+            if (!(m->blk[m->nblk] = malloc(DIVBLK * sizeof(long)))) return NULL;
+            m->nblk++;
+            m->fill = 0;
+        }
+        long *at = m->blk[m->nblk - 1] + m->fill;
+        m->key[j] = n;
+        m->lst[j] = at;
+        m->cnt[j] = divisors_of(n, at, MAX_DIV);
+        m->fill += m->cnt[j];
+        m->used++;
+    }
+    *k = m->cnt[j];
+    return m->lst[j];
+}
+
 /* The temporal search of one spatial plan. Owns pool and lists (reused
  * across spatial plans). Invariant: every list[d] entry indexes pool, and
  * lists hold, after sorting, the artifact's search_space in its order. */
@@ -55,8 +144,10 @@ typedef struct {
     unsigned axm[MT]; /* bit d: tensor v indexes dim d (in_axes, set by temporal_run) */
     long sl[MD];  /* spatial_len: per-core extent of each dim */
     long rep[MT]; /* replicas of each tensor */
-    long div[MT][MAX_DIV]; /* their divisors, ascending */
+    const long *div[MT]; /* their divisors, ascending (in dm, or in own) */
     int ndiv[MT];
+    divmemo *dm; /* NULL: the divisors are computed into own */
+    long own[MT][MAX_DIV];
     tup *pool;
     int npool, cpool;
     int *list[MD];
@@ -314,7 +405,15 @@ static int temporal_run(tctx *x, const long *D, const int *p)
             else x->axm[v] |= 1u << d;
     }
     x->npool = 0;
-    for (int v = 0; v < x->nt; v++) x->ndiv[v] = divisors_of(x->rep[v], x->div[v], MAX_DIV);
+    for (int v = 0; v < x->nt; v++) {
+        if (x->dm) {
+            x->div[v] = divmemo_get(x->dm, x->rep[v], &x->ndiv[v]);
+            if (!x->div[v]) return -1;
+        } else {
+            x->ndiv[v] = divisors_of(x->rep[v], x->own[v], MAX_DIV);
+            x->div[v] = x->own[v];
+        }
+    }
     int cur[MT];
     for (int v = 0; v < MT; v++) cur[v] = 1;
     for (int d = 0; d < x->nd && !x->oom; d++) {
@@ -462,6 +561,9 @@ typedef struct {
     double xf;   /* its inter-chip factor */
     double unf_comp, unf_syncs, unf_bytes;
     int mono; /* elk_cost_split_monotone: p1_cut may bound compute */
+    double comp_1; /* compute of a 1x..x1 tile over compute_scale (0 unless mono) */
+    unsigned axm[MT]; /* bit d: tensor v indexes dim d */
+    divmemo dm;
     tctx t;
     sctx s;
 } actx;
@@ -744,29 +846,167 @@ static int p1_cut(void *u, int d, const double *s, unsigned rot, double iters, c
     return comp / a->c->compute_scale * (1 - 1e-9) >= q->st_exe[i];
 }
 
-/* p1_cut for a whole spatial plan, before its lists are built: a tensor's
- * temporal splits multiply to a divisor of its replica count, so its slice
- * is at least its spatial extent over that count; compute is at least the
- * unsplit tile's. */
+/* p1_cut for a whole spatial plan, before its lists are built. Tensor v's
+ * temporal splits multiply to some T_v dividing its replica count (the
+ * tree's leaf check), each split drawn from the list of a dim v indexes
+ * (at most that dim's extent, each list on one level: dim_rec and the sort
+ * permute whole lists), and every term of evaluate's time is at least a
+ * sum of per-tensor terms in T_v alone:
+ *  - its slice s_v is at least the least product of ceil(extent / split)
+ *    over its axes for splits that multiply to T_v (slice_lb), so its hot
+ *    bytes are at least that (twice it when T_v > 1);
+ *  - the shift schedule's levels multiply to T_v, so it shifts at least
+ *    T_v - 1 times, each moving s_v (with rotsync two syncs a shift);
+ *  - the output's partial-sum copies are rep_0 / T_0 exactly, which fixes
+ *    elk_plan_charge_output's syncs and bounds its bytes;
+ *  - where elk_cost_split_monotone holds, compute is monotone in every
+ *    extent and at least the unsplit tile's, and at least max T_v
+ *    iterations of a 1x..x1 tile; the unfused parts are the same for all.
+ * A plan of p can join the staircase only if some vector (T_v) has a bound
+ * point (sum of hot bounds, sum of time bounds) that fits and beats the
+ * staircase there (p1_leaf's tests; the staircase does not rise), so when
+ * none does, p is skipped: p1_leaf would record none of its plans. The
+ * search over vectors drops a prefix whose partial sums plus the rest's
+ * least terms already lose; a search that grows too long keeps p. */
+typedef struct {
+    double h, e, T;
+} bopt;
+
+#define BOPT_MAX 128 /* options kept per tensor; more: not bounded */
+#define BNODE_MAX 4096
+
+/* The bound's search. Owns nothing; o[v][0..no[v]) are tensor v's options. */
+typedef struct {
+    const pass1 *q;
+    int nt;
+    bopt o[MT][BOPT_MAX];
+    int no[MT];
+    double hmin[MT + 1], emin[MT + 1]; /* sums of the least terms of tensors >= v */
+    double comp_sl, comp_1; /* compute of the unsplit tile and of a 1x..x1 tile (0 unless monotone) */
+    long nodes;
+} bsrch;
+
+/* 1 if no plan with at least hot h and time e can join. */
+static int lost(const bsrch *b, double h, double e)
+{
+    const pass1 *q = b->q;
+    if (h * (1 - 1e-9) > q->a->sram) return 1;
+    long i = st_find(q, h * (1 - 1e-9));
+    return i >= 0 && e * (1 - 1e-9) >= q->st_exe[i];
+}
+
+static double dmax(double x, double y) { return x > y ? x : y; }
+
+/* 1 if some vector of options of tensors v.. joins (or the search gave up).
+ * T is the largest T_w so far. */
+static int bound_rec(bsrch *b, int v, double h, double e, double T)
+{
+    if (++b->nodes > BNODE_MAX) return 1;
+    if (lost(b, h + b->hmin[v], e + b->emin[v] + dmax(b->comp_sl, T * b->comp_1))) return 0;
+    if (v >= b->nt || v >= MT) return 1;
+    for (int i = 0; i < b->no[v]; i++)
+        if (bound_rec(b, v + 1, h + b->o[v][i].h, e + b->o[v][i].e, dmax(T, b->o[v][i].T))) return 1;
+    return 0;
+}
+
+/* The least slice of a tensor with extents ext[0..na) whose splits
+ * multiply to T (a divisor of the replica count whose divisors are
+ * dv[0..ndv)), each split from a list of one of its own dims (so at most
+ * that dim's extent) on its own level, which may shrink either axis (the
+ * sort) or none; 0 if no such splits exist. */
+static double slice_lb(const long *ext, int na, long T, const long *dv, int ndv)
+{
+    if (na == 0) return T == 1 ? 1 : 0;
+    if (na == 1) return T <= ext[0] ? (double)((ext[0] + T - 1) / T) : 0;
+    if (na > 2) {
+        double e = 1;
+        for (int a = 0; a < na; a++) e *= (double)ext[a];
+        return (double)T <= e ? dmax(1.0, e / (double)T) : 0;
+    }
+    long best = 0;
+    for (int j = 0; j < ndv && dv[j] <= T; j++) {
+        long f1 = dv[j];
+        if (T % f1) continue;
+        long f2 = T / f1;
+        if (f1 > ext[0] || f2 > ext[1]) continue;
+        long s1 = ((ext[0] + f1 - 1) / f1) * ((ext[1] + f2 - 1) / f2);
+        long s2 = ((ext[0] + f2 - 1) / f2) * ((ext[1] + f1 - 1) / f1);
+        long sm = s1 < s2 ? s1 : s2;
+        if (!best || sm < best) best = sm;
+    }
+    return (double)best;
+}
+
 static int p1_cut_spatial(const pass1 *q, const int *p)
 {
-    const actx *a = q->a;
+    actx *a = q->a;
     const elk_op *op = a->t.op;
+    const elk_chip *c = a->c;
     if (q->exhaustive || q->nst == 0) return 0;
+    unsigned prof = c->profile;
+    int rotsync = (prof >> ELK_PSW_ROTSYNC) & 1u, gather = (prof >> ELK_PSW_GATHER) & 1u;
+    int relayout = (prof >> ELK_PSW_RELAYOUT) & 1u;
+    int elemout = op->kind == ELK_OP_ELEMWISE || op->kind == ELK_OP_UNARY;
+    double dt = op->dtype_bytes, xf = a->xf, cpb = a->cpb, sy = c->sync_cycles;
     long sl[MD];
     for (int d = 0; d < op->ndims; d++) sl[d] = (a->s.D[d] + p[d] - 1) / p[d];
-    double hot = 0;
+    bsrch b;
+    b.q = q;
+    b.nt = op->ntensors;
+    b.nodes = 0;
     for (int v = 0; v < op->ntensors; v++) {
-        double ext = 1, rep = 1;
+        long ext[MD];
+        int na = 0;
+        long rep = 1;
         for (int d = 0; d < op->ndims; d++)
-            if (in_axes(&op->t[v], d)) ext *= (double)sl[d];
+            if ((a->axm[v] >> d) & 1u) ext[na++] = sl[d];
             else rep *= p[d];
-        hot += fmax(1.0, ext / rep) * op->dtype_bytes;
+        int ndv;
+        const long *dv = divmemo_get(&a->dm, rep, &ndv);
+        if (!dv || ndv > BOPT_MAX) return 0;
+        b.no[v] = 0;
+        for (int i = 0; i < ndv; i++) {
+            long Ti = dv[i];
+            double sv = slice_lb(ext, na, Ti, dv, ndv);
+            if (sv == 0) continue; /* no splits multiply to T */
+            double T = (double)Ti;
+            double h = sv * dt * (T > 1 ? 2 : 1);
+            double xe = cpb * dt * sv * (T - 1), ys = rotsync ? 2 * (T - 1) : 0;
+            if (v == 0) {
+                double r0 = (double)rep / T;
+                if (r0 > 1 && gather) {
+                    ys += r0;
+                    xe += r0 < 3 ? 0 : cpb * dt; /* at least one output element */
+                } else if (r0 > 1) {
+                    ys += 1;
+                    xe += cpb * dt * sv * (r0 - 1) / r0;
+                }
+                if (relayout) {
+                    ys += elemout ? 1 : 6;
+                    xe += elemout ? 0 : cpb * dt * sv;
+                } else {
+                    ys += 1;
+                    xe += cpb * dt * sv / r0;
+                }
+            }
+            b.o[v][b.no[v]++] = (bopt){h, xf * (xe + ys * sy), T};
+        }
+        if (b.no[v] == 0) return 0; /* cannot happen (T = 1); keep p */
     }
-    if (hot * (1 - 1e-9) > a->sram) return 1;
-    long i = st_find(q, hot * (1 - 1e-9));
-    if (i < 0 || !a->mono) return 0;
-    return elk_cost_compute(a->c, op, sl) / a->c->compute_scale * (1 - 1e-9) >= q->st_exe[i];
+    double base = a->unf_comp / c->compute_scale + xf * (cpb * a->unf_bytes + sy * a->unf_syncs);
+    b.comp_sl = a->mono ? elk_cost_compute(c, op, sl) / c->compute_scale : 0;
+    b.comp_1 = a->comp_1;
+    b.hmin[b.nt] = b.emin[b.nt] = 0;
+    for (int v = b.nt - 1; v >= 0; v--) {
+        double hm = INFINITY, em = INFINITY;
+        for (int i = 0; i < b.no[v]; i++) {
+            hm = b.o[v][i].h < hm ? b.o[v][i].h : hm;
+            em = b.o[v][i].e < em ? b.o[v][i].e : em;
+        }
+        b.hmin[v] = b.hmin[v + 1] + hm;
+        b.emin[v] = b.emin[v + 1] + em;
+    }
+    return !bound_rec(&b, 0, 0, base, 1);
 }
 
 static void p1_spatial(void *u, const int *p)
@@ -916,6 +1156,15 @@ static void actx_init(actx *a, const elk_chip *c, const elk_op *op, double sram_
     a->xf = elk_chip_xfactor(c);
     elk_cost_unfused(c, op, &a->unf_comp, &a->unf_syncs, &a->unf_bytes);
     a->mono = elk_cost_split_monotone(c, op);
+    long one[MD];
+    for (int d = 0; d < MD; d++) one[d] = 1;
+    a->comp_1 = a->mono ? elk_cost_compute(c, op, one) / c->compute_scale : 0;
+    for (int v = 0; v < op->ntensors; v++) {
+        a->axm[v] = 0;
+        for (int d = 0; d < op->ndims; d++)
+            if (in_axes(&op->t[v], d)) a->axm[v] |= 1u << d;
+    }
+    a->t.dm = &a->dm;
     a->t.op = op;
     a->t.nd = op->ndims;
     a->t.nt = op->ntensors;
@@ -1109,6 +1358,7 @@ done:
     free(r.v);
     free(q.imp);
     tctx_free(&a->t);
+    divmemo_free(&a->dm);
     free(a);
     if (st != ELK_OK) elk_plan_set_free(set);
     return st;
