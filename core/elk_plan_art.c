@@ -6,8 +6,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "elk_cost.h"
+#include "elk_thread.h"
 
 #define MD ELK_MAX_DIMS
 #define MT ELK_MAX_TENSORS
@@ -478,6 +480,9 @@ typedef struct {
     double rest[MD + 1]; /* product of tot over dims > d, uncapped */
     int p[MD];
     int coarse; /* elk_plan_opts.coarse: elk_plan.c's geometric steps */
+    int tid, nthr; /* this thread visits the innermost loops chunk % nthr == tid */
+    long chunk;    /* innermost loops begun so far (by every thread alike) */
+    long idx;      /* spatial plans visited in the current one */
     spatial_fn fn;
     void *u;
     long spatial;
@@ -513,7 +518,14 @@ static void spatial_rec(sctx *s, int d, double agg)
         if (!spatial_ok(s)) return;
         s->spatial++;
         s->fn(s->u, s->p);
+        s->idx++;
         return;
+    }
+    if (d == s->nd - 1) {
+        /* threads split the work by whole innermost loops, dealt round-robin */
+        long ch = s->chunk++;
+        if (ch % s->nthr != s->tid) return;
+        s->idx = 0;
     }
     long lo = (long)floor(s->cores * s->util / agg / s->rest[d + 1]);
     if (lo < 1) lo = 1;
@@ -529,10 +541,12 @@ static void spatial_rec(sctx *s, int d, double agg)
     s->p[d] = 1;
 }
 
-static void spatial_run(sctx *s, const elk_op *op, int cores, int coarse, spatial_fn fn, void *u)
+static void spatial_run(sctx *s, const elk_op *op, int cores, int coarse, int tid, int nthr, spatial_fn fn, void *u)
 {
     memset(s, 0, sizeof *s);
     s->coarse = coarse;
+    s->tid = tid;
+    s->nthr = nthr;
     s->nd = op->ndims;
     s->cores = cores;
     thresholds(op, cores, &s->util, &s->pad);
@@ -562,6 +576,9 @@ typedef struct {
     double unf_comp, unf_syncs, unf_bytes;
     int mono; /* elk_cost_split_monotone: p1_cut may bound compute */
     double comp_1; /* compute of a 1x..x1 tile over compute_scale (0 unless mono) */
+    double base_x; /* the unfused parts' time, the same for every plan */
+    int rotsync, gather, relayout, elemout; /* the profile switches and op kind evaluate reads */
+    double kx, ks; /* time of an element through the port, of a sync (inter-chip factor in) */
     unsigned axm[MT]; /* bit d: tensor v indexes dim d */
     divmemo dm;
     tctx t;
@@ -714,8 +731,8 @@ static double evaluate(const actx *a, int tm[MD][MT], const long *sub, const dou
  * sweep over them gives the artifact's front. */
 typedef struct {
     double hot, exe;
-    long seq;  /* enumeration order over the plans visited */
-    long sp;   /* spatial plan's enumeration order */
+    long seq;  /* enumeration order over the plans of its spatial plan visited */
+    long sp;   /* its spatial plan's enumeration order (p1_sp_key) */
     int p[MD];
     int tm[MD][MT]; /* its temporal matrix: pass 2 finds it by this */
 } improver;
@@ -730,7 +747,9 @@ typedef struct {
     long nimp, cimp;
     double *st_hot, *st_exe;
     long nst, cst;
-    long seq, sp;
+    long seq; /* plans visited (p1_leaf) */
+    long sp;  /* the current spatial plan's key (p1_sp_key) */
+    long nsp; /* spatial plans seen */
     long bounded; /* spatial plans p1_cut_spatial skipped */
     int exhaustive; /* visit every plan (no p1_cut) */
     double min_hot;
@@ -779,6 +798,26 @@ static int st_insert(pass1 *q, long i, double hot, double exe)
     return 0;
 }
 
+/* A lower bound on the exchange time evaluate charges for tensor v, from
+ * its slice sv (elements), its splits' product T and its replica count rep,
+ * and (the output) the per-iteration output elements o: it shifts at least
+ * T - 1 times (the shift schedule's levels multiply to T), each moving sv,
+ * two syncs a shift under rotsync; the output's rep / T partial sums fix
+ * elk_plan_charge_output's syncs and bound its bytes. */
+static inline double term_xchg(const actx *a, int v, double sv, double T, double rep, double o)
+{
+    double kx = a->kx, ks = a->ks;
+    double t = (T - 1) * (kx * sv + (a->rotsync ? 2 * ks : 0));
+    if (v == 0) {
+        double r0 = rep / T;
+        if (r0 > 1 && a->gather) t += ks * r0 + kx * (r0 < 3 ? floor(o / 2) : o);
+        else if (r0 > 1) t += ks + kx * sv * (r0 - 1) / r0;
+        if (a->relayout) t += a->elemout ? ks : 6 * ks + kx * sv;
+        else t += ks + kx * sv / r0;
+    }
+    return t;
+}
+
 static void p1_leaf(void *u, int tm[MD][MT], const long *sub, const double *s, unsigned rot, double iters)
 {
     pass1 *q = u;
@@ -794,6 +833,15 @@ static void p1_leaf(void *u, int tm[MD][MT], const long *sub, const double *s, u
     double comp0 = path_compute(&a->t, a->c, a->t.nd - 1, sub) * iters;
     /* compute alone already too slow: skip the exchange terms */
     if (!q->cb && comp0 / a->c->compute_scale >= bound) return;
+    if (!q->cb && isfinite(bound)) {
+        /* nor with the exchange no plan of these splits can avoid */
+        const tctx *x = &a->t;
+        double o = 1, lb = comp0 / a->c->compute_scale + a->base_x;
+        for (int k = 0; k < a->op->t[0].naxes; k++) o *= (double)sub[a->op->t[0].axis[k]];
+        for (int v = 0; v < x->nt; v++)
+            lb += term_xchg(a, v, s[v], (double)x->rep[v] / x->quo[x->nd][v], (double)x->rep[v], o);
+        if (lb * (1 - 1e-9) >= bound) return;
+    }
     elk_plan pl;
     double exe = evaluate(a, tm, sub, s, hot, comp0, &pl);
     if (q->cb) q->cb(&pl, q->ctx);
@@ -815,7 +863,7 @@ static void p1_leaf(void *u, int tm[MD][MT], const long *sub, const double *s, u
     improver *im = &q->imp[q->nimp++];
     im->hot = hot;
     im->exe = exe;
-    im->seq = q->seq - 1;
+    im->seq = q->seq - 1; /* within one thread, in its plans' order */
     im->sp = q->sp;
     memcpy(im->p, a->s.p, sizeof im->p);
     memcpy(im->tm, tm, sizeof im->tm);
@@ -839,11 +887,29 @@ static int p1_cut(void *u, int d, const double *s, unsigned rot, double iters, c
     for (int v = 0; v < x->nt; v++) hot += s[v] * x->sfx[d][v] * dt * (((rot >> v) & 1u) ? 2 : 1);
     if (hot > a->sram) return 1;
     long i = st_find(q, hot);
-    if (i < 0 || !a->mono) return 0;
-    long sb[MD];
-    for (int k = 0; k < x->nd; k++) sb[k] = k < d ? sub[k] : x->sl[k];
-    double comp = path_compute(&a->t, a->c, d - 1, sb) * iters;
-    return comp / a->c->compute_scale * (1 - 1e-9) >= q->st_exe[i];
+    if (i < 0) return 0;
+    double comp = 0;
+    if (a->mono) {
+        long sb[MD];
+        for (int k = 0; k < x->nd; k++) sb[k] = k < d ? sub[k] : x->sl[k];
+        comp = path_compute(&a->t, a->c, d - 1, sb) * iters / a->c->compute_scale;
+        if (comp * (1 - 1e-9) >= q->st_exe[i]) return 1;
+    }
+    /* and the exchange: each tensor's splits so far only grow (its slice
+     * at least the one the hot bound took); the output's final product is
+     * a multiple of the one so far that divides its replicas */
+    double lb = comp + a->base_x;
+    for (int v = 1; v < x->nt; v++)
+        lb += term_xchg(a, v, s[v] * x->sfx[d][v], (double)x->rep[v] / x->quo[d][v], (double)x->rep[v], 1);
+    uint32_t T0 = (uint32_t)(x->rep[0] / x->quo[d][0]);
+    double best = INFINITY, s0 = s[0] * x->sfx[d][0];
+    for (int k = 0; k < x->ndiv[0]; k++) {
+        uint32_t T = (uint32_t)x->div[0][k];
+        if (T < T0 || T % T0) continue;
+        double t = term_xchg(a, 0, s0, (double)T, (double)x->rep[0], 1);
+        best = t < best ? t : best;
+    }
+    return (lb + best) * (1 - 1e-9) >= q->st_exe[i];
 }
 
 /* p1_cut for a whole spatial plan, before its lists are built. Tensor v's
@@ -923,15 +989,26 @@ static double slice_lb(const long *ext, int na, long T, const long *dv, int ndv)
         for (int a = 0; a < na; a++) e *= (double)ext[a];
         return (double)T <= e ? dmax(1.0, e / (double)T) : 0;
     }
-    long best = 0;
-    for (int j = 0; j < ndv && dv[j] <= T; j++) {
-        long f1 = dv[j];
-        if (T % f1) continue;
-        long f2 = T / f1;
-        if (f1 > ext[0] || f2 > ext[1]) continue;
-        long s1 = ((ext[0] + f1 - 1) / f1) * ((ext[1] + f2 - 1) / f2);
-        long s2 = ((ext[0] + f2 - 1) / f2) * ((ext[1] + f1 - 1) / f1);
-        long sm = s1 < s2 ? s1 : s2;
+    /* f1 <= ext[0] and T / f1 <= ext[1]: f1 from ceil(T / ext[1]) up; the
+     * values fit 32 bits (<= ELK_CHIP_CORES_MAX), whose divisions are the
+     * cheap ones */
+    if (ext[0] > UINT32_MAX / 2 || ext[1] > UINT32_MAX / 2) return (double)T <= (double)ext[0] * ext[1] ? 1 : 0;
+    uint32_t t = (uint32_t)T, e0 = (uint32_t)ext[0], e1 = (uint32_t)ext[1];
+    uint32_t from = (t + e1 - 1) / e1;
+    int lo = 0, hi = ndv;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (dv[mid] < from) lo = mid + 1;
+        else hi = mid;
+    }
+    uint64_t best = 0;
+    for (int j = lo; j < ndv && dv[j] <= T && dv[j] <= ext[0]; j++) {
+        uint32_t f1 = (uint32_t)dv[j];
+        uint32_t f2 = t / f1;
+        if (f2 * f1 != t) continue;
+        uint64_t s1 = (uint64_t)((e0 + f1 - 1) / f1) * ((e1 + f2 - 1) / f2);
+        uint64_t s2 = (uint64_t)((e0 + f2 - 1) / f2) * ((e1 + f1 - 1) / f1);
+        uint64_t sm = s1 < s2 ? s1 : s2;
         if (!best || sm < best) best = sm;
     }
     return (double)best;
@@ -943,11 +1020,7 @@ static int p1_cut_spatial(const pass1 *q, const int *p)
     const elk_op *op = a->t.op;
     const elk_chip *c = a->c;
     if (q->exhaustive || q->nst == 0) return 0;
-    unsigned prof = c->profile;
-    int rotsync = (prof >> ELK_PSW_ROTSYNC) & 1u, gather = (prof >> ELK_PSW_GATHER) & 1u;
-    int relayout = (prof >> ELK_PSW_RELAYOUT) & 1u;
-    int elemout = op->kind == ELK_OP_ELEMWISE || op->kind == ELK_OP_UNARY;
-    double dt = op->dtype_bytes, xf = a->xf, cpb = a->cpb, sy = c->sync_cycles;
+    double dt = op->dtype_bytes;
     long sl[MD];
     for (int d = 0; d < op->ndims; d++) sl[d] = (a->s.D[d] + p[d] - 1) / p[d];
     bsrch b;
@@ -971,29 +1044,11 @@ static int p1_cut_spatial(const pass1 *q, const int *p)
             if (sv == 0) continue; /* no splits multiply to T */
             double T = (double)Ti;
             double h = sv * dt * (T > 1 ? 2 : 1);
-            double xe = cpb * dt * sv * (T - 1), ys = rotsync ? 2 * (T - 1) : 0;
-            if (v == 0) {
-                double r0 = (double)rep / T;
-                if (r0 > 1 && gather) {
-                    ys += r0;
-                    xe += r0 < 3 ? 0 : cpb * dt; /* at least one output element */
-                } else if (r0 > 1) {
-                    ys += 1;
-                    xe += cpb * dt * sv * (r0 - 1) / r0;
-                }
-                if (relayout) {
-                    ys += elemout ? 1 : 6;
-                    xe += elemout ? 0 : cpb * dt * sv;
-                } else {
-                    ys += 1;
-                    xe += cpb * dt * sv / r0;
-                }
-            }
-            b.o[v][b.no[v]++] = (bopt){h, xf * (xe + ys * sy), T};
+            b.o[v][b.no[v]++] = (bopt){h, term_xchg(a, v, sv, T, (double)rep, 1), T}; /* o >= 1 */
         }
         if (b.no[v] == 0) return 0; /* cannot happen (T = 1); keep p */
     }
-    double base = a->unf_comp / c->compute_scale + xf * (cpb * a->unf_bytes + sy * a->unf_syncs);
+    double base = a->base_x;
     b.comp_sl = a->mono ? elk_cost_compute(c, op, sl) / c->compute_scale : 0;
     b.comp_1 = a->comp_1;
     b.hmin[b.nt] = b.emin[b.nt] = 0;
@@ -1009,23 +1064,29 @@ static int p1_cut_spatial(const pass1 *q, const int *p)
     return !bound_rec(&b, 0, 0, base, 1);
 }
 
+/* A spatial plan's place in enumeration order whichever thread visits it:
+ * its innermost loop's number, then its number in that loop. */
+static long p1_sp_key(const sctx *s) { return (s->chunk - 1) << 32 | s->idx; }
+
 static void p1_spatial(void *u, const int *p)
 {
     pass1 *q = u;
+    q->sp = p1_sp_key(&q->a->s);
     if (p1_cut_spatial(q, p)) {
-        q->sp++;
+        q->nsp++;
         q->bounded++;
         return;
     }
-    if (q->cancel && !(q->sp & 1023) && atomic_load_explicit(q->cancel, memory_order_relaxed)) q->cancelled = 1;
+    if (q->cancel && !(q->nsp & 1023) && atomic_load_explicit(q->cancel, memory_order_relaxed)) q->cancelled = 1;
     if (!q->oom && !q->cancelled && temporal_run(&q->a->t, q->a->s.D, p)) q->oom = 1;
-    q->sp++;
+    q->nsp++;
 }
 
 static int cmp_imp(const void *pa, const void *pb)
 {
     const improver *a = pa, *b = pb;
     if (a->hot != b->hot) return a->hot < b->hot ? -1 : 1;
+    if (a->sp != b->sp) return a->sp < b->sp ? -1 : 1;
     return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
@@ -1165,6 +1226,14 @@ static void actx_init(actx *a, const elk_chip *c, const elk_op *op, double sram_
             if (in_axes(&op->t[v], d)) a->axm[v] |= 1u << d;
     }
     a->t.dm = &a->dm;
+    unsigned prof = c->profile;
+    a->rotsync = (prof >> ELK_PSW_ROTSYNC) & 1u;
+    a->gather = (prof >> ELK_PSW_GATHER) & 1u;
+    a->relayout = (prof >> ELK_PSW_RELAYOUT) & 1u;
+    a->elemout = op->kind == ELK_OP_ELEMWISE || op->kind == ELK_OP_UNARY;
+    a->kx = a->xf * a->cpb * op->dtype_bytes;
+    a->ks = a->xf * c->sync_cycles;
+    a->base_x = a->unf_comp / c->compute_scale + a->xf * (a->cpb * a->unf_bytes + c->sync_cycles * a->unf_syncs);
     a->t.op = op;
     a->t.nd = op->ndims;
     a->t.nt = op->ntensors;
@@ -1294,6 +1363,83 @@ static elk_status table_opts(const elk_chip *c, pairs_t *pv, int nk, const doubl
     return ELK_OK;
 }
 
+static void p1_init(pass1 *q, actx *a, const elk_plan_opts *o)
+{
+    memset(q, 0, sizeof *q);
+    q->a = a;
+    q->cb = o->all_cb;
+    q->ctx = o->ctx;
+    q->exhaustive = o->all_cb || o->exhaustive;
+    q->min_hot = INFINITY;
+    q->cancel = o->cancel;
+    a->t.leaf = p1_leaf;
+    a->t.cut = p1_cut;
+    a->t.u = q;
+}
+
+/* Pass 1 on threads for big enumerations (a million cores is seconds per
+ * weight matmul on one core, 5,888 cores milliseconds), never when all_cb
+ * must see the plans in order. Each thread keeps its own staircase over
+ * its own share: a plan it records is one no earlier plan of its share
+ * beats, so every plan of the front (which no earlier plan at all beats)
+ * is recorded by its thread, and what else is recorded is beaten in the
+ * (hot, spatial plan, seq) order front_sweep sorts by, so the front does
+ * not depend on the split. The counts (enumerated, bounded) do. */
+#define ART_THREADS_MAX 4
+#define ART_THREADS_CORES 65536
+
+typedef struct {
+    actx *a; /* owned */
+    pass1 q;
+    int tid, nthr, coarse;
+} p1_worker;
+
+static void *p1_thread(void *arg)
+{
+    p1_worker *w = arg;
+    spatial_run(&w->a->s, w->a->op, w->a->c->cores, w->coarse, w->tid, w->nthr, p1_spatial, &w->q);
+    free(w->q.st_hot);
+    free(w->q.st_exe);
+    w->q.st_hot = w->q.st_exe = NULL;
+    return NULL;
+}
+
+static int art_threads(const elk_chip *c, const elk_op *op, const pass1 *q)
+{
+    if (q->exhaustive || op->ndims < 2 || c->cores < ART_THREADS_CORES) return 1;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 2 ? 1 : n > ART_THREADS_MAX ? ART_THREADS_MAX : (int)n;
+}
+
+/* Move x's records into q (x keeps nothing). */
+static void p1_merge(pass1 *q, pass1 *x)
+{
+    if (!q->oom && x->nimp) {
+        if (q->nimp + x->nimp > q->cimp) {
+            long nc = q->nimp + x->nimp;
+            improver *v = realloc(q->imp, (size_t)nc * sizeof *v);
+            if (!v) q->oom = 1;
+            else {
+                q->imp = v;
+                q->cimp = nc;
+            }
+        }
+        if (!q->oom) {
+            memcpy(q->imp + q->nimp, x->imp, (size_t)x->nimp * sizeof *x->imp);
+            q->nimp += x->nimp;
+        }
+    }
+    free(x->imp);
+    x->imp = NULL;
+    x->nimp = 0;
+    q->seq += x->seq;
+    q->bounded += x->bounded;
+    q->nsp += x->nsp;
+    if (x->min_hot < q->min_hot) q->min_hot = x->min_hot;
+    q->oom |= x->oom;
+    q->cancelled |= x->cancelled;
+}
+
 elk_status elk_plan_art_enumerate(const elk_chip *c, const elk_op *op, double sram_bytes, elk_plan_set *set,
                                   const elk_plan_opts *o, elk_error *err)
 {
@@ -1305,17 +1451,42 @@ elk_status elk_plan_art_enumerate(const elk_chip *c, const elk_op *op, double sr
     actx_init(a, c, op, sram_bytes);
 
     pass1 q;
-    memset(&q, 0, sizeof q);
-    q.a = a;
-    q.cb = o->all_cb;
-    q.ctx = o->ctx;
-    q.exhaustive = o->all_cb || o->exhaustive;
-    q.min_hot = INFINITY;
-    q.cancel = o->cancel;
-    a->t.leaf = p1_leaf;
-    a->t.cut = p1_cut;
-    a->t.u = &q;
-    spatial_run(&a->s, op, c->cores, o->coarse && !q.exhaustive, p1_spatial, &q);
+    p1_init(&q, a, o);
+    int coarse = o->coarse && !q.exhaustive;
+    int nthr = art_threads(c, op, &q);
+    p1_worker w[ART_THREADS_MAX];
+    pthread_t th[ART_THREADS_MAX];
+    int started[ART_THREADS_MAX] = {0};
+    for (int k = 1; k < nthr; k++) {
+        w[k].a = calloc(1, sizeof *w[k].a);
+        if (!w[k].a) continue; /* its share falls to this thread */
+        actx_init(w[k].a, c, op, sram_bytes);
+        p1_init(&w[k].q, w[k].a, o);
+        w[k].tid = k;
+        w[k].nthr = nthr;
+        w[k].coarse = coarse;
+        started[k] = elk_thread_start(&th[k], p1_thread, &w[k]) == 0;
+    }
+    spatial_run(&a->s, op, c->cores, coarse, 0, nthr, p1_spatial, &q);
+    long spatial = a->s.spatial;
+    for (int k = 1; k < nthr; k++) {
+        if (!started[k]) {
+            if (!w[k].a) {
+                spatial_run(&a->s, op, c->cores, coarse, k, nthr, p1_spatial, &q);
+                spatial += a->s.spatial;
+                continue;
+            }
+            p1_thread(&w[k]);
+        } else {
+            pthread_join(th[k], NULL);
+        }
+        p1_merge(&q, &w[k].q);
+        spatial += w[k].a->s.spatial;
+        q.oom |= w[k].a->t.oom;
+        tctx_free(&w[k].a->t);
+        divmemo_free(&w[k].a->dm);
+        free(w[k].a);
+    }
     free(q.st_hot);
     free(q.st_exe);
     elk_status st = ELK_OK;
@@ -1330,7 +1501,7 @@ elk_status elk_plan_art_enumerate(const elk_chip *c, const elk_op *op, double sr
     if (st != ELK_OK) goto done;
     set->enumerated = q.seq;
     set->bounded = q.bounded;
-    set->spatial = a->s.spatial;
+    set->spatial = spatial;
     set->hbm_bytes = op->hbm_bytes;
     nk = front_sweep(&q);
     set->plans = calloc((size_t)nk, sizeof *set->plans);
