@@ -775,6 +775,15 @@ static long st_find(const pass1 *q, double h)
     return (b - q->st_hot) + (*b <= h) - 1;
 }
 
+/* Whether the staircase at hot h is at or below e (a plan of at least h
+ * and e would not join it); the ends decide most queries without a search. */
+static int st_beats(const pass1 *q, double h, double e)
+{
+    if (q->nst == 0 || h < q->st_hot[0] || e < q->st_exe[q->nst - 1]) return 0;
+    if (e >= q->st_exe[0]) return 1;
+    return e >= q->st_exe[st_find(q, h)];
+}
+
 static int st_insert(pass1 *q, long i, double hot, double exe)
 {
     if (q->nst == q->cst) {
@@ -886,14 +895,13 @@ static int p1_cut(void *u, int d, const double *s, unsigned rot, double iters, c
     double dt = x->op->dtype_bytes, hot = 0;
     for (int v = 0; v < x->nt; v++) hot += s[v] * x->sfx[d][v] * dt * (((rot >> v) & 1u) ? 2 : 1);
     if (hot > a->sram) return 1;
-    long i = st_find(q, hot);
-    if (i < 0) return 0;
+    if (hot < q->st_hot[0]) return 0;
     double comp = 0;
     if (a->mono) {
         long sb[MD];
         for (int k = 0; k < x->nd; k++) sb[k] = k < d ? sub[k] : x->sl[k];
         comp = path_compute(&a->t, a->c, d - 1, sb) * iters / a->c->compute_scale;
-        if (comp * (1 - 1e-9) >= q->st_exe[i]) return 1;
+        if (st_beats(q, hot, comp * (1 - 1e-9))) return 1;
     }
     /* and the exchange: each tensor's splits so far only grow (its slice
      * at least the one the hot bound took); the output's final product is
@@ -903,13 +911,19 @@ static int p1_cut(void *u, int d, const double *s, unsigned rot, double iters, c
         lb += term_xchg(a, v, s[v] * x->sfx[d][v], (double)x->rep[v] / x->quo[d][v], (double)x->rep[v], 1);
     uint32_t T0 = (uint32_t)(x->rep[0] / x->quo[d][0]);
     double best = INFINITY, s0 = s[0] * x->sfx[d][0];
-    for (int k = 0; k < x->ndiv[0]; k++) {
+    int k0 = 0, k1 = x->ndiv[0];
+    while (k0 < k1) { /* the first divisor >= T0 */
+        int mid = (k0 + k1) / 2;
+        if (x->div[0][mid] < (long)T0) k0 = mid + 1;
+        else k1 = mid;
+    }
+    for (int k = k0; k < x->ndiv[0]; k++) {
         uint32_t T = (uint32_t)x->div[0][k];
         if (T < T0 || T % T0) continue;
         double t = term_xchg(a, 0, s0, (double)T, (double)x->rep[0], 1);
         best = t < best ? t : best;
     }
-    return (lb + best) * (1 - 1e-9) >= q->st_exe[i];
+    return st_beats(q, hot, (lb + best) * (1 - 1e-9));
 }
 
 /* p1_cut for a whole spatial plan, before its lists are built. Tensor v's
@@ -936,6 +950,7 @@ static int p1_cut(void *u, int d, const double *s, unsigned rot, double iters, c
  * least terms already lose; a search that grows too long keeps p. */
 typedef struct {
     double h, e, T;
+    int exact; /* h and e from slice_lb; else from the cheaper extent / T */
 } bopt;
 
 #define BOPT_MAX 128 /* options kept per tensor; more: not bounded */
@@ -950,6 +965,14 @@ typedef struct {
     double hmin[MT + 1], emin[MT + 1]; /* sums of the least terms of tensors >= v */
     double comp_sl, comp_1; /* compute of the unsplit tile and of a 1x..x1 tile (0 unless monotone) */
     long nodes;
+    double base; /* the time every plan pays (the unfused parts) */
+    int pick[MT]; /* the option of each tensor on the current path */
+    const actx *a;
+    long ext[MT][MD]; /* each tensor's extents, na[v] of them */
+    int na[MT];
+    long rep[MT];
+    const long *dv[MT]; /* the divisors of rep[v] */
+    int ndv[MT];
 } bsrch;
 
 /* 1 if no plan with at least hot h and time e can join. */
@@ -957,21 +980,54 @@ static int lost(const bsrch *b, double h, double e)
 {
     const pass1 *q = b->q;
     if (h * (1 - 1e-9) > q->a->sram) return 1;
-    long i = st_find(q, h * (1 - 1e-9));
-    return i >= 0 && e * (1 - 1e-9) >= q->st_exe[i];
+    return st_beats(q, h * (1 - 1e-9), e * (1 - 1e-9));
 }
 
 static double dmax(double x, double y) { return x > y ? x : y; }
 
 /* 1 if some vector of options of tensors v.. joins (or the search gave up).
  * T is the largest T_w so far. */
+static double slice_lb(const long *ext, int na, long T, const long *dv, int ndv);
+
+/* Option i of tensor v from its least slice (slice_lb); hot and time only
+ * grow, so what was pruned on the cheaper values stays pruned. */
+static void bopt_refine(bsrch *b, int v, int i)
+{
+    bopt *o = &b->o[v][i];
+    double sv = slice_lb(b->ext[v], b->na[v], (long)o->T, b->dv[v], b->ndv[v]);
+    o->exact = 1;
+    if (sv == 0) { /* no splits multiply to T */
+        o->h = o->e = INFINITY;
+        return;
+    }
+    o->h = sv * b->a->op->dtype_bytes * (o->T > 1 ? 2 : 1);
+    o->e = term_xchg(b->a, v, sv, o->T, (double)b->rep[v], 1); /* o >= 1 */
+}
+
 static int bound_rec(bsrch *b, int v, double h, double e, double T)
 {
     if (++b->nodes > BNODE_MAX) return 1;
     if (lost(b, h + b->hmin[v], e + b->emin[v] + dmax(b->comp_sl, T * b->comp_1))) return 0;
-    if (v >= b->nt || v >= MT) return 1;
-    for (int i = 0; i < b->no[v]; i++)
+    if (v >= b->nt || v >= MT) {
+        /* a vector that joins on the cheap slices: on the exact ones? */
+        int refined = 0;
+        for (int w = 0; w < b->nt; w++)
+            if (!b->o[w][b->pick[w]].exact) {
+                bopt_refine(b, w, b->pick[w]);
+                refined = 1;
+            }
+        if (!refined) return 1;
+        h = e = 0;
+        for (int w = 0; w < b->nt; w++) {
+            h += b->o[w][b->pick[w]].h;
+            e += b->o[w][b->pick[w]].e;
+        }
+        return !lost(b, h, e + b->base + dmax(b->comp_sl, T * b->comp_1));
+    }
+    for (int i = 0; i < b->no[v]; i++) {
+        b->pick[v] = i;
         if (bound_rec(b, v + 1, h + b->o[v][i].h, e + b->o[v][i].e, dmax(T, b->o[v][i].T))) return 1;
+    }
     return 0;
 }
 
@@ -1025,6 +1081,7 @@ static int p1_cut_spatial(const pass1 *q, const int *p)
     for (int d = 0; d < op->ndims; d++) sl[d] = (a->s.D[d] + p[d] - 1) / p[d];
     bsrch b;
     b.q = q;
+    b.a = a;
     b.nt = op->ntensors;
     b.nodes = 0;
     for (int v = 0; v < op->ntensors; v++) {
@@ -1038,17 +1095,26 @@ static int p1_cut_spatial(const pass1 *q, const int *p)
         const long *dv = divmemo_get(&a->dm, rep, &ndv);
         if (!dv || ndv > BOPT_MAX) return 0;
         b.no[v] = 0;
+        memcpy(b.ext[v], ext, sizeof ext);
+        b.na[v] = na;
+        b.rep[v] = rep;
+        b.dv[v] = dv;
+        b.ndv[v] = ndv;
+        double e = 1;
+        for (int k = 0; k < na; k++) e *= (double)ext[k];
         for (int i = 0; i < ndv; i++) {
-            long Ti = dv[i];
-            double sv = slice_lb(ext, na, Ti, dv, ndv);
+            double T = (double)dv[i];
+            /* two axes: extent / T until a search path needs slice_lb */
+            int cheap = na == 2;
+            double sv = cheap ? (T <= e ? dmax(1.0, e / T) : 0) : slice_lb(ext, na, dv[i], dv, ndv);
             if (sv == 0) continue; /* no splits multiply to T */
-            double T = (double)Ti;
             double h = sv * dt * (T > 1 ? 2 : 1);
-            b.o[v][b.no[v]++] = (bopt){h, term_xchg(a, v, sv, T, (double)rep, 1), T}; /* o >= 1 */
+            b.o[v][b.no[v]++] = (bopt){h, term_xchg(a, v, sv, T, (double)rep, 1), T, !cheap}; /* o >= 1 */
         }
         if (b.no[v] == 0) return 0; /* cannot happen (T = 1); keep p */
     }
     double base = a->base_x;
+    b.base = base;
     b.comp_sl = a->mono ? elk_cost_compute(c, op, sl) / c->compute_scale : 0;
     b.comp_1 = a->comp_1;
     b.hmin[b.nt] = b.emin[b.nt] = 0;
