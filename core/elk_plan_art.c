@@ -6,8 +6,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "elk_cost.h"
+#include "elk_thread.h"
 
 #define MD ELK_MAX_DIMS
 #define MT ELK_MAX_TENSORS
@@ -44,6 +46,95 @@ typedef struct {
     uint64_t inv[MT]; /* UINT64_MAX / t_v + 1 (t_v > 1): divisibility by t_v without a division */
 } lent;
 
+/* Divisor lists by value, computed once each: a replica count is the
+ * product of other dims' splits, so few distinct ones recur across the
+ * spatial plans of an operator. Owns its table and blocks. Invariant: slot
+ * k holds n = key[k] > 0 and its cnt[k] ascending divisors at lst[k], in a
+ * block that never moves. */
+#define DIVBLK 65536
+typedef struct {
+    long *key;
+    long **lst;
+    int *cnt;
+    long cap; /* slots, a power of two (0: none yet) */
+    long used;
+    long **blk; /* blocks of DIVBLK longs */
+    int nblk, cblk;
+    long fill; /* used in the last block */
+} divmemo;
+
+static int divisors_of(long n, long *out, int cap);
+
+static void divmemo_free(divmemo *m)
+{
+    free(m->key);
+    free(m->lst);
+    free(m->cnt);
+    for (int b = 0; b < m->nblk; b++) free(m->blk[b]);
+    free(m->blk);
+    memset(m, 0, sizeof *m);
+}
+
+static int divmemo_grow(divmemo *m)
+{
+    long nc = m->cap ? m->cap * 2 : 1024;
+    long *key = calloc((size_t)nc, sizeof *key), **lst = malloc((size_t)nc * sizeof *lst);
+    int *cnt = malloc((size_t)nc * sizeof *cnt);
+    if (!key || !lst || !cnt) {
+        free(key);
+        free(lst);
+        free(cnt);
+        return -1;
+    }
+    for (long k = 0; k < m->cap; k++) {
+        if (!m->key[k]) continue;
+        long j = (long)(((unsigned long)m->key[k] * 0x9E3779B97F4A7C15ul) >> 20) & (nc - 1);
+        while (key[j]) j = (j + 1) & (nc - 1);
+        key[j] = m->key[k];
+        lst[j] = m->lst[k];
+        cnt[j] = m->cnt[k];
+    }
+    free(m->key);
+    free(m->lst);
+    free(m->cnt);
+    m->key = key;
+    m->lst = lst;
+    m->cnt = cnt;
+    m->cap = nc;
+    return 0;
+}
+
+/* The ascending divisors of n >= 1 (at most MAX_DIV), or NULL when out of
+ * memory; *k their count. The list lives as long as m. */
+static const long *divmemo_get(divmemo *m, long n, int *k)
+{
+    if (m->used * 2 >= m->cap && divmemo_grow(m)) return NULL;
+    long j = (long)(((unsigned long)n * 0x9E3779B97F4A7C15ul) >> 20) & (m->cap - 1);
+    while (m->key[j] && m->key[j] != n) j = (j + 1) & (m->cap - 1);
+    if (!m->key[j]) {
+        if (m->nblk == 0 || m->fill + MAX_DIV > DIVBLK) {
+            if (m->nblk == m->cblk) {
+                int nc = m->cblk ? m->cblk * 2 : 8;
+                long **v = realloc(m->blk, (size_t)nc * sizeof *v);
+                if (!v) return NULL;
+                m->blk = v;
+                m->cblk = nc;
+            }
+            if (!(m->blk[m->nblk] = malloc(DIVBLK * sizeof(long)))) return NULL;
+            m->nblk++;
+            m->fill = 0;
+        }
+        long *at = m->blk[m->nblk - 1] + m->fill;
+        m->key[j] = n;
+        m->lst[j] = at;
+        m->cnt[j] = divisors_of(n, at, MAX_DIV);
+        m->fill += m->cnt[j];
+        m->used++;
+    }
+    *k = m->cnt[j];
+    return m->lst[j];
+}
+
 /* The temporal search of one spatial plan. Owns pool and lists (reused
  * across spatial plans). Invariant: every list[d] entry indexes pool, and
  * lists hold, after sorting, the artifact's search_space in its order. */
@@ -55,8 +146,10 @@ typedef struct {
     unsigned axm[MT]; /* bit d: tensor v indexes dim d (in_axes, set by temporal_run) */
     long sl[MD];  /* spatial_len: per-core extent of each dim */
     long rep[MT]; /* replicas of each tensor */
-    long div[MT][MAX_DIV]; /* their divisors, ascending */
+    const long *div[MT]; /* their divisors, ascending (in dm, or in own) */
     int ndiv[MT];
+    divmemo *dm; /* NULL: the divisors are computed into own */
+    long own[MT][MAX_DIV];
     tup *pool;
     int npool, cpool;
     int *list[MD];
@@ -314,7 +407,15 @@ static int temporal_run(tctx *x, const long *D, const int *p)
             else x->axm[v] |= 1u << d;
     }
     x->npool = 0;
-    for (int v = 0; v < x->nt; v++) x->ndiv[v] = divisors_of(x->rep[v], x->div[v], MAX_DIV);
+    for (int v = 0; v < x->nt; v++) {
+        if (x->dm) {
+            x->div[v] = divmemo_get(x->dm, x->rep[v], &x->ndiv[v]);
+            if (!x->div[v]) return -1;
+        } else {
+            x->ndiv[v] = divisors_of(x->rep[v], x->own[v], MAX_DIV);
+            x->div[v] = x->own[v];
+        }
+    }
     int cur[MT];
     for (int v = 0; v < MT; v++) cur[v] = 1;
     for (int d = 0; d < x->nd && !x->oom; d++) {
@@ -379,6 +480,9 @@ typedef struct {
     double rest[MD + 1]; /* product of tot over dims > d, uncapped */
     int p[MD];
     int coarse; /* elk_plan_opts.coarse: elk_plan.c's geometric steps */
+    int tid, nthr; /* this thread visits the innermost loops chunk % nthr == tid */
+    long chunk;    /* innermost loops begun so far (by every thread alike) */
+    long idx;      /* spatial plans visited in the current one */
     spatial_fn fn;
     void *u;
     long spatial;
@@ -414,7 +518,14 @@ static void spatial_rec(sctx *s, int d, double agg)
         if (!spatial_ok(s)) return;
         s->spatial++;
         s->fn(s->u, s->p);
+        s->idx++;
         return;
+    }
+    if (d == s->nd - 1) {
+        /* threads split the work by whole innermost loops, dealt round-robin */
+        long ch = s->chunk++;
+        if (ch % s->nthr != s->tid) return;
+        s->idx = 0;
     }
     long lo = (long)floor(s->cores * s->util / agg / s->rest[d + 1]);
     if (lo < 1) lo = 1;
@@ -430,10 +541,12 @@ static void spatial_rec(sctx *s, int d, double agg)
     s->p[d] = 1;
 }
 
-static void spatial_run(sctx *s, const elk_op *op, int cores, int coarse, spatial_fn fn, void *u)
+static void spatial_run(sctx *s, const elk_op *op, int cores, int coarse, int tid, int nthr, spatial_fn fn, void *u)
 {
     memset(s, 0, sizeof *s);
     s->coarse = coarse;
+    s->tid = tid;
+    s->nthr = nthr;
     s->nd = op->ndims;
     s->cores = cores;
     thresholds(op, cores, &s->util, &s->pad);
@@ -462,6 +575,12 @@ typedef struct {
     double xf;   /* its inter-chip factor */
     double unf_comp, unf_syncs, unf_bytes;
     int mono; /* elk_cost_split_monotone: p1_cut may bound compute */
+    double comp_1; /* compute of a 1x..x1 tile over compute_scale (0 unless mono) */
+    double base_x; /* the unfused parts' time, the same for every plan */
+    int rotsync, gather, relayout, elemout; /* the profile switches and op kind evaluate reads */
+    double kx, ks; /* time of an element through the port, of a sync (inter-chip factor in) */
+    unsigned axm[MT]; /* bit d: tensor v indexes dim d */
+    divmemo dm;
     tctx t;
     sctx s;
 } actx;
@@ -612,8 +731,8 @@ static double evaluate(const actx *a, int tm[MD][MT], const long *sub, const dou
  * sweep over them gives the artifact's front. */
 typedef struct {
     double hot, exe;
-    long seq;  /* enumeration order over the plans visited */
-    long sp;   /* spatial plan's enumeration order */
+    long seq;  /* enumeration order over the plans of its spatial plan visited */
+    long sp;   /* its spatial plan's enumeration order (p1_sp_key) */
     int p[MD];
     int tm[MD][MT]; /* its temporal matrix: pass 2 finds it by this */
 } improver;
@@ -628,7 +747,9 @@ typedef struct {
     long nimp, cimp;
     double *st_hot, *st_exe;
     long nst, cst;
-    long seq, sp;
+    long seq; /* plans visited (p1_leaf) */
+    long sp;  /* the current spatial plan's key (p1_sp_key) */
+    long nsp; /* spatial plans seen */
     long bounded; /* spatial plans p1_cut_spatial skipped */
     int exhaustive; /* visit every plan (no p1_cut) */
     double min_hot;
@@ -654,6 +775,15 @@ static long st_find(const pass1 *q, double h)
     return (b - q->st_hot) + (*b <= h) - 1;
 }
 
+/* Whether the staircase at hot h is at or below e (a plan of at least h
+ * and e would not join it); the ends decide most queries without a search. */
+static int st_beats(const pass1 *q, double h, double e)
+{
+    if (q->nst == 0 || h < q->st_hot[0] || e < q->st_exe[q->nst - 1]) return 0;
+    if (e >= q->st_exe[0]) return 1;
+    return e >= q->st_exe[st_find(q, h)];
+}
+
 static int st_insert(pass1 *q, long i, double hot, double exe)
 {
     if (q->nst == q->cst) {
@@ -677,6 +807,26 @@ static int st_insert(pass1 *q, long i, double hot, double exe)
     return 0;
 }
 
+/* A lower bound on the exchange time evaluate charges for tensor v, from
+ * its slice sv (elements), its splits' product T and its replica count rep,
+ * and (the output) the per-iteration output elements o: it shifts at least
+ * T - 1 times (the shift schedule's levels multiply to T), each moving sv,
+ * two syncs a shift under rotsync; the output's rep / T partial sums fix
+ * elk_plan_charge_output's syncs and bound its bytes. */
+static inline double term_xchg(const actx *a, int v, double sv, double T, double rep, double o)
+{
+    double kx = a->kx, ks = a->ks;
+    double t = (T - 1) * (kx * sv + (a->rotsync ? 2 * ks : 0));
+    if (v == 0) {
+        double r0 = rep / T;
+        if (r0 > 1 && a->gather) t += ks * r0 + kx * (r0 < 3 ? floor(o / 2) : o);
+        else if (r0 > 1) t += ks + kx * sv * (r0 - 1) / r0;
+        if (a->relayout) t += a->elemout ? ks : 6 * ks + kx * sv;
+        else t += ks + kx * sv / r0;
+    }
+    return t;
+}
+
 static void p1_leaf(void *u, int tm[MD][MT], const long *sub, const double *s, unsigned rot, double iters)
 {
     pass1 *q = u;
@@ -692,6 +842,15 @@ static void p1_leaf(void *u, int tm[MD][MT], const long *sub, const double *s, u
     double comp0 = path_compute(&a->t, a->c, a->t.nd - 1, sub) * iters;
     /* compute alone already too slow: skip the exchange terms */
     if (!q->cb && comp0 / a->c->compute_scale >= bound) return;
+    if (!q->cb && isfinite(bound)) {
+        /* nor with the exchange no plan of these splits can avoid */
+        const tctx *x = &a->t;
+        double o = 1, lb = comp0 / a->c->compute_scale + a->base_x;
+        for (int k = 0; k < a->op->t[0].naxes; k++) o *= (double)sub[a->op->t[0].axis[k]];
+        for (int v = 0; v < x->nt; v++)
+            lb += term_xchg(a, v, s[v], (double)x->rep[v] / x->quo[x->nd][v], (double)x->rep[v], o);
+        if (lb * (1 - 1e-9) >= bound) return;
+    }
     elk_plan pl;
     double exe = evaluate(a, tm, sub, s, hot, comp0, &pl);
     if (q->cb) q->cb(&pl, q->ctx);
@@ -713,7 +872,7 @@ static void p1_leaf(void *u, int tm[MD][MT], const long *sub, const double *s, u
     improver *im = &q->imp[q->nimp++];
     im->hot = hot;
     im->exe = exe;
-    im->seq = q->seq - 1;
+    im->seq = q->seq - 1; /* within one thread, in its plans' order */
     im->sp = q->sp;
     memcpy(im->p, a->s.p, sizeof im->p);
     memcpy(im->tm, tm, sizeof im->tm);
@@ -736,56 +895,264 @@ static int p1_cut(void *u, int d, const double *s, unsigned rot, double iters, c
     double dt = x->op->dtype_bytes, hot = 0;
     for (int v = 0; v < x->nt; v++) hot += s[v] * x->sfx[d][v] * dt * (((rot >> v) & 1u) ? 2 : 1);
     if (hot > a->sram) return 1;
-    long i = st_find(q, hot);
-    if (i < 0 || !a->mono) return 0;
-    long sb[MD];
-    for (int k = 0; k < x->nd; k++) sb[k] = k < d ? sub[k] : x->sl[k];
-    double comp = path_compute(&a->t, a->c, d - 1, sb) * iters;
-    return comp / a->c->compute_scale * (1 - 1e-9) >= q->st_exe[i];
+    if (hot < q->st_hot[0]) return 0;
+    double comp = 0;
+    if (a->mono) {
+        long sb[MD];
+        for (int k = 0; k < x->nd; k++) sb[k] = k < d ? sub[k] : x->sl[k];
+        comp = path_compute(&a->t, a->c, d - 1, sb) * iters / a->c->compute_scale;
+        if (st_beats(q, hot, comp * (1 - 1e-9))) return 1;
+    }
+    /* and the exchange: each tensor's splits so far only grow (its slice
+     * at least the one the hot bound took); the output's final product is
+     * a multiple of the one so far that divides its replicas */
+    double lb = comp + a->base_x;
+    for (int v = 1; v < x->nt; v++)
+        lb += term_xchg(a, v, s[v] * x->sfx[d][v], (double)x->rep[v] / x->quo[d][v], (double)x->rep[v], 1);
+    uint32_t T0 = (uint32_t)(x->rep[0] / x->quo[d][0]);
+    double best = INFINITY, s0 = s[0] * x->sfx[d][0];
+    int k0 = 0, k1 = x->ndiv[0];
+    while (k0 < k1) { /* the first divisor >= T0 */
+        int mid = (k0 + k1) / 2;
+        if (x->div[0][mid] < (long)T0) k0 = mid + 1;
+        else k1 = mid;
+    }
+    for (int k = k0; k < x->ndiv[0]; k++) {
+        uint32_t T = (uint32_t)x->div[0][k];
+        if (T < T0 || T % T0) continue;
+        double t = term_xchg(a, 0, s0, (double)T, (double)x->rep[0], 1);
+        best = t < best ? t : best;
+    }
+    return st_beats(q, hot, (lb + best) * (1 - 1e-9));
 }
 
-/* p1_cut for a whole spatial plan, before its lists are built: a tensor's
- * temporal splits multiply to a divisor of its replica count, so its slice
- * is at least its spatial extent over that count; compute is at least the
- * unsplit tile's. */
+/* p1_cut for a whole spatial plan, before its lists are built. Tensor v's
+ * temporal splits multiply to some T_v dividing its replica count (the
+ * tree's leaf check), each split drawn from the list of a dim v indexes
+ * (at most that dim's extent, each list on one level: dim_rec and the sort
+ * permute whole lists), and every term of evaluate's time is at least a
+ * sum of per-tensor terms in T_v alone:
+ *  - its slice s_v is at least the least product of ceil(extent / split)
+ *    over its axes for splits that multiply to T_v (slice_lb), so its hot
+ *    bytes are at least that (twice it when T_v > 1);
+ *  - the shift schedule's levels multiply to T_v, so it shifts at least
+ *    T_v - 1 times, each moving s_v (with rotsync two syncs a shift);
+ *  - the output's partial-sum copies are rep_0 / T_0 exactly, which fixes
+ *    elk_plan_charge_output's syncs and bounds its bytes;
+ *  - where elk_cost_split_monotone holds, compute is monotone in every
+ *    extent and at least the unsplit tile's, and at least max T_v
+ *    iterations of a 1x..x1 tile; the unfused parts are the same for all.
+ * A plan of p can join the staircase only if some vector (T_v) has a bound
+ * point (sum of hot bounds, sum of time bounds) that fits and beats the
+ * staircase there (p1_leaf's tests; the staircase does not rise), so when
+ * none does, p is skipped: p1_leaf would record none of its plans. The
+ * search over vectors drops a prefix whose partial sums plus the rest's
+ * least terms already lose; a search that grows too long keeps p. */
+typedef struct {
+    double h, e, T;
+    int exact; /* h and e from slice_lb; else from the cheaper extent / T */
+} bopt;
+
+#define BOPT_MAX 128 /* options kept per tensor; more: not bounded */
+#define BNODE_MAX 4096
+
+/* The bound's search. Owns nothing; o[v][0..no[v]) are tensor v's options. */
+typedef struct {
+    const pass1 *q;
+    int nt;
+    bopt o[MT][BOPT_MAX];
+    int no[MT];
+    double hmin[MT + 1], emin[MT + 1]; /* sums of the least terms of tensors >= v */
+    double comp_sl, comp_1; /* compute of the unsplit tile and of a 1x..x1 tile (0 unless monotone) */
+    long nodes;
+    double base; /* the time every plan pays (the unfused parts) */
+    int pick[MT]; /* the option of each tensor on the current path */
+    const actx *a;
+    long ext[MT][MD]; /* each tensor's extents, na[v] of them */
+    int na[MT];
+    long rep[MT];
+    const long *dv[MT]; /* the divisors of rep[v] */
+    int ndv[MT];
+} bsrch;
+
+/* 1 if no plan with at least hot h and time e can join. */
+static int lost(const bsrch *b, double h, double e)
+{
+    const pass1 *q = b->q;
+    if (h * (1 - 1e-9) > q->a->sram) return 1;
+    return st_beats(q, h * (1 - 1e-9), e * (1 - 1e-9));
+}
+
+static double dmax(double x, double y) { return x > y ? x : y; }
+
+/* 1 if some vector of options of tensors v.. joins (or the search gave up).
+ * T is the largest T_w so far. */
+static double slice_lb(const long *ext, int na, long T, const long *dv, int ndv);
+
+/* Option i of tensor v from its least slice (slice_lb); hot and time only
+ * grow, so what was pruned on the cheaper values stays pruned. */
+static void bopt_refine(bsrch *b, int v, int i)
+{
+    bopt *o = &b->o[v][i];
+    double sv = slice_lb(b->ext[v], b->na[v], (long)o->T, b->dv[v], b->ndv[v]);
+    o->exact = 1;
+    if (sv == 0) { /* no splits multiply to T */
+        o->h = o->e = INFINITY;
+        return;
+    }
+    o->h = sv * b->a->op->dtype_bytes * (o->T > 1 ? 2 : 1);
+    o->e = term_xchg(b->a, v, sv, o->T, (double)b->rep[v], 1); /* o >= 1 */
+}
+
+static int bound_rec(bsrch *b, int v, double h, double e, double T)
+{
+    if (++b->nodes > BNODE_MAX) return 1;
+    if (lost(b, h + b->hmin[v], e + b->emin[v] + dmax(b->comp_sl, T * b->comp_1))) return 0;
+    if (v >= b->nt || v >= MT) {
+        /* a vector that joins on the cheap slices: on the exact ones? */
+        int refined = 0;
+        for (int w = 0; w < b->nt; w++)
+            if (!b->o[w][b->pick[w]].exact) {
+                bopt_refine(b, w, b->pick[w]);
+                refined = 1;
+            }
+        if (!refined) return 1;
+        h = e = 0;
+        for (int w = 0; w < b->nt; w++) {
+            h += b->o[w][b->pick[w]].h;
+            e += b->o[w][b->pick[w]].e;
+        }
+        return !lost(b, h, e + b->base + dmax(b->comp_sl, T * b->comp_1));
+    }
+    for (int i = 0; i < b->no[v]; i++) {
+        b->pick[v] = i;
+        if (bound_rec(b, v + 1, h + b->o[v][i].h, e + b->o[v][i].e, dmax(T, b->o[v][i].T))) return 1;
+    }
+    return 0;
+}
+
+/* The least slice of a tensor with extents ext[0..na) whose splits
+ * multiply to T (a divisor of the replica count whose divisors are
+ * dv[0..ndv)), each split from a list of one of its own dims (so at most
+ * that dim's extent) on its own level, which may shrink either axis (the
+ * sort) or none; 0 if no such splits exist. */
+static double slice_lb(const long *ext, int na, long T, const long *dv, int ndv)
+{
+    if (na == 0) return T == 1 ? 1 : 0;
+    if (na == 1) return T <= ext[0] ? (double)((ext[0] + T - 1) / T) : 0;
+    if (na > 2) {
+        double e = 1;
+        for (int a = 0; a < na; a++) e *= (double)ext[a];
+        return (double)T <= e ? dmax(1.0, e / (double)T) : 0;
+    }
+    /* f1 <= ext[0] and T / f1 <= ext[1]: f1 from ceil(T / ext[1]) up; the
+     * values fit 32 bits (<= ELK_CHIP_CORES_MAX), whose divisions are the
+     * cheap ones */
+    if (ext[0] > UINT32_MAX / 2 || ext[1] > UINT32_MAX / 2) return (double)T <= (double)ext[0] * ext[1] ? 1 : 0;
+    uint32_t t = (uint32_t)T, e0 = (uint32_t)ext[0], e1 = (uint32_t)ext[1];
+    uint32_t from = (t + e1 - 1) / e1;
+    int lo = 0, hi = ndv;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (dv[mid] < from) lo = mid + 1;
+        else hi = mid;
+    }
+    uint64_t best = 0;
+    for (int j = lo; j < ndv && dv[j] <= T && dv[j] <= ext[0]; j++) {
+        uint32_t f1 = (uint32_t)dv[j];
+        uint32_t f2 = t / f1;
+        if (f2 * f1 != t) continue;
+        uint64_t s1 = (uint64_t)((e0 + f1 - 1) / f1) * ((e1 + f2 - 1) / f2);
+        uint64_t s2 = (uint64_t)((e0 + f2 - 1) / f2) * ((e1 + f1 - 1) / f1);
+        uint64_t sm = s1 < s2 ? s1 : s2;
+        if (!best || sm < best) best = sm;
+    }
+    return (double)best;
+}
+
 static int p1_cut_spatial(const pass1 *q, const int *p)
 {
-    const actx *a = q->a;
+    actx *a = q->a;
     const elk_op *op = a->t.op;
+    const elk_chip *c = a->c;
     if (q->exhaustive || q->nst == 0) return 0;
+    double dt = op->dtype_bytes;
     long sl[MD];
     for (int d = 0; d < op->ndims; d++) sl[d] = (a->s.D[d] + p[d] - 1) / p[d];
-    double hot = 0;
+    bsrch b;
+    b.q = q;
+    b.a = a;
+    b.nt = op->ntensors;
+    b.nodes = 0;
     for (int v = 0; v < op->ntensors; v++) {
-        double ext = 1, rep = 1;
+        long ext[MD];
+        int na = 0;
+        long rep = 1;
         for (int d = 0; d < op->ndims; d++)
-            if (in_axes(&op->t[v], d)) ext *= (double)sl[d];
+            if ((a->axm[v] >> d) & 1u) ext[na++] = sl[d];
             else rep *= p[d];
-        hot += fmax(1.0, ext / rep) * op->dtype_bytes;
+        int ndv;
+        const long *dv = divmemo_get(&a->dm, rep, &ndv);
+        if (!dv || ndv > BOPT_MAX) return 0;
+        b.no[v] = 0;
+        memcpy(b.ext[v], ext, sizeof ext);
+        b.na[v] = na;
+        b.rep[v] = rep;
+        b.dv[v] = dv;
+        b.ndv[v] = ndv;
+        double e = 1;
+        for (int k = 0; k < na; k++) e *= (double)ext[k];
+        for (int i = 0; i < ndv; i++) {
+            double T = (double)dv[i];
+            /* two axes: extent / T until a search path needs slice_lb */
+            int cheap = na == 2;
+            double sv = cheap ? (T <= e ? dmax(1.0, e / T) : 0) : slice_lb(ext, na, dv[i], dv, ndv);
+            if (sv == 0) continue; /* no splits multiply to T */
+            double h = sv * dt * (T > 1 ? 2 : 1);
+            b.o[v][b.no[v]++] = (bopt){h, term_xchg(a, v, sv, T, (double)rep, 1), T, !cheap}; /* o >= 1 */
+        }
+        if (b.no[v] == 0) return 0; /* cannot happen (T = 1); keep p */
     }
-    if (hot * (1 - 1e-9) > a->sram) return 1;
-    long i = st_find(q, hot * (1 - 1e-9));
-    if (i < 0 || !a->mono) return 0;
-    return elk_cost_compute(a->c, op, sl) / a->c->compute_scale * (1 - 1e-9) >= q->st_exe[i];
+    double base = a->base_x;
+    b.base = base;
+    b.comp_sl = a->mono ? elk_cost_compute(c, op, sl) / c->compute_scale : 0;
+    b.comp_1 = a->comp_1;
+    b.hmin[b.nt] = b.emin[b.nt] = 0;
+    for (int v = b.nt - 1; v >= 0; v--) {
+        double hm = INFINITY, em = INFINITY;
+        for (int i = 0; i < b.no[v]; i++) {
+            hm = b.o[v][i].h < hm ? b.o[v][i].h : hm;
+            em = b.o[v][i].e < em ? b.o[v][i].e : em;
+        }
+        b.hmin[v] = b.hmin[v + 1] + hm;
+        b.emin[v] = b.emin[v + 1] + em;
+    }
+    return !bound_rec(&b, 0, 0, base, 1);
 }
+
+/* A spatial plan's place in enumeration order whichever thread visits it:
+ * its innermost loop's number, then its number in that loop. */
+static long p1_sp_key(const sctx *s) { return (s->chunk - 1) << 32 | s->idx; }
 
 static void p1_spatial(void *u, const int *p)
 {
     pass1 *q = u;
+    q->sp = p1_sp_key(&q->a->s);
     if (p1_cut_spatial(q, p)) {
-        q->sp++;
+        q->nsp++;
         q->bounded++;
         return;
     }
-    if (q->cancel && !(q->sp & 1023) && atomic_load_explicit(q->cancel, memory_order_relaxed)) q->cancelled = 1;
+    if (q->cancel && !(q->nsp & 1023) && atomic_load_explicit(q->cancel, memory_order_relaxed)) q->cancelled = 1;
     if (!q->oom && !q->cancelled && temporal_run(&q->a->t, q->a->s.D, p)) q->oom = 1;
-    q->sp++;
+    q->nsp++;
 }
 
 static int cmp_imp(const void *pa, const void *pb)
 {
     const improver *a = pa, *b = pb;
     if (a->hot != b->hot) return a->hot < b->hot ? -1 : 1;
+    if (a->sp != b->sp) return a->sp < b->sp ? -1 : 1;
     return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
@@ -916,6 +1283,23 @@ static void actx_init(actx *a, const elk_chip *c, const elk_op *op, double sram_
     a->xf = elk_chip_xfactor(c);
     elk_cost_unfused(c, op, &a->unf_comp, &a->unf_syncs, &a->unf_bytes);
     a->mono = elk_cost_split_monotone(c, op);
+    long one[MD];
+    for (int d = 0; d < MD; d++) one[d] = 1;
+    a->comp_1 = a->mono ? elk_cost_compute(c, op, one) / c->compute_scale : 0;
+    for (int v = 0; v < op->ntensors; v++) {
+        a->axm[v] = 0;
+        for (int d = 0; d < op->ndims; d++)
+            if (in_axes(&op->t[v], d)) a->axm[v] |= 1u << d;
+    }
+    a->t.dm = &a->dm;
+    unsigned prof = c->profile;
+    a->rotsync = (prof >> ELK_PSW_ROTSYNC) & 1u;
+    a->gather = (prof >> ELK_PSW_GATHER) & 1u;
+    a->relayout = (prof >> ELK_PSW_RELAYOUT) & 1u;
+    a->elemout = op->kind == ELK_OP_ELEMWISE || op->kind == ELK_OP_UNARY;
+    a->kx = a->xf * a->cpb * op->dtype_bytes;
+    a->ks = a->xf * c->sync_cycles;
+    a->base_x = a->unf_comp / c->compute_scale + a->xf * (a->cpb * a->unf_bytes + c->sync_cycles * a->unf_syncs);
     a->t.op = op;
     a->t.nd = op->ndims;
     a->t.nt = op->ntensors;
@@ -1045,6 +1429,83 @@ static elk_status table_opts(const elk_chip *c, pairs_t *pv, int nk, const doubl
     return ELK_OK;
 }
 
+static void p1_init(pass1 *q, actx *a, const elk_plan_opts *o)
+{
+    memset(q, 0, sizeof *q);
+    q->a = a;
+    q->cb = o->all_cb;
+    q->ctx = o->ctx;
+    q->exhaustive = o->all_cb || o->exhaustive;
+    q->min_hot = INFINITY;
+    q->cancel = o->cancel;
+    a->t.leaf = p1_leaf;
+    a->t.cut = p1_cut;
+    a->t.u = q;
+}
+
+/* Pass 1 on threads for big enumerations (a million cores is seconds per
+ * weight matmul on one core, 5,888 cores milliseconds), never when all_cb
+ * must see the plans in order. Each thread keeps its own staircase over
+ * its own share: a plan it records is one no earlier plan of its share
+ * beats, so every plan of the front (which no earlier plan at all beats)
+ * is recorded by its thread, and what else is recorded is beaten in the
+ * (hot, spatial plan, seq) order front_sweep sorts by, so the front does
+ * not depend on the split. The counts (enumerated, bounded) do. */
+#define ART_THREADS_MAX 4
+#define ART_THREADS_CORES 65536
+
+typedef struct {
+    actx *a; /* owned */
+    pass1 q;
+    int tid, nthr, coarse;
+} p1_worker;
+
+static void *p1_thread(void *arg)
+{
+    p1_worker *w = arg;
+    spatial_run(&w->a->s, w->a->op, w->a->c->cores, w->coarse, w->tid, w->nthr, p1_spatial, &w->q);
+    free(w->q.st_hot);
+    free(w->q.st_exe);
+    w->q.st_hot = w->q.st_exe = NULL;
+    return NULL;
+}
+
+static int art_threads(const elk_chip *c, const elk_op *op, const pass1 *q)
+{
+    if (q->exhaustive || op->ndims < 2 || c->cores < ART_THREADS_CORES) return 1;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 2 ? 1 : n > ART_THREADS_MAX ? ART_THREADS_MAX : (int)n;
+}
+
+/* Move x's records into q (x keeps nothing). */
+static void p1_merge(pass1 *q, pass1 *x)
+{
+    if (!q->oom && x->nimp) {
+        if (q->nimp + x->nimp > q->cimp) {
+            long nc = q->nimp + x->nimp;
+            improver *v = realloc(q->imp, (size_t)nc * sizeof *v);
+            if (!v) q->oom = 1;
+            else {
+                q->imp = v;
+                q->cimp = nc;
+            }
+        }
+        if (!q->oom) {
+            memcpy(q->imp + q->nimp, x->imp, (size_t)x->nimp * sizeof *x->imp);
+            q->nimp += x->nimp;
+        }
+    }
+    free(x->imp);
+    x->imp = NULL;
+    x->nimp = 0;
+    q->seq += x->seq;
+    q->bounded += x->bounded;
+    q->nsp += x->nsp;
+    if (x->min_hot < q->min_hot) q->min_hot = x->min_hot;
+    q->oom |= x->oom;
+    q->cancelled |= x->cancelled;
+}
+
 elk_status elk_plan_art_enumerate(const elk_chip *c, const elk_op *op, double sram_bytes, elk_plan_set *set,
                                   const elk_plan_opts *o, elk_error *err)
 {
@@ -1056,17 +1517,42 @@ elk_status elk_plan_art_enumerate(const elk_chip *c, const elk_op *op, double sr
     actx_init(a, c, op, sram_bytes);
 
     pass1 q;
-    memset(&q, 0, sizeof q);
-    q.a = a;
-    q.cb = o->all_cb;
-    q.ctx = o->ctx;
-    q.exhaustive = o->all_cb || o->exhaustive;
-    q.min_hot = INFINITY;
-    q.cancel = o->cancel;
-    a->t.leaf = p1_leaf;
-    a->t.cut = p1_cut;
-    a->t.u = &q;
-    spatial_run(&a->s, op, c->cores, o->coarse && !q.exhaustive, p1_spatial, &q);
+    p1_init(&q, a, o);
+    int coarse = o->coarse && !q.exhaustive;
+    int nthr = art_threads(c, op, &q);
+    p1_worker w[ART_THREADS_MAX];
+    pthread_t th[ART_THREADS_MAX];
+    int started[ART_THREADS_MAX] = {0};
+    for (int k = 1; k < nthr; k++) {
+        w[k].a = calloc(1, sizeof *w[k].a);
+        if (!w[k].a) continue; /* its share falls to this thread */
+        actx_init(w[k].a, c, op, sram_bytes);
+        p1_init(&w[k].q, w[k].a, o);
+        w[k].tid = k;
+        w[k].nthr = nthr;
+        w[k].coarse = coarse;
+        started[k] = elk_thread_start(&th[k], p1_thread, &w[k]) == 0;
+    }
+    spatial_run(&a->s, op, c->cores, coarse, 0, nthr, p1_spatial, &q);
+    long spatial = a->s.spatial;
+    for (int k = 1; k < nthr; k++) {
+        if (!started[k]) {
+            if (!w[k].a) {
+                spatial_run(&a->s, op, c->cores, coarse, k, nthr, p1_spatial, &q);
+                spatial += a->s.spatial;
+                continue;
+            }
+            p1_thread(&w[k]);
+        } else {
+            pthread_join(th[k], NULL);
+        }
+        p1_merge(&q, &w[k].q);
+        spatial += w[k].a->s.spatial;
+        q.oom |= w[k].a->t.oom;
+        tctx_free(&w[k].a->t);
+        divmemo_free(&w[k].a->dm);
+        free(w[k].a);
+    }
     free(q.st_hot);
     free(q.st_exe);
     elk_status st = ELK_OK;
@@ -1081,7 +1567,7 @@ elk_status elk_plan_art_enumerate(const elk_chip *c, const elk_op *op, double sr
     if (st != ELK_OK) goto done;
     set->enumerated = q.seq;
     set->bounded = q.bounded;
-    set->spatial = a->s.spatial;
+    set->spatial = spatial;
     set->hbm_bytes = op->hbm_bytes;
     nk = front_sweep(&q);
     set->plans = calloc((size_t)nk, sizeof *set->plans);
@@ -1109,6 +1595,7 @@ done:
     free(r.v);
     free(q.imp);
     tctx_free(&a->t);
+    divmemo_free(&a->dm);
     free(a);
     if (st != ELK_OK) elk_plan_set_free(set);
     return st;

@@ -22,9 +22,11 @@
  * passes the artifact's validity checks and fits sram_bytes. Unless
  * all_cb or exhaustive is set, subtrees of the temporal search that no plan
  * of the front can come from are skipped on a bound (set->enumerated then
- * counts the plans visited, set->bounded the spatial plans skipped whole):
- * the set is the same either way (tests/test_plan.c), and exhaustive gives
- * the artifact's plan counts. o->coarse steps the spatial splits
+ * counts the plans visited, set->bounded the spatial plans skipped whole),
+ * and at 65,536 cores or more the walk runs on threads (then those two
+ * counts depend on the number of threads): the set is the same either way
+ * (tests/test_plan.c, tests/test_plan_art.c), and exhaustive gives the
+ * artifact's plan counts. o->coarse steps the spatial splits
  * geometrically as elk_plan.c's coarse space does (a subset: no better). */
 elk_status elk_plan_art_enumerate(const elk_chip *c, const elk_op *op, double sram_bytes, elk_plan_set *set,
                                   const elk_plan_opts *o, elk_error *err);

@@ -182,6 +182,109 @@ START_TEST(set_invariants)
 }
 END_TEST
 
+/* The enumeration's bounds (a spatial plan skipped whole, a temporal
+ * subtree skipped, a plan not evaluated) keep the table exhaustive
+ * enumeration builds, plan for plan and option for option, with the same
+ * spatial count, on hand-sized shapes: a weight matmul, a decode
+ * attention batched matmul (KV input), an elementwise op with a weight;
+ * 4 to 4096 cores; the paper profile and the profiles without the switches
+ * the bound reads (rotsync, gather, relayout, multichip). Some case must
+ * skip spatial plans on the bound, or the test would not test it. */
+static void op_matmul(elk_op *op, long m, long n, long k)
+{
+    op_mm8(op);
+    snprintf(op->name, sizeof op->name, "mm%ldx%ldx%ld", m, n, k);
+    op->dim[0] = m;
+    op->dim[1] = n;
+    op->dim[2] = k;
+    op->weight_bytes = op->hbm_bytes = (double)k * n * 2;
+}
+
+static void op_attn(elk_op *op)
+{
+    memset(op, 0, sizeof *op);
+    snprintf(op->name, sizeof op->name, "qk");
+    op->kind = ELK_OP_MATMUL;
+    op->ndims = 5;
+    const long dim[5] = {4, 8, 1, 64, 16};
+    const char *nm = "bgqsd";
+    for (int i = 0; i < 5; i++) {
+        op->dim[i] = dim[i];
+        op->dimname[i][0] = nm[i];
+    }
+    op->ntensors = 3;
+    op->t[0] = (elk_tensor){ELK_TR_OUT, 4, {0, 1, 2, 3}};
+    op->t[1] = (elk_tensor){ELK_TR_ACT, 4, {0, 1, 2, 4}};
+    op->t[2] = (elk_tensor){ELK_TR_KV, 4, {0, 1, 3, 4}};
+    op->dtype_bytes = 2;
+    op->kv_bytes = op->hbm_bytes = 4.0 * 8 * 64 * 16 * 2;
+}
+
+static void op_scale_w(elk_op *op)
+{
+    memset(op, 0, sizeof *op);
+    snprintf(op->name, sizeof op->name, "scale");
+    op->kind = ELK_OP_ELEMWISE;
+    op->ndims = 2;
+    op->dim[0] = 32;
+    op->dim[1] = 640;
+    op->dimname[0][0] = 't';
+    op->dimname[1][0] = 'h';
+    op->ntensors = 3;
+    op->t[0] = (elk_tensor){ELK_TR_OUT, 2, {0, 1}};
+    op->t[1] = (elk_tensor){ELK_TR_ACT, 2, {0, 1}};
+    op->t[2] = (elk_tensor){ELK_TR_WEIGHT, 1, {1}};
+    op->dtype_bytes = 2;
+    op->weight_bytes = op->hbm_bytes = 640 * 2;
+}
+
+START_TEST(bounds_keep_exhaustive_table)
+{
+    static const int cores[] = {4, 64, 1000, 4096};
+    static const unsigned off[] = {0, 1u << ELK_PSW_ROTSYNC, 1u << ELK_PSW_GATHER,
+                                   (1u << ELK_PSW_RELAYOUT) | (1u << ELK_PSW_MULTICHIP)};
+    long skipped = 0;
+    for (int shape = 0; shape < 5; shape++)
+        for (size_t ci = 0; ci < sizeof cores / sizeof cores[0]; ci++)
+            for (size_t pi = 0; pi < sizeof off / sizeof off[0]; pi++) {
+                elk_chip c;
+                chip4_paper(&c);
+                c.cores_per_chip = cores[ci] < 1472 ? cores[ci] : 1472;
+                c.chips = (cores[ci] + c.cores_per_chip - 1) / c.cores_per_chip;
+                c.cores = cores[ci];
+                c.sram_kib = 64;
+                c.profile = ELK_PROFILE_PAPER & ~off[pi];
+                elk_op op;
+                if (shape == 0) op_matmul(&op, 8, 8, 8);
+                else if (shape == 1) op_matmul(&op, 32, 96, 64);
+                else if (shape == 2) op_matmul(&op, 16, 512, 384);
+                else if (shape == 3) op_attn(&op);
+                else op_scale_w(&op);
+                elk_plan_set a, b;
+                elk_error err;
+                elk_plan_opts ex = {.exhaustive = 1};
+                elk_status sa = elk_plan_enumerate(&c, &op, elk_chip_sram_bytes(&c), &a, &ex, &err);
+                elk_status sb = elk_plan_enumerate(&c, &op, elk_chip_sram_bytes(&c), &b, NULL, &err);
+                ck_assert_int_eq(sa, sb);
+                if (sa != ELK_OK) continue;
+                ck_assert_msg(a.nplans == b.nplans && a.nopts == b.nopts,
+                              "%s on %d cores, profile %#x: %d plans %d options exhaustive, %d %d bounded", op.name,
+                              c.cores, c.profile, a.nplans, a.nopts, b.nplans, b.nopts);
+                ck_assert_int_eq(a.spatial, b.spatial);
+                ck_assert_int_eq(a.bounded, 0);
+                ck_assert_int_le(b.enumerated, a.enumerated);
+                for (int i = 0; i < a.nplans; i++)
+                    ck_assert_msg(memcmp(&a.plans[i], &b.plans[i], sizeof a.plans[i]) == 0,
+                                  "%s on %d cores, profile %#x: plan %d differs", op.name, c.cores, c.profile, i);
+                for (int i = 0; i < a.nopts; i++) ck_assert(memcmp(&a.opts[i], &b.opts[i], sizeof a.opts[i]) == 0);
+                skipped += b.bounded;
+                elk_plan_set_free(&a);
+                elk_plan_set_free(&b);
+            }
+    ck_assert_int_gt(skipped, 0);
+}
+END_TEST
+
 /* A set built with the switch is not handed out without it. */
 START_TEST(cache_key_has_switch)
 {
@@ -256,6 +359,7 @@ static Suite *plan_art_suite(void)
     tcase_add_test(tc, temporal_sort_bug);
     tcase_add_test(tc, pairing_by_hand);
     tcase_add_test(tc, set_invariants);
+    tcase_add_test(tc, bounds_keep_exhaustive_table);
     tcase_add_test(tc, cache_key_has_switch);
     tcase_add_test(tc, static_floor_by_hand);
     tcase_add_test(tc, parse_lists_every_switch);
