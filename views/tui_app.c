@@ -197,6 +197,7 @@ typedef struct {
     tui_ctx cx;
     int quit;
     int dirty;
+    int idle_reads;     /* polls in a row that found input readable and no key */
     /* where the last draw put things, for mouse clicks */
     int tab_x0[NVIEWS], tab_x1[NVIEWS];
     tui_rect knob_rect;
@@ -851,6 +852,10 @@ int elk_tui_run(const elk_point *p, const tui_opts *o)
         int pr = poll(pf, a->wake[0] >= 0 ? 2 : 1, timeout);
         if (pr < 0 && errno != EINTR) break;
         if (g_stop_sig) break;
+        /* the terminal went away (its pty closed without a SIGHUP reaching
+         * us): poll reports a hangup at once, forever, and the loop would
+         * spin at full CPU on a screen no one sees */
+        if (pr > 0 && (pf[0].revents & (POLLHUP | POLLERR | POLLNVAL))) break;
         if (a->wake[0] >= 0 && pr > 0 && (pf[1].revents & POLLIN)) {
             char buf[64];
             while (read(a->wake[0], buf, sizeof buf) > 0) {
@@ -861,10 +866,18 @@ int elk_tui_run(const elk_point *p, const tui_opts *o)
             a->status.msg[0] = '\0';
             a->dirty = 1;
         }
-        int ch;
+        int ch, keys = 0;
         while (!a->quit && (ch = getch()) != ERR) {
             handle_key(a, ch);
+            keys++;
             if (!a->status.prompting) request(a, 0);
+        }
+        /* readable but no key, again and again: end of file on the input
+         * (a half-read escape sequence yields a key within ESCDELAY) */
+        if (pr > 0 && (pf[0].revents & POLLIN) && keys == 0) {
+            if (++a->idle_reads > 200) break;
+        } else if (keys) {
+            a->idle_reads = 0;
         }
         if (pr < 0) a->dirty = 1; /* EINTR: likely SIGWINCH */
     }
