@@ -138,11 +138,11 @@ static int baseline_pick(elk_sctx *x, int i, double budget, int *kout)
 }
 
 /* Execution length of op i ending at D, stretched by the preloads that
- * stream in its window. Two effects (paper section 2.3):
- *  - interconnect: BSP exchange phases share the cores' ports with preload
- *    traffic. If the preloads keep the network busy a fraction rho of the
- *    window, max-min sharing slows the op's exchange by that fraction
- *    (at most doubling it: the preload yields half the port);
+ * stream in its window (contended_len). Two effects (paper section 2.3):
+ *  - interconnect: BSP exchange phases share the NoC with preload traffic
+ *    (shared_extra; on a mesh or torus the exchange is slowed by the
+ *    fraction rho of the window the preloads keep the network busy, at
+ *    most doubling it);
  *  - SRAM port: on chips whose cores pause for remote accesses, every byte
  *    delivered into a core steals its share of the local port.
  * Preload intervals themselves are not stretched here; the event simulator
@@ -212,15 +212,17 @@ static void push_preloads(elk_sctx *x, int i, int q)
  * reaches its own pace (HBM-bound: it then uses a fraction rho = nocT / dur
  * of its NoC rate and leaves the rest). The resource is the cores' ingress
  * ports on all-to-all, where each byte either delivers crosses its core's
- * port once; on a ring, mesh or torus the links of the preload's routes,
- * which a link-bound exchange fills at its own rate. So where the preload
+ * port once; on a ring the links of the preload's routes, which a
+ * link-bound exchange fills at its own rate. So where the preload
  * moves few bytes per core for its link time (a ring's preload funnels
  * through the links next to its controllers) an exchange delivering as many
  * bytes per core as the preload does is held to the preload's slow pace,
- * up to 5-10x its time alone (issue 9: distributions on rings). The op's
- * phases are taken as spread evenly over its window, and no preload can
- * delay them by more than its own NoC time inside the window (the resource
- * is work-conserving). */
+ * up to 5-10x its time alone (issue 9: distributions on rings). A
+ * preload's overlap with the window is charged to the op's network phases
+ * first (the replay starts preloads as early as it can, beside an op's
+ * distribution), and no preload delays them by more than its own NoC time
+ * inside the window (the resource is work-conserving). The preloads
+ * themselves are not slowed here. */
 static double shared_extra(const elk_sctx *x, double L, double D, int q, double xc, double xb, double *bytes)
 {
     const elk_chip *c = x->c;
