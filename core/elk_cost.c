@@ -586,18 +586,21 @@ static double entry_busiest(const elk_chip *c, double r)
 }
 
 /* Unique bytes per cycle the links next to a ring's controllers carry, in
- * links' worth. K controllers sit evenly round the ring and stripe every
- * preload, so each sends 1/K of it to every core, half each way round. The
- * link leaving controller 0 clockwise carries its own half and the traffic of
- * the controllers j = 1 .. ceil(K/2) - 1 positions behind it bound further
- * on, a fraction 1/2 - j/K of theirs: S = m/2 - m(m - 1)/(2K) of a
- * controller's share with m = ceil(K/2). That is 2K links for K <= 2 and
- * tends to 8 links (the ring's 2N links over N/4 mean hops) as K grows. */
-static double ring_entry_links(double k)
+ * links' worth. K controllers sit evenly round a ring of N and stripe every
+ * preload, so each sends 1/K of it to every core, the shorter way round
+ * (half each way to the core opposite): (N - 1) / 2 of its N cores lie
+ * clockwise. The link leaving controller 0 clockwise carries that part of
+ * its own share and of the controllers j = 1 .. ceil(K/2) - 1 positions
+ * behind it the part bound further on, j N / K cores fewer: S = m (N - 1) /
+ * (2N) - m (m - 1) / (2K) of a controller's share with m = ceil(K/2)
+ * (test_sim's ring_striped_preload: N = 16, K = 1: 7.5 / 16; K = 4: 11 /
+ * 16). That is 2K links for K <= 2 on a long ring and 8 (the ring's 2N
+ * links over N/4 mean hops) when every router has a controller. */
+static double ring_entry_links(double k, double n)
 {
     k = fmax(1.0, k);
     double m = ceil(k / 2.0);
-    return k / (m / 2.0 - m * (m - 1.0) / (2.0 * k));
+    return k / (m * (n - 1.0) / (2.0 * n) - m * (m - 1.0) / (2.0 * k));
 }
 
 int elk_cost_torus_preload_flat(const elk_chip *c)
@@ -621,12 +624,15 @@ double elk_cost_preload_rate(const elk_chip *c, double replication)
         double l = elk_chip_mesh_link_bytes_per_cycle(c);
         double links = elk_chip_grid_links(c);
         double hops = elk_cost_hbm_hops(c);
-        /* a multicast tree costs about one link per replica plus the path
-         * from the controller to the region */
-        double link_bytes_per_unique = r + hops;
+        /* a multicast tree costs the path from the controller to the region
+         * plus a link for each replica beyond the first (at r = 1 a route of
+         * the mean hops: a ring with a controller at every router delivers
+         * over its 2N links / (N/4), as simulated; r + hops made it 4% slow
+         * on 96 cores, and Ideal's estimate above its replay) */
+        double link_bytes_per_unique = r - 1 + hops;
         rate = fmin(rate, links * l / link_bytes_per_unique);
         if (c->topology == ELK_TOPO_RING) {
-            rate = fmin(rate, ring_entry_links(c->hbm_broadcast ? 1 : c->hbm_controllers) * l);
+            rate = fmin(rate, ring_entry_links(c->hbm_broadcast ? 1 : c->hbm_controllers, c->cores) * l);
         } else {
             /* data enters the grid through edge routers, and the busiest
              * link of their routes caps the unique bytes */
@@ -644,11 +650,21 @@ double elk_cost_preload_rate(const elk_chip *c, double replication)
     return rate;
 }
 
+double elk_cost_hbm_rate(const elk_chip *c)
+{
+    double h = elk_chip_hbm_bytes_per_cycle(c);
+    int chips = elk_chip_multi(c);
+    if (c->topology != ELK_TOPO_ALL2ALL || chips <= 1 || (c->profile & (1u << ELK_PSW_MULTICHIP))) return h;
+    /* elk_noc's controllers: as many on every chip, with equal shares */
+    double full = c->cores < c->cores_per_chip ? c->cores : c->cores_per_chip;
+    return h * c->cores / (chips * full);
+}
+
 double elk_cost_preload_cycles(const elk_chip *c, double hbm_bytes, double delivered_bytes)
 {
     if (hbm_bytes <= 0) return 0;
     double r = fmax(1.0, delivered_bytes / hbm_bytes);
-    double t_hbm = hbm_bytes / elk_chip_hbm_bytes_per_cycle(c);
+    double t_hbm = hbm_bytes / elk_cost_hbm_rate(c);
     double t_noc = hbm_bytes / elk_cost_preload_rate(c, r);
     /* Controllers send each unique byte once and the fabric makes the
      * replicas (multicast), whether there is one controller or several; the

@@ -75,7 +75,7 @@ static void set_cold(elk_sctx *x, int i, int k)
     x->cold[i] = mc->cold;
     x->dist[i] = x->pol == ELK_POL_IDEAL ? 0 : mc->dist;
     x->deliv[i] = mc->deliv;
-    x->hbmT[i] = h / elk_chip_hbm_bytes_per_cycle(x->c);
+    x->hbmT[i] = h / elk_cost_hbm_rate(x->c);
     x->dur[i] = elk_sched_preload_dur(x->c, x->noc_share, h, mc->deliv, &x->nocT[i]);
 }
 
@@ -138,11 +138,11 @@ static int baseline_pick(elk_sctx *x, int i, double budget, int *kout)
 }
 
 /* Execution length of op i ending at D, stretched by the preloads that
- * stream in its window. Two effects (paper section 2.3):
- *  - interconnect: BSP exchange phases share the cores' ports with preload
- *    traffic. If the preloads keep the network busy a fraction rho of the
- *    window, max-min sharing slows the op's exchange by that fraction
- *    (at most doubling it: the preload yields half the port);
+ * stream in its window (contended_len). Two effects (paper section 2.3):
+ *  - interconnect: BSP exchange phases share the NoC with preload traffic
+ *    (shared_extra; on a mesh or torus the exchange is slowed by the
+ *    fraction rho of the window the preloads keep the network busy, at
+ *    most doubling it);
  *  - SRAM port: on chips whose cores pause for remote accesses, every byte
  *    delivered into a core steals its share of the local port.
  * Preload intervals themselves are not stretched here; the event simulator
@@ -202,16 +202,82 @@ static void push_preloads(elk_sctx *x, int i, int q)
     }
 }
 
-static double contended_len(const elk_sctx *x, double own, double xc, double D, int q)
+/* How much longer an op's network phases (xc cycles alone, moving xb bytes
+ * into each core) take beside the preloads at positions < q that overlap
+ * its window [D - L, D], and (in *bytes) what those preloads deliver into
+ * cores meanwhile. The network shares a resource both use max-min fairly,
+ * each transfer's rate counted in bytes per destination core (elk_flow; a
+ * preload's controllers together weigh as much as one execution transfer):
+ * both rates grow alike until the resource is full, or until the preload
+ * reaches its own pace (HBM-bound: it then uses a fraction rho = nocT / dur
+ * of its NoC rate and leaves the rest). The resource is the cores' ingress
+ * ports on all-to-all, where each byte either delivers crosses its core's
+ * port once; on a ring the links of the preload's routes, which a
+ * link-bound exchange fills at its own rate. So where the preload
+ * moves few bytes per core for its link time (a ring's preload funnels
+ * through the links next to its controllers) an exchange delivering as many
+ * bytes per core as the preload does is held to the preload's slow pace,
+ * up to 5-10x its time alone (issue 9: distributions on rings). A
+ * preload's overlap with the window is charged to the op's network phases
+ * first (the replay starts preloads as early as it can, beside an op's
+ * distribution), and no preload delays them by more than its own NoC time
+ * inside the window (the resource is work-conserving). The preloads
+ * themselves are not slowed here. */
+static double shared_extra(const elk_sctx *x, double L, double D, int q, double xc, double xb, double *bytes)
+{
+    const elk_chip *c = x->c;
+    double s = D - L, extra = 0, by = 0;
+    double r0 = xc > 0 && xb > 0 ? xb / xc : 0; /* the exchange's rate alone, bytes per core per cycle */
+    double port = elk_chip_link_bytes_per_cycle(c), left = xc;
+    for (int r = q - 1; r >= x->placed_lo; r--) {
+        if (x->pe[r] <= s) break;
+        int j = x->order[r];
+        double d = x->pe[r] - x->ps[r];
+        if (d <= 0) continue;
+        double ov = min2(x->pe[r], D) - max2(x->ps[r], s);
+        if (ov <= 0) continue;
+        by += x->deliv[j] * ov / d;
+        if (left <= 0 || r0 <= 0 || x->nocT[j] <= 0 || x->deliv[j] <= 0) continue;
+        /* rates in bytes per core per cycle; the resource's capacity is 1,
+         * which the exchange fills alone at rs and the preload at rp */
+        double xp = x->deliv[j] / c->cores / d; /* the preload's own pace */
+        double rs = r0, rp = x->deliv[j] / c->cores / x->nocT[j];
+        if (c->topology == ELK_TOPO_ALL2ALL) rs = rp = max2(port, r0);
+        /* the exchange's rate beside it: what the preload's pace leaves, or
+         * the equal share once both are held by the resource */
+        double xe = min2(r0, max2(rs * (1 - xp / rp), 1.0 / (1.0 / rs + 1.0 / rp)));
+        if (xe <= 0) continue;
+        double f = r0 / xe, part = min2(left, ov / f);
+        extra += min2(part * (f - 1), x->nocT[j] * ov / d);
+        left -= part;
+    }
+    if (bytes) *bytes = by;
+    return extra;
+}
+
+static double contended_len(const elk_sctx *x, double own, double xc, double xb, double D, int q)
 {
     if (x->artifact_noc) return artifact_len(x, own, xc, D, q);
     const elk_chip *c = x->c;
     double L = own;
     double port = c->remote_access_pauses ? 1.0 / (c->cores * c->sram_port_bytes_per_cycle) : 0;
+    /* On a mesh or torus the preload's busiest links are the few next to
+     * its controllers' routers, at the edge of the exchange's tiles, where
+     * an exchange loads a link far less than on its own busiest cut (big-sram
+     * as a 768-core mesh, 2 controllers: fc1's reduce-scatter stalls 12.6 us
+     * of 414 in the simulation, where shared_extra says 150): there the
+     * exchange keeps the fraction of the window the preloads leave the NoC
+     * (at most doubling it). Finding the exchange's load on those links is
+     * left open (docs/VALIDATION.md). */
+    int grid2d = c->topology == ELK_TOPO_MESH || c->topology == ELK_TOPO_TORUS;
     for (int it = 0; it < 6; it++) {
-        double bytes, B = window_noc(x, D - L, D, q, &bytes);
-        double rho = L > 0 ? min2(1.0, B / L) : 0;
-        double nl = own + rho * xc + bytes * port;
+        double bytes = 0, ex = 0;
+        if (L > 0 && grid2d) {
+            ex = min2(1.0, window_noc(x, D - L, D, q, &bytes) / L) * xc;
+        } else if (L > 0) {
+            ex = shared_extra(x, L, D, q, xc, xb, &bytes);
+        }
+        double nl = own + ex + bytes * port;
         if (fabs(nl - L) < 0.5) {
             L = nl;
             break;
@@ -439,7 +505,8 @@ static int candidate(elk_sctx *x, int i, int q, int nw, double cold_sum, const w
     int k = initial_cold(x, i, *entry);
     const elk_menu_entry *e = &mi->e[*entry];
     double dist = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + k].dist : 0;
-    *L = contended_len(x, e->exe + dist, e->xcyc + dist, D, q) + delta;
+    double db = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + k].dist_bytes : 0;
+    *L = contended_len(x, e->exe + dist, e->xcyc + dist, e->xbytes + db, D, q) + delta;
     return 1;
 }
 
@@ -481,8 +548,9 @@ static void commit(elk_sctx *x, int i, pick_t *b)
     const elk_menu_entry *e = &mi->e[b->entry];
     set_cold(x, i, x->mincold ? b->k : initial_cold(x, i, b->entry));
     double own = e->exe + x->dist[i];
+    double xb = e->xbytes + (x->dist[i] > 0 ? mi->cold[e->c0 + x->copt[i]].dist_bytes : 0);
     double D = b->D;
-    if (x->pol == ELK_POL_BASIC || x->pol == ELK_POL_STATIC) b->L = contended_len(x, own, e->xcyc + x->dist[i], D, b->q);
+    if (x->pol == ELK_POL_BASIC || x->pol == ELK_POL_STATIC) b->L = contended_len(x, own, e->xcyc + x->dist[i], xb, D, b->q);
     if (x->pol == ELK_POL_DYN || x->pol == ELK_POL_FULL) {
         int changed = 0;
         for (int k = 0; k < b->nw; k++) {
@@ -499,7 +567,7 @@ static void commit(elk_sctx *x, int i, pick_t *b)
         if (changed) {
             double next = i == x->N - 1 ? 0 : x->es[i + 1];
             D = (b->q >= x->N || x->ps[b->q] >= next) ? next : x->ps[b->q];
-            b->L = contended_len(x, own, e->xcyc + x->dist[i], D, b->q);
+            b->L = contended_len(x, own, e->xcyc + x->dist[i], xb, D, b->q);
         }
     }
     x->ee[i] = D;
@@ -750,7 +818,7 @@ static int pass_bound_init(elk_sctx *x)
     x->lb_p = malloc((size_t)(N + 1) * sizeof *x->lb_p);
     if (!x->lb_e || !x->lb_p) return -1;
     x->lb_e[0] = x->lb_p[0] = 0;
-    double bw = elk_chip_hbm_bytes_per_cycle(x->c);
+    double bw = elk_cost_hbm_rate(x->c);
     for (int i = 0; i < N; i++) {
         const elk_menu *m = menu_of(x, i);
         x->lb_e[i + 1] = x->lb_e[i] + (m->n > 0 ? m->e[m->n - 1].exe : 0);
@@ -917,7 +985,10 @@ static int fill_utilisation(const elk_sctx *x, double makespan, elk_schedule *s)
     }
     free(win);
     double span = makespan * (x->pol == ELK_POL_IDEAL ? 2 : 1);
-    s->hbm_util = makespan > 0 ? hb / makespan : 0;
+    /* hb is time at the rate the controllers can read for these cores
+     * (elk_cost_hbm_rate); the utilisation is of the whole HBM, as the
+     * simulator reports it (a partly used last chip leaves some idle) */
+    s->hbm_util = makespan > 0 ? hb * (elk_cost_hbm_rate(x->c) / elk_chip_hbm_bytes_per_cycle(x->c)) / makespan : 0;
     s->noc_pre_util = span > 0 ? busy_pre / span : 0;
     s->noc_exe_util = span > 0 ? busy_exe / span : 0;
     s->noc_util = s->noc_pre_util + s->noc_exe_util;

@@ -85,7 +85,7 @@ static inline double elk_sched_preload_dur(const elk_chip *c, double share, doub
         return 0;
     }
     *noc = h / elk_cost_preload_rate(c, fmax(1.0, deliv / h));
-    double hbm = h / elk_chip_hbm_bytes_per_cycle(c);
+    double hbm = h / elk_cost_hbm_rate(c);
     return share < 1 ? fmax(hbm, *noc / share) : elk_cost_preload_cycles(c, h, deliv);
 }
 

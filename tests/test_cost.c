@@ -283,15 +283,19 @@ END_TEST
 
 /* A ring of 16, links 4 B/cycle, ports 4 B/cycle x 16, K controllers
  * striping (issue 9). Unique bytes/cycle = min(ports 64, links 32 x 4 /
- * (r + 16/4), the links next to the controllers: 4 x K / S with S = m/2 -
- * m(m-1)/(2K), m = ceil(K/2)):
- * K = 1: S = 1/2, 2 links, 8; K = 2: S = 1/2, 4 links, 16;
- * K = 4: S = 3/4, 16/3 links, 21.33; K = 8: S = 5/4, 6.4 links, 25.6 = the
- * links' 128/5 (the simulator: test_sim's ring_striped_preload). */
+ * (r - 1 + 16/4) = 32 at r = 1, the links next to the controllers: 4 x K / S
+ * with S = m (N - 1) / (2N) - m (m - 1) / (2K) = 15m/32 - m(m-1)/(2K),
+ * m = ceil(K/2)):
+ * K = 1: S = 15/32, 32/15 links, 128/15; K = 2: S = 15/32, 64/15 links,
+ * 256/15; K = 4: S = 30/32 - 1/4 = 11/16, 64/11 links, 256/11 (test_sim's
+ * ring_striped_preload simulates both: 3000 and 1100 cycles for 6400 B on
+ * 1 B/cycle links); K = 8: S = 60/32 - 3/4 = 9/8, 64/9 links, 256/9. Before
+ * the N - 1 (a controller's own core and the tie opposite it) S was m/2 -
+ * m(m-1)/(2K): 8, 16, 21.33 and the links' 25.6, 6-11% slow. */
 static const struct {
     int k;
     double rate;
-} ring_rate_cases[] = {{1, 8}, {2, 16}, {4, 64 / 3.0}, {8, 25.6}};
+} ring_rate_cases[] = {{1, 128 / 15.0}, {2, 256 / 15.0}, {4, 256 / 11.0}, {8, 256 / 9.0}};
 
 START_TEST(ring_preload_rate)
 {
@@ -376,6 +380,48 @@ START_TEST(preload_cycles)
 }
 END_TEST
 
+/* Issue 9: a partly used last chip of an all-to-all pod. Each chip's
+ * controllers, 1/chips of the HBM bandwidth, serve only its own cores
+ * (elk_noc), so the full chips bound a preload striped over every core:
+ * rate = H x cores / (chips x cores_per_chip). By hand, HBM 100 B/cycle:
+ * - 96 cores on chips of 80 (tt-mesh as all-to-all): chip 0's controllers
+ *   read 80/96 of the bytes at 50 B/cycle, 100 x 96 / 160 = 60;
+ * - 9 cores on chips of 4: 3 chips, 100 x 9 / 12 = 75;
+ * - whole chips (160 on 80), one chip (48 on 80), a mesh (its controllers
+ *   feed every core through the grid) and the paper profile's multichip
+ *   rule (the artifact's flat pod): 100.
+ * A preload of 6000 B at r = 1 on the 96-core pod then takes 6000 / 60 =
+ * 100 cycles while its ports (96 x 4 B/cycle) would take 15.6. */
+static const struct {
+    const char *name;
+    elk_topology topo;
+    int cores, per_chip;
+    unsigned profile;
+    double rate;
+} hbm_rate_cases[] = {
+    {"96 on chips of 80", ELK_TOPO_ALL2ALL, 96, 80, ELK_PROFILE_PHYSICAL, 60},
+    {"9 on chips of 4", ELK_TOPO_ALL2ALL, 9, 4, ELK_PROFILE_PHYSICAL, 75},
+    {"160 on chips of 80", ELK_TOPO_ALL2ALL, 160, 80, ELK_PROFILE_PHYSICAL, 100},
+    {"48 on a chip of 80", ELK_TOPO_ALL2ALL, 48, 80, ELK_PROFILE_PHYSICAL, 100},
+    {"96 on chips of 80, mesh", ELK_TOPO_MESH, 96, 80, ELK_PROFILE_PHYSICAL, 100},
+    {"96 on chips of 80, multichip rule", ELK_TOPO_ALL2ALL, 96, 80, 1u << ELK_PSW_MULTICHIP, 100},
+};
+
+START_TEST(hbm_rate_partly_used_chip)
+{
+    elk_chip c = small_chip(ELK_COSTK_PARAMETRIC);
+    c.topology = hbm_rate_cases[_i].topo;
+    c.cores = hbm_rate_cases[_i].cores;
+    c.cores_per_chip = hbm_rate_cases[_i].per_chip;
+    c.chips = (c.cores + c.cores_per_chip - 1) / c.cores_per_chip;
+    if (c.topology == ELK_TOPO_MESH) c.mesh_rows = 8, c.mesh_cols = 12;
+    c.profile = hbm_rate_cases[_i].profile;
+    ck_assert_msg(fabs(elk_cost_hbm_rate(&c) - hbm_rate_cases[_i].rate) < EPS, "%s: %g B/cycle, expected %g",
+                  hbm_rate_cases[_i].name, elk_cost_hbm_rate(&c), hbm_rate_cases[_i].rate);
+    if (_i == 0) ck_assert_double_eq_tol(elk_cost_preload_cycles(&c, 6000, 6000), 100, EPS);
+}
+END_TEST
+
 /* The paper profile's unfused charge: nothing without the switch or the
  * counts; with them, the floors of the parts. */
 START_TEST(unfused)
@@ -443,6 +489,7 @@ int main(void)
     tcase_add_loop_test(t, ring_preload_rate, 0, (int)(sizeof ring_rate_cases / sizeof ring_rate_cases[0]));
     tcase_add_loop_test(t, issue9_edges_busiest_link, 0, (int)(sizeof edges_cases / sizeof edges_cases[0]));
     tcase_add_test(t, preload_cycles);
+    tcase_add_loop_test(t, hbm_rate_partly_used_chip, 0, (int)(sizeof hbm_rate_cases / sizeof hbm_rate_cases[0]));
     tcase_add_test(t, unfused);
     tcase_add_test(t, monotone);
     suite_add_tcase(s, t);

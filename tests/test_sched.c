@@ -9,6 +9,7 @@
 #include "elk_cost.h"
 #include "elk_check.h"
 #include "elk_sched.h"
+#include "elk_sim.h"
 #include "elk_test.h"
 #include "elk_test_hand.h"
 
@@ -105,6 +106,128 @@ START_TEST(hand_worked_policies)
     double sum = 0;
     for (int k = 0; k < ELK_BRK_COUNT; k++) sum += s.brk[k];
     ck_assert_double_eq_tol(sum, s.latency, 1e-6);
+    elk_schedule_free(&s);
+    elk_problem_free(&pr);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------
+ * An exchange beside a preload (issue 9: an operator's distribution and
+ * exchange on a ring slowed 5-10x by the preloads sharing its links, which
+ * the contention model did not see). Two operators on a 4-core chip at
+ * 1 GHz, every port and ring link 1 B/cycle, SRAM large enough for all:
+ *
+ *   op  HBM bytes  cold/core  plan: hot, exe = compute + network, bytes/core
+ *   0       0          -      100 B, 300 = 200 + 100, 100 B
+ *   1     400        100      100 B, 100 = 100 + 0
+ *
+ * op 1 ends at 0 and starts at -100; its preload (100 B per core) ends at
+ * -100. Elk-Dyn lets op 0 hold it (it starts later so). The network shares
+ * a resource both transfers use max-min fairly, rates in bytes per core:
+ * the exchange fills it alone at r0 = 100 / 100 = 1 B/cycle.
+ *
+ * - ring, 1 controller: the link leaving it each way carries core 1's (3's)
+ *   share and half of core 2's, 3/8 of the preload, so its unique rate is
+ *   8/3 B/cycle; it takes 150 cycles and runs at rp = 100 / 150 = 2/3 B/cycle
+ *   per core, at its full NoC pace (rho = 1). Together both get x with
+ *   x / 1 + x / (2/3) = 1: x = 0.4, the exchange 2.5x slower. Over the
+ *   preload's 150 cycles the exchange advances 150 / 2.5 = 60 of its 100
+ *   cycles alone and pays 1.5 x 60 = 90: op 0 lasts 390, [-490, -100], the
+ *   step 490 (the old stretch, 1 + B / L at most 2x, said op 0 343.6).
+ * - the same ring with HBM at 1 B/cycle: the preload takes 400 cycles and
+ *   uses 150 / 400 = 3/8 of its NoC rate (xp = 0.25), so the exchange keeps
+ *   the other 5/8, 0.625 B/cycle: its 100 cycles take 160, op 0 360 cycles,
+ *   [-460, -100]; the preload [-500, -100]: the step 500.
+ * - all-to-all, HBM 1000 B/cycle: the resource is the ingress port, which
+ *   both fill at 1 B/cycle per core; the preload takes 100 cycles, equal
+ *   shares halve the exchange while it runs: 50 cycles of it cost 100,
+ *   op 0 350 cycles, [-450, -100], the step 450.
+ * - all-to-all with an exchange of 200 cycles for its 100 B (its engine, not
+ *   the port, bounds it at 0.5 B/cycle): the equal share 0.5 leaves it
+ *   alone, op 0 300 cycles (100 + 200), [-400, -100], the step 400.
+ * ------------------------------------------------------------------- */
+
+static const struct {
+    const char *name;
+    elk_topology topo;
+    double hbm_tbps, comp, net; /* op 0's compute and network cycles */
+    double latency, exe0;
+} contention_cases[] = {
+    {"ring, NoC-bound preload", ELK_TOPO_RING, 1, 200, 100, 490, 390},
+    {"ring, HBM-bound preload", ELK_TOPO_RING, 0.001, 200, 100, 500, 360},
+    {"all-to-all, port-bound exchange", ELK_TOPO_ALL2ALL, 1, 200, 100, 450, 350},
+    {"all-to-all, engine-bound exchange", ELK_TOPO_ALL2ALL, 1, 100, 200, 400, 300},
+};
+
+static void contention_problem(elk_problem *pr, elk_topology topo, double hbm_tbps, double comp, double net)
+{
+    memset(pr, 0, sizeof *pr);
+    elk_point_defaults(&pr->point);
+    elk_chip *c = &pr->chip;
+    elk_chip_defaults(c);
+    c->chips = 1;
+    c->cores_per_chip = c->cores = 4;
+    c->topology = topo;
+    c->mesh_rows = c->mesh_cols = 0;
+    c->sram_kib = 10;
+    c->reserved_kib = 0;
+    c->clock_ghz = 1;
+    c->link_gbps = 1;
+    c->mesh_link_gbps = 1;
+    c->noc_scale = 1;
+    c->hbm_tbps = hbm_tbps;
+    c->hbm_controllers = 1;
+    c->hbm_broadcast = 0;
+    c->remote_access_pauses = 0;
+    c->sync_cycles = 0;
+    c->profile = ELK_PROFILE_PHYSICAL;
+    pr->sram = 10240;
+    elk_graph *g = &pr->graph;
+    g->nops = g->cap = 2;
+    g->ops = calloc(2, sizeof *g->ops);
+    g->nshapes = 2;
+    for (int i = 0; i < 2; i++) {
+        snprintf(g->ops[i].name, sizeof g->ops[i].name, "op%d", i);
+        g->ops[i].shape_id = i;
+        g->ops[i].layer = -1;
+        g->ops[i].flops = 1e6;
+        g->flops += 1e6;
+    }
+    g->ops[1].hbm_bytes = g->ops[1].weight_bytes = g->weight_bytes = 400;
+    pr->menus = calloc(2, sizeof *pr->menus);
+    pr->sets = calloc(2, sizeof *pr->sets);
+    hand_plan p0[] = {{100, comp + net}}, p1[] = {{100, 100}};
+    hand_menu(&pr->menus[0], 0, 0, p0, 1);
+    hand_menu(&pr->menus[1], 400, 100, p1, 1);
+    pr->menus[0].e[0].comp = comp;
+    pr->menus[0].e[0].xcyc = net;
+    pr->menus[0].e[0].xbytes = 100;
+    for (int s = 0; s < 2; s++)
+        for (int k = 0; k < ELK_PRICES; k++) {
+            pr->menus[s].eff[k] = malloc((size_t)pr->menus[s].n * sizeof(int));
+            elk_menu_reprice(c, &pr->menus[s], k ? 1.0 : 0.0, k);
+        }
+}
+
+START_TEST(contention_beside_preload)
+{
+    elk_problem pr;
+    contention_problem(&pr, contention_cases[_i].topo, contention_cases[_i].hbm_tbps, contention_cases[_i].comp,
+                       contention_cases[_i].net);
+    elk_sched_opts o;
+    elk_sched_opts_default(&o);
+    elk_schedule s;
+    elk_error err;
+    ck_assert_msg(elk_schedule_run(&pr, ELK_POL_DYN, &o, &s, &err) == ELK_OK, "%s", err.msg);
+    const char *n = contention_cases[_i].name;
+    ck_assert_msg(fabs(s.latency - contention_cases[_i].latency) < 1e-3, "%s: latency %.4f, expected %.4f", n,
+                  s.latency, contention_cases[_i].latency);
+    double exe0 = s.ops[0].exe_end - s.ops[0].exe_start;
+    ck_assert_msg(fabs(exe0 - contention_cases[_i].exe0) < 1e-3, "%s: op 0 runs %.4f cycles, expected %.4f", n, exe0,
+                  contention_cases[_i].exe0);
+    /* op 0 holds op 1's preload and ends as op 1 starts */
+    ck_assert_int_eq(s.ops[0].preload_number, 1);
+    ck_assert_double_eq_tol(s.ops[1].exe_start - s.ops[0].exe_end, 0, 1e-6);
     elk_schedule_free(&s);
     elk_problem_free(&pr);
 }
@@ -560,8 +683,10 @@ static const ideal_pair ideal_pairs[] = {
 };
 
 /* Policy pol at an `elk run` line with knob set to value (NULL: as the line). */
-static double policy_at_line(elk_policy pol, const char *line, const char *knob, const char *value,
-                             elk_plan_cache *pc)
+/* Policy pol's estimated latency at a design point written as elk run's
+ * flags (one knob replaced), and if sim is set its event simulation's. */
+static double policy_sim_at_line(elk_policy pol, const char *line, const char *knob, const char *value,
+                                 elk_plan_cache *pc, double *sim)
 {
     elk_point p;
     elk_point_defaults(&p);
@@ -585,9 +710,24 @@ static double policy_at_line(elk_policy pol, const char *line, const char *knob,
     elk_schedule s;
     ck_assert_msg(elk_schedule_run(&pr, pol, &o, &s, &err) == ELK_OK, "%s", err.msg);
     double l = s.latency;
+    if (sim) {
+        elk_sim_opts so;
+        elk_sim_opts_default(&so);
+        elk_sim_result sr;
+        memset(&sr, 0, sizeof sr);
+        ck_assert_msg(elk_sim_run(&pr, &s, &so, &sr, &err) == ELK_OK, "%s", err.msg);
+        *sim = sr.latency;
+        elk_sim_result_free(&sr);
+    }
     elk_schedule_free(&s);
     elk_problem_free(&pr);
     return l;
+}
+
+static double policy_at_line(elk_policy pol, const char *line, const char *knob, const char *value,
+                             elk_plan_cache *pc)
+{
+    return policy_sim_at_line(pol, line, knob, value, pc, NULL);
 }
 
 static double ideal_at_line(const char *line, const char *knob, const char *value, elk_plan_cache *pc)
@@ -662,16 +802,63 @@ END_TEST
 
 /* The case the flow shop was made for: Llama2-7B training on tt-galaxy at
  * 2225 KiB ran lm_head in 2 pieces, the last 64.5 us after the last
- * preload, 2.2% above Ideal (2.9879 against 2.9232 ms); the flow shop cuts
- * it in 64 and Elk-Full is within 0.3% of Ideal. */
+ * preload, 2.2% above Ideal (2.9879 against 2.9232 ms), and the flow shop cut
+ * it in 64, within 0.3% of Ideal. That schedule simulated at 3.61 ms (-18.8%):
+ * its pieces' exchanges ran beside the ring's preloads, which the old
+ * contention stretch did not see. Seen (shared_extra, issue 9), the 64
+ * pieces cost more than they save and the 2 come back, 2.2% above Ideal
+ * again, and the simulation agrees with the estimate and beats the old
+ * schedule (3.27 ms, -8.5%). So: near Ideal, and near its simulation. */
 START_TEST(regress_cut_tail_near_ideal)
 {
     elk_plan_cache *pc = elk_plan_cache_alloc();
     const char *line = "--chip tt-galaxy --model llama2-7b --workload train-fwd --batch 2 --seq 130 --layers 1 "
                        "--cores 256 --topology ring --hbm-tbps 6.80 --noc-scale 0.454 --sram-kib 2225 "
                        "--compute-scale 1.40";
-    double full = policy_at_line(ELK_POL_FULL, line, NULL, NULL, pc), ideal = ideal_at_line(line, NULL, NULL, pc);
-    ck_assert_msg(full <= ideal * 1.003, "Elk-Full %.1f, Ideal %.1f", full, ideal);
+    double sim = 0;
+    double full = policy_sim_at_line(ELK_POL_FULL, line, NULL, NULL, pc, &sim), ideal = ideal_at_line(line, NULL, NULL, pc);
+    ck_assert_msg(full <= ideal * 1.025, "Elk-Full %.1f, Ideal %.1f", full, ideal);
+    ck_assert_msg(fabs(full - sim) <= 0.12 * sim, "Elk-Full %.1f, simulated %.1f", full, sim);
+    elk_plan_cache_free(pc);
+}
+END_TEST
+
+/* Issue 9, elk check --points 200 --seed 1: the estimate against the event
+ * simulation where the planner's NoC model missed what the machine does.
+ * - point 172, a ring: every qkv piece's distribution (20 us alone) ran 140
+ *   us beside the next piece's preload, which funnels through the links next
+ *   to the controllers and moves few bytes per core for its link time; the
+ *   estimate said 147 us per piece and Elk-Dyn 15.61 against 25.01 ms
+ *   simulated (-37.6%). Now the exchange runs at the preload's pace per core
+ *   where both hold the links (shared_extra): Elk-Dyn avoids those plans and
+ *   is within 20% (-17.1%; the rest is the preloads' own slowdown beside the
+ *   exchanges, 91 -> 103 us each, which the scheduler does not stretch).
+ * - point 185, all-to-all with a partly used last chip (96 cores on chips of
+ *   80, 16 controllers): the full chip's 8 controllers read 80/96 of every
+ *   preload, HBM 5/3 slower than the estimate's whole bandwidth; -40% for
+ *   every policy, now within 0.1% (elk_cost_hbm_rate). */
+static const struct {
+    const char *why, *line;
+    elk_policy pol;
+    double tol;
+} sim_points[] = {
+    {"ring: distribution beside the preloads",
+     "--chip tt-galaxy --model llama2-70b --workload train-fwd --batch 5 --seq 150 --layers 1 --cores 96 "
+     "--topology ring --hbm-tbps 18.4 --noc-scale 0.342 --sram-kib 1810 --compute-scale 0.673",
+     ELK_POL_DYN, 0.2},
+    {"all-to-all: a partly used last chip",
+     "--chip tt-mesh --model gemma2-27b --workload decode --batch 50 --seq 370 --layers 4 --cores 96 "
+     "--topology all-to-all --hbm-tbps 0.336 --noc-scale 3.30 --link-gbps 33.7 --sram-kib 2720 "
+     "--compute-scale 0.513 --hbm-controllers 16",
+     ELK_POL_STATIC, 0.01},
+};
+
+START_TEST(regress_estimate_near_simulation)
+{
+    elk_plan_cache *pc = elk_plan_cache_alloc();
+    double sim = 0, est = policy_sim_at_line(sim_points[_i].pol, sim_points[_i].line, NULL, NULL, pc, &sim);
+    ck_assert_msg(fabs(est - sim) <= sim_points[_i].tol * sim, "%s: %s %.1f cycles, simulated %.1f (%+.2f%%)",
+                  sim_points[_i].why, elk_policy_labels[sim_points[_i].pol], est, sim, 100 * (est - sim) / sim);
     elk_plan_cache_free(pc);
 }
 END_TEST
@@ -813,6 +1000,7 @@ static Suite *suite(void)
      * busy 2-core machine takes 80-110 s */
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, hand_worked_policies, 0, (int)(sizeof hand_cases / sizeof hand_cases[0]));
+    tcase_add_loop_test(tc, contention_beside_preload, 0, (int)(sizeof contention_cases / sizeof contention_cases[0]));
     tcase_add_loop_test(tc, policy_invariants, 0, (int)(sizeof points / sizeof points[0]));
     tcase_add_test(tc, orders_bounded_and_repeated);
     tcase_add_test(tc, sram_too_small_is_an_error);
@@ -825,6 +1013,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, regress_ideal_monotone_through_cuts, 0, (int)(sizeof ideal_pairs / sizeof ideal_pairs[0]));
     tcase_add_loop_test(tc, regress_full_monotone_through_cuts, 0, (int)(sizeof full_pairs / sizeof full_pairs[0]));
     tcase_add_test(tc, regress_cut_tail_near_ideal);
+    tcase_add_loop_test(tc, regress_estimate_near_simulation, 0, (int)(sizeof sim_points / sizeof sim_points[0]));
     tcase_add_test(tc, regress_far_preload_is_held);
     tcase_add_loop_test(tc, moe_routed_preloads_wait_for_the_router, 0, (int)(sizeof moe_points / sizeof moe_points[0]));
     tcase_add_loop_test(tc, moe_modes, 0, (int)(sizeof moe_points / sizeof moe_points[0]));

@@ -94,7 +94,7 @@ END_TEST
 
 /* Preload delivery on a 4x4 grid, edges placement, ports 100, links 2, 12
  * controllers (one per perimeter router, 1/192 of the bytes per core each):
- * rate = min(ingress 1600 / r, links x 2 / (r + hops), the busiest link's).
+ * rate = min(ingress 1600 / r, links x 2 / (r - 1 + hops), the busiest link's).
  * Mesh: the south link out of (0, 1) carries 18/192 (its north router's 12
  * cores below, 3 each from the X-first corners (0, 0) and (0, 3)); torus
  * (shortest way, half each way at the tie two hops away): the south link
@@ -102,14 +102,14 @@ END_TEST
  * the north one, 2 from the south one through the wrap link; 3 from the
  * routers of row 0, 1 from those of row 3), and the mesh's routes would
  * load it more, so the torus keeps its own.
- * r = 1: mesh min(1600, 96/3 = 32, 2 x 192/18 = 64/3); torus min(1600,
- * 128/2 = 64, 2 x 16 = 32).
- * r = 16: mesh min(100, 96/18, ...) = 16/3; torus min(100, 128/17, ...). */
+ * r = 1: mesh min(1600, 96/2 = 48, 2 x 192/18 = 64/3); torus min(1600,
+ * 128/1 = 128, 2 x 16 = 32).
+ * r = 16: mesh min(100, 96/17, ...) = 96/17; torus min(100, 128/16, ...) = 8. */
 static const struct {
     double r, mesh, torus;
 } preload_cases[] = {
     {1, 64.0 / 3, 32},
-    {16, 16.0 / 3, 128.0 / 17},
+    {16, 96.0 / 17, 8},
 };
 
 START_TEST(preload_rate_by_hand)
