@@ -508,6 +508,34 @@ else
     fail "elk without a terminal: no table"
 fi
 
+# the terminal goes away without a SIGHUP reaching elk (setsid: the pty is
+# not its controlling terminal, as when a pane's shell dies of SIGKILL): it
+# must leave, not spin on a hung-up input (an ASan tui_golden elk ran at
+# full CPU for 35 minutes so)
+HSOCK=elkhup-$$
+tmux -L "$HSOCK" -f /dev/null new-session -d -s h -x 100 -y 30 \
+    "setsid $ELK tui $POINT --log $WORK/tuih.log 2>$WORK/errh.txt" 2>/dev/null
+for ((i = 0; i < 600; i++)); do
+    tmux -L "$HSOCK" capture-pane -p -t h 2>/dev/null | grep -qF "Elk Workbench" && break
+    sleep 0.05
+done
+hpid=$(pgrep -n -f -- "tui $POINT --log $WORK/tuih.log")
+tmux -L "$HSOCK" kill-server >/dev/null 2>&1
+if [ -z "$hpid" ]; then
+    fail "terminal gone: the workbench did not start"
+else
+    for ((i = 0; i < 200; i++)); do
+        kill -0 "$hpid" 2>/dev/null || break
+        sleep 0.05
+    done
+    if kill -0 "$hpid" 2>/dev/null; then
+        kill -KILL "$hpid"
+        fail "terminal gone: elk still running 10 s after its pty closed"
+    else
+        ok "terminal gone without SIGHUP: elk exits"
+    fi
+fi
+
 # issue 11 (and 13): a million cores took 38 s and the workbench kept 3.2 GB
 # afterwards; now the point plans in seconds and the process's peak stays
 # under issue 13's 512 MB (1 GB under the sanitizers' own overhead). The
