@@ -1,4 +1,5 @@
 #include "elk_cost.h"
+#include "elk_tree.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -529,32 +530,6 @@ done:
     return best;
 }
 
-/* The simulator's replica groups for replication r (elk_noc.c tile_shape):
- * a near-square tile of tr x tc cores, tr tc = round(r), or whole rows and
- * then a block when no factorisation fits the grid. */
-static void tile_dims(int R, int C, double r, int *tr, int *tc)
-{
-    long n = (long)llround(r);
-    if (n < 1) n = 1;
-    if (n >= (long)R * C) {
-        *tr = R, *tc = C;
-        return;
-    }
-    long br = -1, bc = -1;
-    double best = INFINITY;
-    for (long a = 1; a <= R && a <= n; a++) {
-        if (n % a || n / a > C) continue;
-        double s = fabs(log((double)a / (double)(n / a)));
-        if (s < best) best = s, br = a, bc = n / a;
-    }
-    if (br < 0) {
-        bc = n < C ? n : C;
-        br = (n + bc - 1) / bc;
-        if (br > R) br = R;
-    }
-    *tr = (int)br, *tc = (int)bc;
-}
-
 /* grid_entry_busiest of chip c for replication r, remembered per thread
  * for the last few grids and tiles (the scheduler prices preloads millions
  * of times; the loads depend only on the grid, the topology, where the
@@ -569,7 +544,7 @@ static double entry_busiest(const elk_chip *c, double r)
     static _Thread_local memo_ent memo[NMEMO];
     static _Thread_local int nmemo, next;
     int K = c->hbm_controllers < 1 ? 1 : c->hbm_controllers, tr, tc;
-    tile_dims(c->mesh_rows, c->mesh_cols, r, &tr, &tc);
+    elk_tree_tile(c->mesh_rows, c->mesh_cols, r, &tr, &tc); /* the simulator's replica groups */
     for (int i = 0; i < nmemo; i++) {
         const memo_ent *e = &memo[i];
         if (e->topo == (int)c->topology && e->R == c->mesh_rows && e->C == c->mesh_cols && e->K == K &&

@@ -1,6 +1,7 @@
 #include "elk_noc.h"
 
 #include "elk_cost.h"
+#include "elk_tree.h"
 
 #include <assert.h>
 #include <math.h>
@@ -74,39 +75,6 @@ static int add_link(elk_noc *nc, elk_link_kind kind, double cap, double count, i
     nc->lwidth = w;
     nc->lwidth[l] = width;
     return l;
-}
-
-/* Near-square tile of about g cores that fits an R x C grid. */
-static void tile_shape(int R, int C, double g, int *tr, int *tc)
-{
-    long n = (long)llround(g);
-    if (n < 1) n = 1;
-    if (n >= (long)R * C) {
-        *tr = R;
-        *tc = C;
-        return;
-    }
-    long best_r = -1, best_c = -1;
-    double best = INFINITY;
-    for (long a = 1; a <= R && a <= n; a++) {
-        if (n % a) continue;
-        long b = n / a;
-        if (b > C) continue;
-        double s = fabs(log((double)a / (double)b));
-        if (s < best) {
-            best = s;
-            best_r = a;
-            best_c = b;
-        }
-    }
-    if (best_r < 0) {
-        /* no exact factorisation fits: whole rows, then a near-square block */
-        best_c = n < C ? n : C;
-        best_r = (n + best_c - 1) / best_c;
-        if (best_r > R) best_r = R;
-    }
-    *tr = (int)best_r;
-    *tc = (int)best_c;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1007,7 +975,7 @@ int elk_noc_preload_capped(elk_noc *nc, int k, double r, int plane, double cap)
     double scale = 1;
     if (nc->grid) {
         int tr, tc;
-        tile_shape(nc->R, nc->C, r, &tr, &tc);
+        elk_tree_tile(nc->R, nc->C, r, &tr, &tc);
         g = preload_geom(nc, k, tr, tc, plane);
         if (!g) return -1;
         /* unique bytes per tile, per unit of rate */
@@ -1102,7 +1070,7 @@ static void exchange_grid(elk_noc *nc, double g)
 {
     int R = nc->R, C = nc->C;
     int tr, tc;
-    tile_shape(R, C, g, &tr, &tc);
+    elk_tree_tile(R, C, g, &tr, &tc);
     int nty = (R + tr - 1) / tr, ntx = (C + tc - 1) / tc, halves = tie_halves(nc);
     int maxb = nc->ncell;
     int *bl = malloc((size_t)maxb * sizeof *bl);

@@ -28,8 +28,8 @@
 
 /* The replica tile of replication r on an R x C grid: tr x tc cores,
  * tr tc = round(r) when a factorisation fits (the most square), else whole
- * rows and then a block (elk_noc.c's tile_shape, which the trees must
- * share). */
+ * rows and then a block. The one definition: elk_noc's replays and
+ * elk_cost's busiest-link price use it too. */
 void elk_tree_tile(int R, int C, double r, int *tr, int *tc);
 
 /* The load of controller k's trees (k = -1: every controller's, each with
