@@ -537,6 +537,31 @@ static void undo_mods(elk_sctx *x)
     x->nmod = 0;
 }
 
+/* How much longer waiting op w gets when a later commit (an earlier op's
+ * allocator) gives it a colder option: its distribution grew from old to
+ * x->dist[w] cycles alone, but it runs at the start of w's window, beside
+ * the preloads streaming there, which on a ring or with few controllers
+ * hold it to their pace (issue 9: a 192-core wse2 ring with one
+ * controller, where a 2.5 us distribution took 68 us in the simulation and
+ * the estimate said 2.5). So w's length is recomputed under contention,
+ * and it grows by at least the distribution's own growth. The interconnect
+ * part of the growth is booked as w's stall. */
+static double grown_dist(elk_sctx *x, int w, double old)
+{
+    double d = x->dist[w] - old;
+    if (d <= 0 || x->artifact_noc) return d;
+    const elk_menu *m = menu_of(x, w);
+    const elk_menu_entry *e = &m->e[x->entry[w]];
+    double own = e->exe + x->dist[w];
+    double xb = e->xbytes + (x->dist[w] > 0 ? m->cold[e->c0 + x->copt[w]].dist_bytes : 0);
+    double L = x->ee[w] - x->es[w];
+    double nl = contended_len(x, own, e->xcyc + x->dist[w], xb, x->ee[w], x->win[w]);
+    double g = max2(d, nl - L);
+    x->stall[w] += g - d;
+    assert(x->stall[w] >= -1e-6 * (L + 1));
+    return g;
+}
+
 /* Fix op i's choice: its plan and cold layout, the cold options the
  * allocator chose for the preloads beside it (which may move their
  * preloads earlier and so its deadline), its interval and residency. */
@@ -558,7 +583,7 @@ static void commit(elk_sctx *x, int i, pick_t *b)
             if (x->Wc[k] != x->copt[w]) {
                 double old = x->dist[w];
                 set_cold(x, w, x->Wc[k]);
-                shift_earlier(x, i, w, x->dist[w] - old);
+                shift_earlier(x, i, w, grown_dist(x, w, old));
                 int r = x->pos[w];
                 if (r >= x->placed_lo) x->ps[r] = x->pe[r] - x->dur[w];
                 changed = 1;
