@@ -808,7 +808,11 @@ END_TEST
  * contention stretch did not see. Seen (shared_extra, issue 9), the 64
  * pieces cost more than they save and the 2 come back, 2.2% above Ideal
  * again, and the simulation agrees with the estimate and beats the old
- * schedule (3.27 ms, -8.5%). So: near Ideal, and near its simulation. */
+ * schedule (3.27 ms, -8.5%). Since the preloads are slowed beside the
+ * exchanges too (stretch_preloads), every policy's estimate here is 1-8%
+ * below its simulation (it was 9-13%), and Elk-Full's 3.1635 ms is 9.6%
+ * above Ideal, which sees no contention (the bound simulates at 2.96 ms).
+ * So: within 10% of Ideal, and near its simulation. */
 START_TEST(regress_cut_tail_near_ideal)
 {
     elk_plan_cache *pc = elk_plan_cache_alloc();
@@ -817,7 +821,7 @@ START_TEST(regress_cut_tail_near_ideal)
                        "--compute-scale 1.40";
     double sim = 0;
     double full = policy_sim_at_line(ELK_POL_FULL, line, NULL, NULL, pc, &sim), ideal = ideal_at_line(line, NULL, NULL, pc);
-    ck_assert_msg(full <= ideal * 1.025, "Elk-Full %.1f, Ideal %.1f", full, ideal);
+    ck_assert_msg(full <= ideal * 1.10, "Elk-Full %.1f, Ideal %.1f", full, ideal);
     ck_assert_msg(fabs(full - sim) <= 0.12 * sim, "Elk-Full %.1f, simulated %.1f", full, sim);
     elk_plan_cache_free(pc);
 }
@@ -861,6 +865,15 @@ static const struct {
      "--topology ring --hbm-tbps 0.0484 --noc-scale 0.559 --sram-kib 30.6 --compute-scale 0.556 "
      "--hbm-controllers 1",
      ELK_POL_DYN, 0.05},
+    /* relayouts of 240-650 us on a 3072-core ring hold the preloads beside
+     * them to a 13th of their pace: Static 12.96 ms against 16.55
+     * simulated (-21.7%) until the preloads were stretched there too
+     * (stretch_preloads) */
+    {"ring: preloads held by the relayouts beside them",
+     "--chip tt-mesh --model llama2-7b --workload train-fwd --batch 7 --seq 970 --layers 3 --cores 3072 "
+     "--topology ring --hbm-tbps 0.335 --noc-scale 1.31 --sram-kib 2390 --compute-scale 0.875 "
+     "--hbm-controllers 4",
+     ELK_POL_STATIC, 0.12},
 };
 
 START_TEST(regress_estimate_near_simulation)
