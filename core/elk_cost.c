@@ -1,4 +1,5 @@
 #include "elk_cost.h"
+#include "elk_noc.h"
 #include "elk_tree.h"
 
 #include <math.h>
@@ -560,6 +561,62 @@ static double entry_busiest(const elk_chip *c, double r)
     return m;
 }
 
+/* The largest fraction of a preload's unique bytes on one directed grid
+ * link, from the simulator's own trees (elk_tree_loads on the network the
+ * simulator builds for c, its automatic mode): grid_entry_busiest serves
+ * every tile from where the first leg meets it, and with replication the
+ * trees concentrate more than that (an 8 x 8 torus with one controller at
+ * r = 8: 3 times the load, the estimate's preload 3.7 us against 12.8
+ * simulated; issue 9). A tree's cmax is per unit of rate into each
+ * destination core, one unique byte per tile per cycle. Remembered per
+ * thread like entry_busiest; 0 when the network cannot be built. A miss
+ * builds the network and sums its trees, O(R C): about 80 ms on a wse2's
+ * 850k cores, 31 misses there (3.2 s for a design point against 0.87), so
+ * grids above ELK_COST_TREE_MAX routers keep grid_entry_busiest alone (a
+ * lower bound on the load; docs/VALIDATION.md). */
+#define ELK_COST_TREE_MAX 65536
+static double tree_busiest(const elk_chip *c, double r)
+{
+    enum { NMEMO = 256 };
+    typedef struct {
+        int topo, R, C, K, place, bcast, tr, tc;
+        double m;
+    } memo_ent;
+    static _Thread_local memo_ent memo[NMEMO];
+    static _Thread_local int nmemo, next;
+    int K = c->hbm_controllers < 1 ? 1 : c->hbm_controllers, tr, tc;
+    elk_tree_tile(c->mesh_rows, c->mesh_cols, r, &tr, &tc);
+    for (int i = 0; i < nmemo; i++) {
+        const memo_ent *e = &memo[i];
+        if (e->topo == (int)c->topology && e->R == c->mesh_rows && e->C == c->mesh_cols && e->K == K &&
+            e->place == (int)c->hbm_placement && e->bcast == (c->hbm_broadcast != 0) && e->tr == tr && e->tc == tc)
+            return e->m;
+    }
+    elk_noc nc;
+    elk_error err;
+    if (elk_noc_build(&nc, c, ELK_SIM_AUTO, 0, 1, &err) != ELK_OK) return 0;
+    double m = 0;
+    int nl = elk_net_nlinks(nc.net);
+    elk_use *u = malloc((size_t)(nl > 0 ? nl : 1) * sizeof *u);
+    int n = -1;
+    if (u && nc.grid) {
+        nc.pre_flat = elk_tree_flat(&nc, tr, tc); /* as the simulator routes this tile */
+        n = elk_tree_loads(&nc, -1, tr, tc, 0, u);
+    }
+    for (int i = 0; i < n; i++) m = fmax(m, u[i].cmax);
+    free(u);
+    elk_noc_free(&nc);
+    if (n < 0 || m <= 0) return 0;
+    /* per unit of rate into each core: a unique byte per cycle is one per
+     * replica tile (elk_tree_preload's scale) */
+    m /= (double)((c->mesh_rows + tr - 1) / tr) * ((c->mesh_cols + tc - 1) / tc);
+    memo[next] = (memo_ent){(int)c->topology, c->mesh_rows, c->mesh_cols, K, (int)c->hbm_placement,
+                            c->hbm_broadcast != 0, tr, tc, m};
+    next = (next + 1) % NMEMO;
+    if (nmemo < NMEMO) nmemo++;
+    return m;
+}
+
 /* Unique bytes per cycle the links next to a ring's controllers carry, in
  * links' worth. K controllers sit evenly round a ring of N and stripe every
  * preload, so each sends 1/K of it to every core, the shorter way round
@@ -620,6 +677,10 @@ double elk_cost_preload_rate(const elk_chip *c, double replication)
                 m = entry_busiest(c, r);
             }
             if (m > 0) rate = fmin(rate, l / m);
+            if (r > 1 && (long)c->mesh_rows * c->mesh_cols <= ELK_COST_TREE_MAX) {
+                double t = tree_busiest(c, r);
+                if (t > 0) rate = fmin(rate, l / t);
+            }
         }
     }
     return rate;

@@ -934,12 +934,15 @@ static const noc_geom *preload_geom(elk_noc *nc, int k, int tr, int tc, int plan
     }
     elk_use *u = malloc((size_t)elk_net_nlinks(nc->net) * sizeof *u);
     if (!u) return NULL;
+    int flat = nc->pre_flat;
+    nc->pre_flat = elk_tree_flat(nc, tr, tc); /* per tile shape */
     if (k >= 0) {
         preload_grid(nc, k, tr, tc, plane, 1.0);
     } else {
         /* all controllers at once, each with its share */
         for (int c = 0; c < nc->nctrl; c++) preload_grid(nc, c, tr, tc, plane, 1.0 / nc->nctrl);
     }
+    nc->pre_flat = flat;
     int n = drain(nc, u);
     elk_use *fit = realloc(u, (size_t)(n ? n : 1) * sizeof *fit);
     noc_geom *g = &nc->geom[nc->ngeom++];
@@ -957,7 +960,9 @@ static const noc_geom *preload_geom(elk_noc *nc, int k, int tr, int tc, int plan
  * r = 1, decided once per network. The decision sums every link's load as
  * the detailed mode routes (elk_cost_torus_preload_flat, checked against
  * it in tests/test_sim.c), so both modes and the planner route alike; the
- * fast mode's blocks would judge the shorter way round too kindly. */
+ * fast mode's blocks would judge the shorter way round too kindly. Each
+ * replica tile shape then decides again from its exact trees
+ * (elk_tree_flat), where replication can reverse the choice. */
 static void choose_preload_routes(elk_noc *nc) { nc->pre_flat = elk_cost_torus_preload_flat(&nc->chip); }
 
 int elk_noc_preload(elk_noc *nc, int k, double r, int plane) { return elk_noc_preload_capped(nc, k, r, plane, INFINITY); }

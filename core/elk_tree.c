@@ -335,6 +335,27 @@ done:
     return n;
 }
 
+int elk_tree_flat(const elk_noc *nc, int tr, int tc)
+{
+    if (!nc->grid || !nc->wrap) return nc->pre_flat;
+    int nl = elk_net_nlinks(nc->net);
+    elk_use *u = malloc((size_t)(nl > 0 ? nl : 1) * sizeof *u);
+    if (!u) return nc->pre_flat;
+    elk_noc a = *nc; /* read only: elk_tree_loads writes nothing of it */
+    double m[2] = {0, 0};
+    for (int f = 0; f < 2; f++) {
+        a.pre_flat = f;
+        int n = elk_tree_loads(&a, -1, tr, tc, 0, u);
+        if (n < 0) {
+            free(u);
+            return nc->pre_flat;
+        }
+        for (int i = 0; i < n; i++) m[f] = fmax(m[f], u[i].cmax);
+    }
+    free(u);
+    return m[1] < m[0] * (1 - 1e-9);
+}
+
 void elk_tree_init(elk_tree *t) { memset(t, 0, sizeof *t); }
 
 void elk_tree_free(elk_tree *t)
@@ -361,7 +382,9 @@ static const struct elk_tree_geom *geom_get(elk_tree *t, const elk_noc *nc, int 
     }
     elk_use *u = malloc((size_t)(elk_net_nlinks(nc->net) > 0 ? elk_net_nlinks(nc->net) : 1) * sizeof *u);
     if (!u) return NULL;
-    int n = elk_tree_loads(nc, k, tr, tc, plane, u);
+    elk_noc a = *nc;
+    a.pre_flat = elk_tree_flat(nc, tr, tc);
+    int n = elk_tree_loads(&a, k, tr, tc, plane, u);
     if (n < 0) {
         free(u);
         return NULL;

@@ -40,6 +40,14 @@ void elk_tree_tile(int R, int C, double r, int *tr, int *tc);
  * when out of memory. nc must be a grid. */
 int elk_tree_loads(const elk_noc *nc, int k, int tr, int tc, int plane, elk_use *out);
 
+/* Whether a torus's preloads to replica tiles of tr x tc cores take the
+ * mesh's routes: those of the two whose every-controller trees load the
+ * busiest link less (a torus holds the mesh's links, so it can always route
+ * like it; an 8 x 8 torus with one controller loads its busiest link 4/3 of
+ * the mesh's at r = 2 and 4 the shorter way round). The choice of the
+ * network otherwise (nc->pre_flat) on a mesh, or when out of memory. */
+int elk_tree_flat(const elk_noc *nc, int tr, int tc);
+
 /* Templates built from exact trees, and the trees per tile shape, cached
  * for one network. Owns its arrays. */
 typedef struct {

@@ -104,12 +104,20 @@ END_TEST
  * load it more, so the torus keeps its own.
  * r = 1: mesh min(1600, 96/2 = 48, 2 x 192/18 = 64/3); torus min(1600,
  * 128/1 = 128, 2 x 16 = 32).
- * r = 16: mesh min(100, 96/17, ...) = 96/17; torus min(100, 128/16, ...) = 8. */
+ * r = 16: every tree covers the grid, and on the mesh the south link out
+ * of (2, 1) carries every tree that reaches column 1 from the north: the
+ * X-first (0, 0), (0, 3), (1, 0), (1, 3), (2, 0), (2, 3) and the Y-first
+ * (0, 1): 7/12 of the unique bytes (the simulator's trees, elk_tree);
+ * mesh min(100, 96/17, 2 x 12/7) = 24/7. The torus's own trees (the
+ * shorter way, half each way at the ties) load its busiest link with 3/8
+ * of them, less than the mesh's routes, so it keeps its own: min(100,
+ * 128/16, 2 x 8/3) = 16/3 (elk_tree's loads, which test_sim's
+ * tree_loads_detailed checks link by link against the detailed mode). */
 static const struct {
     double r, mesh, torus;
 } preload_cases[] = {
     {1, 64.0 / 3, 32},
-    {16, 96.0 / 17, 8},
+    {16, 24.0 / 7, 16.0 / 3},
 };
 
 START_TEST(preload_rate_by_hand)
