@@ -756,6 +756,12 @@ typedef struct {
     int oom;
     const atomic_int *cancel; /* polled every 1024 spatial plans */
     int cancelled;
+    /* p1_cut's least output exchange at level d, for spatial plan ox_sp[d]
+     * and the (T0, s0) it was taken at: siblings that leave the output's
+     * split alone ask for it again (the divisor scan was a third of p1_cut) */
+    long ox_sp[MD + 1];
+    uint32_t ox_T0[MD + 1];
+    double ox_s0[MD + 1], ox_best[MD + 1];
 } pass1;
 
 /* Index of the last staircase point with hot <= h, or -1. */
@@ -911,17 +917,25 @@ static int p1_cut(void *u, int d, const double *s, unsigned rot, double iters, c
         lb += term_xchg(a, v, s[v] * x->sfx[d][v], (double)x->rep[v] / x->quo[d][v], (double)x->rep[v], 1);
     uint32_t T0 = (uint32_t)(x->rep[0] / x->quo[d][0]);
     double best = INFINITY, s0 = s[0] * x->sfx[d][0];
-    int k0 = 0, k1 = x->ndiv[0];
-    while (k0 < k1) { /* the first divisor >= T0 */
-        int mid = (k0 + k1) / 2;
-        if (x->div[0][mid] < (long)T0) k0 = mid + 1;
-        else k1 = mid;
-    }
-    for (int k = k0; k < x->ndiv[0]; k++) {
-        uint32_t T = (uint32_t)x->div[0][k];
-        if (T < T0 || T % T0) continue;
-        double t = term_xchg(a, 0, s0, (double)T, (double)x->rep[0], 1);
-        best = t < best ? t : best;
+    if (q->ox_sp[d] == q->sp && q->ox_T0[d] == T0 && q->ox_s0[d] == s0) {
+        best = q->ox_best[d];
+    } else {
+        int k0 = 0, k1 = x->ndiv[0];
+        while (k0 < k1) { /* the first divisor >= T0 */
+            int mid = (k0 + k1) / 2;
+            if (x->div[0][mid] < (long)T0) k0 = mid + 1;
+            else k1 = mid;
+        }
+        for (int k = k0; k < x->ndiv[0]; k++) {
+            uint32_t T = (uint32_t)x->div[0][k];
+            if (T < T0 || T % T0) continue;
+            double t = term_xchg(a, 0, s0, (double)T, (double)x->rep[0], 1);
+            best = t < best ? t : best;
+        }
+        q->ox_sp[d] = q->sp;
+        q->ox_T0[d] = T0;
+        q->ox_s0[d] = s0;
+        q->ox_best[d] = best;
     }
     return st_beats(q, hot, (lb + best) * (1 - 1e-9));
 }
@@ -1438,6 +1452,7 @@ static void p1_init(pass1 *q, actx *a, const elk_plan_opts *o)
     q->exhaustive = o->all_cb || o->exhaustive;
     q->min_hot = INFINITY;
     q->cancel = o->cancel;
+    for (int d = 0; d <= MD; d++) q->ox_sp[d] = -1; /* no spatial plan's key (p1_sp_key >= 0) */
     a->t.leaf = p1_leaf;
     a->t.cut = p1_cut;
     a->t.u = q;
