@@ -243,8 +243,11 @@ static void dim_rec(tctx *x, int d, int v, int *cur, int mx)
         long f = x->div[v][i];
         if (f > x->sl[d]) break;
         int ok = 1;
+        /* 32-bit remainders (a divisor of a replica count <= ELK_CHIP_CORES_MAX):
+         * the cheap division */
+        uint32_t f32 = (uint32_t)f;
         for (int w = 0; w < v && ok && f > 1; w++)
-            if (cur[w] > 1 && f % cur[w] && cur[w] % f) ok = 0;
+            if (cur[w] > 1 && f32 % (uint32_t)cur[w] && (uint32_t)cur[w] % f32) ok = 0;
         if (!ok) continue;
         cur[v] = (int)f;
         dim_rec(x, d, v + 1, cur, f > mx ? (int)f : mx);
@@ -583,6 +586,7 @@ typedef struct {
     divmemo dm;
     tctx t;
     sctx s;
+    struct bcache *bc; /* p1_cut_spatial's last options per tensor (owned; NULL: none) */
 } actx;
 
 /* Per-core slice of every tensor (get_sub_op_var_sizes), elements. */
@@ -790,6 +794,16 @@ static int st_beats(const pass1 *q, double h, double e)
     return e >= q->st_exe[st_find(q, h)];
 }
 
+/* st_beats for a caller that asks twice at one h: *at caches st_find's
+ * index (-2: not yet searched), which the staircase keeps between calls. */
+static int st_beats_at(const pass1 *q, double h, double e, long *at)
+{
+    if (q->nst == 0 || h < q->st_hot[0] || e < q->st_exe[q->nst - 1]) return 0;
+    if (e >= q->st_exe[0]) return 1;
+    if (*at == -2) *at = st_find(q, h);
+    return e >= q->st_exe[*at];
+}
+
 static int st_insert(pass1 *q, long i, double hot, double exe)
 {
     if (q->nst == q->cst) {
@@ -903,11 +917,12 @@ static int p1_cut(void *u, int d, const double *s, unsigned rot, double iters, c
     if (hot > a->sram) return 1;
     if (hot < q->st_hot[0]) return 0;
     double comp = 0;
+    long at = -2;
     if (a->mono) {
         long sb[MD];
         for (int k = 0; k < x->nd; k++) sb[k] = k < d ? sub[k] : x->sl[k];
         comp = path_compute(&a->t, a->c, d - 1, sb) * iters / a->c->compute_scale;
-        if (st_beats(q, hot, comp * (1 - 1e-9))) return 1;
+        if (st_beats_at(q, hot, comp * (1 - 1e-9), &at)) return 1;
     }
     /* and the exchange: each tensor's splits so far only grow (its slice
      * at least the one the hot bound took); the output's final product is
@@ -937,7 +952,7 @@ static int p1_cut(void *u, int d, const double *s, unsigned rot, double iters, c
         q->ox_s0[d] = s0;
         q->ox_best[d] = best;
     }
-    return st_beats(q, hot, (lb + best) * (1 - 1e-9));
+    return st_beats_at(q, hot, (lb + best) * (1 - 1e-9), &at);
 }
 
 /* p1_cut for a whole spatial plan, before its lists are built. Tensor v's
@@ -969,6 +984,19 @@ typedef struct {
 
 #define BOPT_MAX 128 /* options kept per tensor; more: not bounded */
 #define BNODE_MAX 4096
+
+/* Each tensor's options as p1_cut_spatial last built them, before any
+ * bopt_refine: they depend only on its extents and replica count, which
+ * neighbouring spatial plans often share (a tensor that does not index the
+ * innermost dim keeps its extents while that dim's slice stays). Entry v is
+ * valid iff ok[v]; then o[v][0..no[v]) are the options of (ext[v], rep[v]),
+ * whose divisors are dv[v][0..ndv[v]). */
+struct bcache {
+    int ok[MT], na[MT], no[MT], ndv[MT];
+    long ext[MT][MD], rep[MT];
+    const long *dv[MT];
+    bopt o[MT][BOPT_MAX];
+};
 
 /* The bound's search. Owns nothing; o[v][0..no[v]) are tensor v's options. */
 typedef struct {
@@ -1098,13 +1126,26 @@ static int p1_cut_spatial(const pass1 *q, const int *p)
     b.a = a;
     b.nt = op->ntensors;
     b.nodes = 0;
+    if (!a->bc) a->bc = calloc(1, sizeof *a->bc); /* NULL: built every time */
+    struct bcache *bc = a->bc;
     for (int v = 0; v < op->ntensors; v++) {
-        long ext[MD];
+        long ext[MD] = {0};
         int na = 0;
         long rep = 1;
         for (int d = 0; d < op->ndims; d++)
             if ((a->axm[v] >> d) & 1u) ext[na++] = sl[d];
             else rep *= p[d];
+        if (bc && bc->ok[v] && bc->rep[v] == rep && bc->na[v] == na && !memcmp(bc->ext[v], ext, sizeof ext)) {
+            b.no[v] = bc->no[v];
+            memcpy(b.o[v], bc->o[v], (size_t)bc->no[v] * sizeof b.o[v][0]);
+            memcpy(b.ext[v], ext, sizeof ext);
+            b.na[v] = na;
+            b.rep[v] = rep;
+            b.dv[v] = bc->dv[v];
+            b.ndv[v] = bc->ndv[v];
+            continue;
+        }
+        if (bc) bc->ok[v] = 0;
         int ndv;
         const long *dv = divmemo_get(&a->dm, rep, &ndv);
         if (!dv || ndv > BOPT_MAX) return 0;
@@ -1126,6 +1167,16 @@ static int p1_cut_spatial(const pass1 *q, const int *p)
             b.o[v][b.no[v]++] = (bopt){h, term_xchg(a, v, sv, T, (double)rep, 1), T, !cheap}; /* o >= 1 */
         }
         if (b.no[v] == 0) return 0; /* cannot happen (T = 1); keep p */
+        if (bc) {
+            bc->ok[v] = 1;
+            bc->na[v] = na;
+            bc->no[v] = b.no[v];
+            bc->ndv[v] = ndv;
+            bc->rep[v] = rep;
+            bc->dv[v] = dv;
+            memcpy(bc->ext[v], ext, sizeof ext);
+            memcpy(bc->o[v], b.o[v], (size_t)b.no[v] * sizeof b.o[v][0]);
+        }
     }
     double base = a->base_x;
     b.base = base;
@@ -1566,6 +1617,7 @@ elk_status elk_plan_art_enumerate(const elk_chip *c, const elk_op *op, double sr
         q.oom |= w[k].a->t.oom;
         tctx_free(&w[k].a->t);
         divmemo_free(&w[k].a->dm);
+        free(w[k].a->bc);
         free(w[k].a);
     }
     free(q.st_hot);
@@ -1611,6 +1663,7 @@ done:
     free(q.imp);
     tctx_free(&a->t);
     divmemo_free(&a->dm);
+    free(a->bc);
     free(a);
     if (st != ELK_OK) elk_plan_set_free(set);
     return st;
