@@ -173,7 +173,26 @@ typedef struct {
     double sfx[MD + 1][MT]; /* product over levels >= d of the least slice factor of tensor v */
     long leaves;
     int oom;
+    uint64_t inv_small[1024]; /* UINT64_MAX / t + 1 for t > 1 once levels needed it, else 0 */
 } tctx;
+
+/* ceil(len / t) for 1 <= t: in 32 bits where the operands allow (the
+ * cheap division; levels and dim_rec divide per tuple). */
+static inline long ceil_div(long len, long t)
+{
+    if (len < (1L << 31) && t < (1L << 31)) return (long)(((uint32_t)len + (uint32_t)t - 1) / (uint32_t)t);
+    return (len + t - 1) / t;
+}
+
+/* The divisibility test's inverse of t > 1 (tree_rec), through the memo. */
+static inline uint64_t inv_of(tctx *x, int t)
+{
+    if (t < 1024) {
+        if (!x->inv_small[t]) x->inv_small[t] = UINT64_MAX / (uint64_t)t + 1;
+        return x->inv_small[t];
+    }
+    return UINT64_MAX / (uint64_t)t + 1;
+}
 
 static int in_axes(const elk_tensor *t, int d)
 {
@@ -230,7 +249,7 @@ static void dim_rec(tctx *x, int d, int v, int *cur, int mx)
     if (x->oom) return;
     if (v == x->nt) {
         long len = x->sl[d];
-        if (mx > 1 && (double)len / ((double)mx * (double)((len + mx - 1) / mx)) < x->pad) return;
+        if (mx > 1 && (double)len / ((double)mx * (double)ceil_div(len, mx)) < x->pad) return;
         if (pool_push(x, cur) || list_push(x, d, x->npool - 1)) x->oom = 1;
         return;
     }
@@ -351,11 +370,11 @@ static int levels(tctx *x)
             for (int v = 0; v < x->nt; v++) {
                 e->mx = t[v] > e->mx ? t[v] : e->mx;
                 if (t[v] > 1) e->rot |= 1u << v;
-                e->fac[v] = (x->axm[v] >> d) & 1u ? (double)((len + t[v] - 1) / t[v]) : 1.0;
-                e->inv[v] = t[v] > 1 ? UINT64_MAX / (uint64_t)t[v] + 1 : 0;
+                e->fac[v] = (x->axm[v] >> d) & 1u ? (double)ceil_div(len, t[v]) : 1.0;
+                e->inv[v] = t[v] > 1 ? inv_of(x, t[v]) : 0;
                 if (e->fac[v] < mf[d][v]) mf[d][v] = e->fac[v];
             }
-            e->sub = (len + e->mx - 1) / e->mx;
+            e->sub = ceil_div(len, e->mx);
             e->eff = (double)len / ((double)e->sub * e->mx);
             /* distinct extents are few (one per distinct max t): search them */
             int k = 0;
