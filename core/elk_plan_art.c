@@ -788,7 +788,7 @@ typedef struct {
 } pass1;
 
 /* Index of the last staircase point with hot <= h, or -1. */
-static long st_find(const pass1 *q, double h)
+static inline long st_find(const pass1 *q, double h)
 {
     if (q->nst == 0) return -1;
     /* branch-free halving (a conditional move, not a mispredicted jump:
@@ -806,7 +806,7 @@ static long st_find(const pass1 *q, double h)
 
 /* Whether the staircase at hot h is at or below e (a plan of at least h
  * and e would not join it); the ends decide most queries without a search. */
-static int st_beats(const pass1 *q, double h, double e)
+static inline int st_beats(const pass1 *q, double h, double e)
 {
     if (q->nst == 0 || h < q->st_hot[0] || e < q->st_exe[q->nst - 1]) return 0;
     if (e >= q->st_exe[0]) return 1;
@@ -1037,7 +1037,7 @@ typedef struct {
 } bsrch;
 
 /* 1 if no plan with at least hot h and time e can join. */
-static int lost(const bsrch *b, double h, double e)
+static inline int lost(const bsrch *b, double h, double e)
 {
     const pass1 *q = b->q;
     if (h * (1 - 1e-9) > q->a->sram) return 1;
