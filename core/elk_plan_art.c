@@ -173,7 +173,26 @@ typedef struct {
     double sfx[MD + 1][MT]; /* product over levels >= d of the least slice factor of tensor v */
     long leaves;
     int oom;
+    uint64_t inv_small[1024]; /* UINT64_MAX / t + 1 for t > 1 once levels needed it, else 0 */
 } tctx;
+
+/* ceil(len / t) for 1 <= t: in 32 bits where the operands allow (the
+ * cheap division; levels and dim_rec divide per tuple). */
+static inline long ceil_div(long len, long t)
+{
+    if (len < (1L << 31) && t < (1L << 31)) return (long)(((uint32_t)len + (uint32_t)t - 1) / (uint32_t)t);
+    return (len + t - 1) / t;
+}
+
+/* The divisibility test's inverse of t > 1 (tree_rec), through the memo. */
+static inline uint64_t inv_of(tctx *x, int t)
+{
+    if (t < 1024) {
+        if (!x->inv_small[t]) x->inv_small[t] = UINT64_MAX / (uint64_t)t + 1;
+        return x->inv_small[t];
+    }
+    return UINT64_MAX / (uint64_t)t + 1;
+}
 
 static int in_axes(const elk_tensor *t, int d)
 {
@@ -230,7 +249,7 @@ static void dim_rec(tctx *x, int d, int v, int *cur, int mx)
     if (x->oom) return;
     if (v == x->nt) {
         long len = x->sl[d];
-        if (mx > 1 && (double)len / ((double)mx * (double)((len + mx - 1) / mx)) < x->pad) return;
+        if (mx > 1 && (double)len / ((double)mx * (double)ceil_div(len, mx)) < x->pad) return;
         if (pool_push(x, cur) || list_push(x, d, x->npool - 1)) x->oom = 1;
         return;
     }
@@ -243,8 +262,11 @@ static void dim_rec(tctx *x, int d, int v, int *cur, int mx)
         long f = x->div[v][i];
         if (f > x->sl[d]) break;
         int ok = 1;
+        /* 32-bit remainders (a divisor of a replica count <= ELK_CHIP_CORES_MAX):
+         * the cheap division */
+        uint32_t f32 = (uint32_t)f;
         for (int w = 0; w < v && ok && f > 1; w++)
-            if (cur[w] > 1 && f % cur[w] && cur[w] % f) ok = 0;
+            if (cur[w] > 1 && f32 % (uint32_t)cur[w] && (uint32_t)cur[w] % f32) ok = 0;
         if (!ok) continue;
         cur[v] = (int)f;
         dim_rec(x, d, v + 1, cur, f > mx ? (int)f : mx);
@@ -348,11 +370,11 @@ static int levels(tctx *x)
             for (int v = 0; v < x->nt; v++) {
                 e->mx = t[v] > e->mx ? t[v] : e->mx;
                 if (t[v] > 1) e->rot |= 1u << v;
-                e->fac[v] = (x->axm[v] >> d) & 1u ? (double)((len + t[v] - 1) / t[v]) : 1.0;
-                e->inv[v] = t[v] > 1 ? UINT64_MAX / (uint64_t)t[v] + 1 : 0;
+                e->fac[v] = (x->axm[v] >> d) & 1u ? (double)ceil_div(len, t[v]) : 1.0;
+                e->inv[v] = t[v] > 1 ? inv_of(x, t[v]) : 0;
                 if (e->fac[v] < mf[d][v]) mf[d][v] = e->fac[v];
             }
-            e->sub = (len + e->mx - 1) / e->mx;
+            e->sub = ceil_div(len, e->mx);
             e->eff = (double)len / ((double)e->sub * e->mx);
             /* distinct extents are few (one per distinct max t): search them */
             int k = 0;
@@ -583,6 +605,7 @@ typedef struct {
     divmemo dm;
     tctx t;
     sctx s;
+    struct bcache *bc; /* p1_cut_spatial's last options per tensor (owned; NULL: none) */
 } actx;
 
 /* Per-core slice of every tensor (get_sub_op_var_sizes), elements. */
@@ -756,10 +779,16 @@ typedef struct {
     int oom;
     const atomic_int *cancel; /* polled every 1024 spatial plans */
     int cancelled;
+    /* p1_cut's least output exchange at level d, for spatial plan ox_sp[d]
+     * and the (T0, s0) it was taken at: siblings that leave the output's
+     * split alone ask for it again (the divisor scan was a third of p1_cut) */
+    long ox_sp[MD + 1];
+    uint32_t ox_T0[MD + 1];
+    double ox_s0[MD + 1], ox_best[MD + 1];
 } pass1;
 
 /* Index of the last staircase point with hot <= h, or -1. */
-static long st_find(const pass1 *q, double h)
+static inline long st_find(const pass1 *q, double h)
 {
     if (q->nst == 0) return -1;
     /* branch-free halving (a conditional move, not a mispredicted jump:
@@ -777,11 +806,21 @@ static long st_find(const pass1 *q, double h)
 
 /* Whether the staircase at hot h is at or below e (a plan of at least h
  * and e would not join it); the ends decide most queries without a search. */
-static int st_beats(const pass1 *q, double h, double e)
+static inline int st_beats(const pass1 *q, double h, double e)
 {
     if (q->nst == 0 || h < q->st_hot[0] || e < q->st_exe[q->nst - 1]) return 0;
     if (e >= q->st_exe[0]) return 1;
     return e >= q->st_exe[st_find(q, h)];
+}
+
+/* st_beats for a caller that asks twice at one h: *at caches st_find's
+ * index (-2: not yet searched), which the staircase keeps between calls. */
+static int st_beats_at(const pass1 *q, double h, double e, long *at)
+{
+    if (q->nst == 0 || h < q->st_hot[0] || e < q->st_exe[q->nst - 1]) return 0;
+    if (e >= q->st_exe[0]) return 1;
+    if (*at == -2) *at = st_find(q, h);
+    return e >= q->st_exe[*at];
 }
 
 static int st_insert(pass1 *q, long i, double hot, double exe)
@@ -897,11 +936,12 @@ static int p1_cut(void *u, int d, const double *s, unsigned rot, double iters, c
     if (hot > a->sram) return 1;
     if (hot < q->st_hot[0]) return 0;
     double comp = 0;
+    long at = -2;
     if (a->mono) {
         long sb[MD];
         for (int k = 0; k < x->nd; k++) sb[k] = k < d ? sub[k] : x->sl[k];
         comp = path_compute(&a->t, a->c, d - 1, sb) * iters / a->c->compute_scale;
-        if (st_beats(q, hot, comp * (1 - 1e-9))) return 1;
+        if (st_beats_at(q, hot, comp * (1 - 1e-9), &at)) return 1;
     }
     /* and the exchange: each tensor's splits so far only grow (its slice
      * at least the one the hot bound took); the output's final product is
@@ -911,19 +951,27 @@ static int p1_cut(void *u, int d, const double *s, unsigned rot, double iters, c
         lb += term_xchg(a, v, s[v] * x->sfx[d][v], (double)x->rep[v] / x->quo[d][v], (double)x->rep[v], 1);
     uint32_t T0 = (uint32_t)(x->rep[0] / x->quo[d][0]);
     double best = INFINITY, s0 = s[0] * x->sfx[d][0];
-    int k0 = 0, k1 = x->ndiv[0];
-    while (k0 < k1) { /* the first divisor >= T0 */
-        int mid = (k0 + k1) / 2;
-        if (x->div[0][mid] < (long)T0) k0 = mid + 1;
-        else k1 = mid;
+    if (q->ox_sp[d] == q->sp && q->ox_T0[d] == T0 && q->ox_s0[d] == s0) {
+        best = q->ox_best[d];
+    } else {
+        int k0 = 0, k1 = x->ndiv[0];
+        while (k0 < k1) { /* the first divisor >= T0 */
+            int mid = (k0 + k1) / 2;
+            if (x->div[0][mid] < (long)T0) k0 = mid + 1;
+            else k1 = mid;
+        }
+        for (int k = k0; k < x->ndiv[0]; k++) {
+            uint32_t T = (uint32_t)x->div[0][k];
+            if (T < T0 || T % T0) continue;
+            double t = term_xchg(a, 0, s0, (double)T, (double)x->rep[0], 1);
+            best = t < best ? t : best;
+        }
+        q->ox_sp[d] = q->sp;
+        q->ox_T0[d] = T0;
+        q->ox_s0[d] = s0;
+        q->ox_best[d] = best;
     }
-    for (int k = k0; k < x->ndiv[0]; k++) {
-        uint32_t T = (uint32_t)x->div[0][k];
-        if (T < T0 || T % T0) continue;
-        double t = term_xchg(a, 0, s0, (double)T, (double)x->rep[0], 1);
-        best = t < best ? t : best;
-    }
-    return st_beats(q, hot, (lb + best) * (1 - 1e-9));
+    return st_beats_at(q, hot, (lb + best) * (1 - 1e-9), &at);
 }
 
 /* p1_cut for a whole spatial plan, before its lists are built. Tensor v's
@@ -956,6 +1004,19 @@ typedef struct {
 #define BOPT_MAX 128 /* options kept per tensor; more: not bounded */
 #define BNODE_MAX 4096
 
+/* Each tensor's options as p1_cut_spatial last built them, before any
+ * bopt_refine: they depend only on its extents and replica count, which
+ * neighbouring spatial plans often share (a tensor that does not index the
+ * innermost dim keeps its extents while that dim's slice stays). Entry v is
+ * valid iff ok[v]; then o[v][0..no[v]) are the options of (ext[v], rep[v]),
+ * whose divisors are dv[v][0..ndv[v]). */
+struct bcache {
+    int ok[MT], na[MT], no[MT], ndv[MT];
+    long ext[MT][MD], rep[MT];
+    const long *dv[MT];
+    bopt o[MT][BOPT_MAX];
+};
+
 /* The bound's search. Owns nothing; o[v][0..no[v]) are tensor v's options. */
 typedef struct {
     const pass1 *q;
@@ -976,7 +1037,7 @@ typedef struct {
 } bsrch;
 
 /* 1 if no plan with at least hot h and time e can join. */
-static int lost(const bsrch *b, double h, double e)
+static inline int lost(const bsrch *b, double h, double e)
 {
     const pass1 *q = b->q;
     if (h * (1 - 1e-9) > q->a->sram) return 1;
@@ -1084,13 +1145,26 @@ static int p1_cut_spatial(const pass1 *q, const int *p)
     b.a = a;
     b.nt = op->ntensors;
     b.nodes = 0;
+    if (!a->bc) a->bc = calloc(1, sizeof *a->bc); /* NULL: built every time */
+    struct bcache *bc = a->bc;
     for (int v = 0; v < op->ntensors; v++) {
-        long ext[MD];
+        long ext[MD] = {0};
         int na = 0;
         long rep = 1;
         for (int d = 0; d < op->ndims; d++)
             if ((a->axm[v] >> d) & 1u) ext[na++] = sl[d];
             else rep *= p[d];
+        if (bc && bc->ok[v] && bc->rep[v] == rep && bc->na[v] == na && !memcmp(bc->ext[v], ext, sizeof ext)) {
+            b.no[v] = bc->no[v];
+            memcpy(b.o[v], bc->o[v], (size_t)bc->no[v] * sizeof b.o[v][0]);
+            memcpy(b.ext[v], ext, sizeof ext);
+            b.na[v] = na;
+            b.rep[v] = rep;
+            b.dv[v] = bc->dv[v];
+            b.ndv[v] = bc->ndv[v];
+            continue;
+        }
+        if (bc) bc->ok[v] = 0;
         int ndv;
         const long *dv = divmemo_get(&a->dm, rep, &ndv);
         if (!dv || ndv > BOPT_MAX) return 0;
@@ -1112,6 +1186,16 @@ static int p1_cut_spatial(const pass1 *q, const int *p)
             b.o[v][b.no[v]++] = (bopt){h, term_xchg(a, v, sv, T, (double)rep, 1), T, !cheap}; /* o >= 1 */
         }
         if (b.no[v] == 0) return 0; /* cannot happen (T = 1); keep p */
+        if (bc) {
+            bc->ok[v] = 1;
+            bc->na[v] = na;
+            bc->no[v] = b.no[v];
+            bc->ndv[v] = ndv;
+            bc->rep[v] = rep;
+            bc->dv[v] = dv;
+            memcpy(bc->ext[v], ext, sizeof ext);
+            memcpy(bc->o[v], b.o[v], (size_t)b.no[v] * sizeof b.o[v][0]);
+        }
     }
     double base = a->base_x;
     b.base = base;
@@ -1438,6 +1522,7 @@ static void p1_init(pass1 *q, actx *a, const elk_plan_opts *o)
     q->exhaustive = o->all_cb || o->exhaustive;
     q->min_hot = INFINITY;
     q->cancel = o->cancel;
+    for (int d = 0; d <= MD; d++) q->ox_sp[d] = -1; /* no spatial plan's key (p1_sp_key >= 0) */
     a->t.leaf = p1_leaf;
     a->t.cut = p1_cut;
     a->t.u = q;
@@ -1551,6 +1636,7 @@ elk_status elk_plan_art_enumerate(const elk_chip *c, const elk_op *op, double sr
         q.oom |= w[k].a->t.oom;
         tctx_free(&w[k].a->t);
         divmemo_free(&w[k].a->dm);
+        free(w[k].a->bc);
         free(w[k].a);
     }
     free(q.st_hot);
@@ -1596,6 +1682,7 @@ done:
     free(q.imp);
     tctx_free(&a->t);
     divmemo_free(&a->dm);
+    free(a->bc);
     free(a);
     if (st != ELK_OK) elk_plan_set_free(set);
     return st;
