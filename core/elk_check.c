@@ -477,8 +477,25 @@ static elk_check_args without_rule(const elk_check_args *a, unsigned profile, in
 /* Whether policy p's schedule at a point passes the simulation invariant
  * inv (sim-estimate or sim-ideal): -1 when it cannot be planned or
  * simulated. */
+/* The first of a simulation's utilisations outside [0, 1], by name (its
+ * value in *v), or NULL. */
+static const char *sim_bad_fraction(const elk_sim_result *sr, double *v)
+{
+    const struct {
+        const char *name;
+        double v;
+    } u[] = {{"hbm_util", sr->hbm_util},   {"noc_util", sr->noc_util}, {"noc_pre_util", sr->noc_pre_util},
+             {"noc_exe_util", sr->noc_exe_util}, {"link_max", sr->link_max}, {"link_mean", sr->link_mean}};
+    for (size_t k = 0; k < sizeof u / sizeof u[0]; k++)
+        if (!frac_ok(u[k].v)) {
+            *v = u[k].v;
+            return u[k].name;
+        }
+    return NULL;
+}
+
 static int sim_holds(const elk_problem *pr, const elk_result *res, int p, elk_check_inv inv, double *est_out,
-                     double *sim_out, elk_error *err)
+                     double *sim_out, const char **bad, double *bad_v, elk_error *err)
 {
     elk_sim_opts so;
     elk_sim_opts_default(&so);
@@ -489,6 +506,7 @@ static int sim_holds(const elk_problem *pr, const elk_result *res, int p, elk_ch
         return -1;
     }
     double est = res->pol[p].latency, sim = sr.latency;
+    if (bad) *bad = sim_bad_fraction(&sr, bad_v);
     elk_sim_result_free(&sr);
     if (est_out) *est_out = est;
     if (sim_out) *sim_out = sim;
@@ -511,7 +529,7 @@ static int sim_rule_behind(const elk_check_args *a, unsigned profile, int p, elk
         elk_problem pr;
         elk_result res;
         if (plan_point(&b, pc, so, mask, &pr, &res, &err) != ELK_OK) continue;
-        int ok = sim_holds(&pr, &res, p, inv, NULL, NULL, &err);
+        int ok = sim_holds(&pr, &res, p, inv, NULL, NULL, NULL, NULL, &err);
         elk_result_free(&res);
         elk_problem_free(&pr);
         if (ok == 1) return k;
@@ -527,13 +545,18 @@ static void check_sim(const elk_problem *pr, const elk_result *res, elk_plan_cac
     for (int p = 0; p < ELK_POL_COUNT; p++) {
         if (!res->have[p]) continue;
         r->checks[ELK_CHECK_SIM_ESTIMATE]++;
-        double est = 0, sim = 0;
+        double est = 0, sim = 0, bad_v = 0;
+        const char *bad = NULL;
         elk_error err;
-        int held = sim_holds(pr, res, p, ELK_CHECK_SIM_ESTIMATE, &est, &sim, &err);
+        int held = sim_holds(pr, res, p, ELK_CHECK_SIM_ESTIMATE, &est, &sim, &bad, &bad_v, &err);
         if (held < 0) {
             add(r, ELK_CHECK_SIM_ESTIMATE, p, 0, NULL, "%s: the simulation failed: %s", LBL(p), err.msg);
             continue;
         }
+        /* the simulator's utilisations are fractions too (the TUI and
+         * `elk run --sim` print them) */
+        r->checks[ELK_CHECK_FRACTIONS]++;
+        if (bad) add(r, ELK_CHECK_FRACTIONS, p, 0, NULL, "%s: simulated %s = %.9g outside [0, 1]", LBL(p), bad, bad_v);
         double e = (est - sim) / sim;
         if (p != ELK_POL_IDEAL) r->sim_err[p] = e;
         /* Ideal is a bound, not a schedule the machine runs: its replay may

@@ -591,7 +591,7 @@ static void finish_metrics(sim_t *s)
         case ELK_LK_MESH:
         case ELK_LK_MESH_INT:
             mesh += sum[l];
-            if (lk[l].plane == 0) mesh_members += lk[l].count;
+            mesh_members += lk[l].count; /* Ideal's preload plane is capacity too */
             if (lk[l].kind == ELK_LK_MESH) mesh_max = fmax(mesh_max, mx[l] / lk[l].cap);
             break;
         default: break;
@@ -612,7 +612,10 @@ static void finish_metrics(sim_t *s)
             if (tp[t].kind == ELK_XF_EXEC && k == ELK_LK_PORT_OUT) sent += tp[t].units * us[u].csum;
         }
     r->sent = sent;
-    double ports = c->cores * s->port_bpc * L;
+    /* the capacity of every plane the traffic could use: Ideal's separate
+     * preload NoC doubles it (counting one plane put Ideal's NoC% at 101%
+     * and its mean link load at 108%) */
+    double ports = c->cores * s->port_bpc * L * s->nc.planes;
     r->noc_util = ports > 0 ? in_all / ports : 0;
     r->noc_pre_util = ports > 0 ? in_pre / ports : 0;
     r->noc_exe_util = r->noc_util - r->noc_pre_util;

@@ -915,6 +915,12 @@ START_TEST(real_schedules)
         ck_assert_int_eq(r.nops, s.nops);
         ck_assert_int_eq(r.sram_violations, 0);
         ck_assert(r.peak_resident <= pr.sram || pol == ELK_POL_IDEAL);
+        /* utilisations are fractions of every plane's capacity (Ideal's
+         * separate preload NoC included) */
+        ck_assert_msg(r.noc_util >= 0 && r.noc_util <= 1 + 1e-9, "%s: noc_util %g", elk_policy_labels[pol], r.noc_util);
+        ck_assert_msg(r.hbm_util >= 0 && r.hbm_util <= 1 + 1e-9, "%s: hbm_util %g", elk_policy_labels[pol], r.hbm_util);
+        ck_assert_msg(r.link_mean >= 0 && r.link_mean <= 1 + 1e-9, "%s: link_mean %g", elk_policy_labels[pol],
+                      r.link_mean);
         for (int i = 0; i < r.nops; i++) {
             if (i > 0) ck_assert(r.ops[i].exe_start >= r.ops[i - 1].exe_end - 1e-9);
             if (pr.graph.ops[i].hbm_bytes > 0) ck_assert(r.ops[i].pre_end <= r.ops[i].exe_start + 1e-9);
