@@ -2,6 +2,7 @@
 #include "elk_noc.h"
 #include "elk_tree.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -531,33 +532,62 @@ done:
     return best;
 }
 
+/* A per-thread memo of one busiest-link fraction per grid, topology,
+ * controller placement and replica tile: the loads depend on nothing else.
+ * The newest cap entries are kept. */
+enum { GRID_MEMO_MAX = 256 };
+typedef struct {
+    int topo, R, C, K, place, bcast, tr, tc;
+    double m;
+} grid_memo_ent;
+typedef struct {
+    grid_memo_ent e[GRID_MEMO_MAX];
+    int n, next;
+} grid_memo;
+
+static grid_memo_ent grid_key(const elk_chip *c, int tr, int tc)
+{
+    int K = c->hbm_controllers < 1 ? 1 : c->hbm_controllers;
+    return (grid_memo_ent){(int)c->topology, c->mesh_rows, c->mesh_cols, K, (int)c->hbm_placement,
+                           c->hbm_broadcast != 0, tr, tc, 0};
+}
+
+static int grid_memo_find(const grid_memo *mm, const grid_memo_ent *k, double *m)
+{
+    for (int i = 0; i < mm->n; i++) {
+        const grid_memo_ent *e = &mm->e[i];
+        if (e->topo == k->topo && e->R == k->R && e->C == k->C && e->K == k->K && e->place == k->place &&
+            e->bcast == k->bcast && e->tr == k->tr && e->tc == k->tc) {
+            *m = e->m;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void grid_memo_put(grid_memo *mm, int cap, grid_memo_ent k, double m)
+{
+    assert(cap >= 1 && cap <= GRID_MEMO_MAX);
+    k.m = m;
+    mm->e[mm->next] = k;
+    mm->next = (mm->next + 1) % cap;
+    if (mm->n < cap) mm->n++;
+}
+
 /* grid_entry_busiest of chip c for replication r, remembered per thread
  * for the last few grids and tiles (the scheduler prices preloads millions
- * of times; the loads depend only on the grid, the topology, where the
- * controllers sit and the tile). */
+ * of times, so the memo is short: its scan is on their path). */
 static double entry_busiest(const elk_chip *c, double r)
 {
-    enum { NMEMO = 32 };
-    typedef struct {
-        int topo, R, C, K, place, bcast, tr, tc;
-        double m;
-    } memo_ent;
-    static _Thread_local memo_ent memo[NMEMO];
-    static _Thread_local int nmemo, next;
-    int K = c->hbm_controllers < 1 ? 1 : c->hbm_controllers, tr, tc;
+    static _Thread_local grid_memo memo;
+    int tr, tc;
     elk_tree_tile(c->mesh_rows, c->mesh_cols, r, &tr, &tc); /* the simulator's replica groups */
-    for (int i = 0; i < nmemo; i++) {
-        const memo_ent *e = &memo[i];
-        if (e->topo == (int)c->topology && e->R == c->mesh_rows && e->C == c->mesh_cols && e->K == K &&
-            e->place == (int)c->hbm_placement && e->bcast == (c->hbm_broadcast != 0) && e->tr == tr && e->tc == tc)
-            return e->m;
-    }
-    double m = grid_entry_busiest(c, tr, tc);
+    grid_memo_ent k = grid_key(c, tr, tc);
+    double m;
+    if (grid_memo_find(&memo, &k, &m)) return m;
+    m = grid_entry_busiest(c, tr, tc);
     if (m <= 0) return m; /* out of memory: not remembered */
-    memo[next] = (memo_ent){(int)c->topology, c->mesh_rows, c->mesh_cols, K, (int)c->hbm_placement,
-                            c->hbm_broadcast != 0, tr, tc, m};
-    next = (next + 1) % NMEMO;
-    if (nmemo < NMEMO) nmemo++;
+    grid_memo_put(&memo, 32, k, m);
     return m;
 }
 
@@ -577,21 +607,12 @@ static double entry_busiest(const elk_chip *c, double r)
 #define ELK_COST_TREE_MAX 65536
 static double tree_busiest(const elk_chip *c, double r)
 {
-    enum { NMEMO = 256 };
-    typedef struct {
-        int topo, R, C, K, place, bcast, tr, tc;
-        double m;
-    } memo_ent;
-    static _Thread_local memo_ent memo[NMEMO];
-    static _Thread_local int nmemo, next;
-    int K = c->hbm_controllers < 1 ? 1 : c->hbm_controllers, tr, tc;
+    static _Thread_local grid_memo memo;
+    int tr, tc;
     elk_tree_tile(c->mesh_rows, c->mesh_cols, r, &tr, &tc);
-    for (int i = 0; i < nmemo; i++) {
-        const memo_ent *e = &memo[i];
-        if (e->topo == (int)c->topology && e->R == c->mesh_rows && e->C == c->mesh_cols && e->K == K &&
-            e->place == (int)c->hbm_placement && e->bcast == (c->hbm_broadcast != 0) && e->tr == tr && e->tc == tc)
-            return e->m;
-    }
+    grid_memo_ent key = grid_key(c, tr, tc);
+    double hit;
+    if (grid_memo_find(&memo, &key, &hit)) return hit;
     elk_noc nc;
     elk_error err;
     if (elk_noc_build(&nc, c, ELK_SIM_AUTO, 0, 1, &err) != ELK_OK) return 0;
@@ -610,10 +631,7 @@ static double tree_busiest(const elk_chip *c, double r)
     /* per unit of rate into each core: a unique byte per cycle is one per
      * replica tile (elk_tree_preload's scale) */
     m /= (double)((c->mesh_rows + tr - 1) / tr) * ((c->mesh_cols + tc - 1) / tc);
-    memo[next] = (memo_ent){(int)c->topology, c->mesh_rows, c->mesh_cols, K, (int)c->hbm_placement,
-                            c->hbm_broadcast != 0, tr, tc, m};
-    next = (next + 1) % NMEMO;
-    if (nmemo < NMEMO) nmemo++;
+    grid_memo_put(&memo, GRID_MEMO_MAX, key, m);
     return m;
 }
 
