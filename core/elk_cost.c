@@ -543,6 +543,7 @@ typedef struct {
 typedef struct {
     grid_memo_ent e[GRID_MEMO_MAX];
     int n, next;
+    int last; /* the last hit, tried first: one grid's calls come in runs */
 } grid_memo;
 
 static grid_memo_ent grid_key(const elk_chip *c, int tr, int tc)
@@ -552,16 +553,24 @@ static grid_memo_ent grid_key(const elk_chip *c, int tr, int tc)
                            c->hbm_broadcast != 0, tr, tc, 0};
 }
 
-static int grid_memo_find(const grid_memo *mm, const grid_memo_ent *k, double *m)
+static int grid_key_eq(const grid_memo_ent *e, const grid_memo_ent *k)
 {
-    for (int i = 0; i < mm->n; i++) {
-        const grid_memo_ent *e = &mm->e[i];
-        if (e->topo == k->topo && e->R == k->R && e->C == k->C && e->K == k->K && e->place == k->place &&
-            e->bcast == k->bcast && e->tr == k->tr && e->tc == k->tc) {
-            *m = e->m;
+    return e->topo == k->topo && e->R == k->R && e->C == k->C && e->K == k->K && e->place == k->place &&
+           e->bcast == k->bcast && e->tr == k->tr && e->tc == k->tc;
+}
+
+static int grid_memo_find(grid_memo *mm, const grid_memo_ent *k, double *m)
+{
+    if (mm->last < mm->n && grid_key_eq(&mm->e[mm->last], k)) {
+        *m = mm->e[mm->last].m;
+        return 1;
+    }
+    for (int i = 0; i < mm->n; i++)
+        if (grid_key_eq(&mm->e[i], k)) {
+            mm->last = i;
+            *m = mm->e[i].m;
             return 1;
         }
-    }
     return 0;
 }
 

@@ -14,6 +14,7 @@ enum { PAT_PRELOAD, PAT_SHIFT, PAT_EXCH };
 
 struct noc_geom {
     int ctrl, plane, tr, tc;
+    int flat; /* the tile shape's routes (elk_tree_flat) */
     int n;
     elk_use *u;
 };
@@ -934,8 +935,11 @@ static const noc_geom *preload_geom(elk_noc *nc, int k, int tr, int tc, int plan
     }
     elk_use *u = malloc((size_t)elk_net_nlinks(nc->net) * sizeof *u);
     if (!u) return NULL;
-    int flat = nc->pre_flat;
-    nc->pre_flat = elk_tree_flat(nc, tr, tc); /* per tile shape */
+    int flat = nc->pre_flat, tile_flat = -1;
+    for (int i = 0; i < nc->ngeom && tile_flat < 0; i++) /* decided once per tile shape */
+        if (nc->geom[i].tr == tr && nc->geom[i].tc == tc) tile_flat = nc->geom[i].flat;
+    nc->pre_flat = tile_flat >= 0 ? tile_flat : elk_tree_flat(nc, tr, tc);
+    tile_flat = nc->pre_flat;
     if (k >= 0) {
         preload_grid(nc, k, tr, tc, plane, 1.0);
     } else {
@@ -946,7 +950,7 @@ static const noc_geom *preload_geom(elk_noc *nc, int k, int tr, int tc, int plan
     int n = drain(nc, u);
     elk_use *fit = realloc(u, (size_t)(n ? n : 1) * sizeof *fit);
     noc_geom *g = &nc->geom[nc->ngeom++];
-    *g = (noc_geom){k, plane, tr, tc, n, fit ? fit : u};
+    *g = (noc_geom){k, plane, tr, tc, tile_flat, n, fit ? fit : u};
     return g;
 }
 

@@ -805,22 +805,22 @@ static inline long st_find(const pass1 *q, double h)
 }
 
 /* Whether the staircase at hot h is at or below e (a plan of at least h
- * and e would not join it); the ends decide most queries without a search. */
-static inline int st_beats(const pass1 *q, double h, double e)
-{
-    if (q->nst == 0 || h < q->st_hot[0] || e < q->st_exe[q->nst - 1]) return 0;
-    if (e >= q->st_exe[0]) return 1;
-    return e >= q->st_exe[st_find(q, h)];
-}
-
-/* st_beats for a caller that asks twice at one h: *at caches st_find's
- * index (-2: not yet searched), which the staircase keeps between calls. */
-static int st_beats_at(const pass1 *q, double h, double e, long *at)
+ * and e would not join it); the ends decide most queries without a search.
+ * *at caches st_find's index for a caller that asks twice at one h (-2:
+ * not yet searched), which the staircase keeps between calls. */
+static inline int st_beats_at(const pass1 *q, double h, double e, long *at)
 {
     if (q->nst == 0 || h < q->st_hot[0] || e < q->st_exe[q->nst - 1]) return 0;
     if (e >= q->st_exe[0]) return 1;
     if (*at == -2) *at = st_find(q, h);
     return e >= q->st_exe[*at];
+}
+
+/* st_beats_at for one question */
+static inline int st_beats(const pass1 *q, double h, double e)
+{
+    long at = -2;
+    return st_beats_at(q, h, e, &at);
 }
 
 static int st_insert(pass1 *q, long i, double hot, double exe)

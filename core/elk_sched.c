@@ -402,6 +402,18 @@ static int allocate(const elk_sctx *x, int i, alloc_t *a)
     return 1;
 }
 
+/* Preloads at positions hi down to lo end no later than the next one
+ * starts, each moved earlier whole where it overlaps. */
+static void keep_serial(elk_sctx *x, int hi, int lo)
+{
+    for (int r = hi; r >= lo; r--)
+        if (x->pe[r] > x->ps[r + 1]) {
+            double sh = x->pe[r] - x->ps[r + 1];
+            x->pe[r] -= sh;
+            x->ps[r] -= sh;
+        }
+}
+
 /* Move ops (i, j] earlier by d to make room for a longer distribution of
  * op j, keeping preloads serial. */
 static void shift_earlier(elk_sctx *x, int i, int j, double d)
@@ -416,12 +428,7 @@ static void shift_earlier(elk_sctx *x, int i, int j, double d)
             x->pe[r] -= d;
         }
     }
-    for (int r = x->N - 2; r >= x->placed_lo; r--)
-        if (x->pe[r] > x->ps[r + 1]) {
-            double s = x->pe[r] - x->ps[r + 1];
-            x->pe[r] -= s;
-            x->ps[r] -= s;
-        }
+    keep_serial(x, x->N - 2, x->placed_lo);
 }
 
 /* ------------------------------------------------------------------ */
@@ -547,6 +554,15 @@ static void undo_mods(elk_sctx *x)
     x->nmod = 0;
 }
 
+/* The bytes per core op i's network phases move into each core: its
+ * exchanges and, with a distribution, the distribution's. */
+static double net_bytes(const elk_sctx *x, int i)
+{
+    const elk_menu *m = menu_of(x, i);
+    const elk_menu_entry *e = &m->e[x->entry[i]];
+    return e->xbytes + (x->dist[i] > 0 ? m->cold[e->c0 + x->copt[i]].dist_bytes : 0);
+}
+
 /* How much longer waiting op w gets when a later commit (an earlier op's
  * allocator) gives it a colder option: its distribution grew from old to
  * x->dist[w] cycles alone, but it runs at the start of w's window, beside
@@ -563,9 +579,8 @@ static double grown_dist(elk_sctx *x, int w, double old)
     const elk_menu *m = menu_of(x, w);
     const elk_menu_entry *e = &m->e[x->entry[w]];
     double own = e->exe + x->dist[w];
-    double xb = e->xbytes + (x->dist[w] > 0 ? m->cold[e->c0 + x->copt[w]].dist_bytes : 0);
     double L = x->ee[w] - x->es[w];
-    double nl = contended_len(x, own, e->xcyc + x->dist[w], xb, x->ee[w], x->win[w]);
+    double nl = contended_len(x, own, e->xcyc + x->dist[w], net_bytes(x, w), x->ee[w], x->win[w]);
     double g = max2(d, nl - L);
     x->stall[w] += g - d;
     assert(x->stall[w] >= -1e-6 * (L + 1));
@@ -590,17 +605,12 @@ static void stretch_preloads(elk_sctx *x, int i, int q)
     if (x->artifact_noc || c->topology != ELK_TOPO_RING) return;
     const elk_menu *m = menu_of(x, i);
     const elk_menu_entry *e = &m->e[x->entry[i]];
-    double xc = e->xcyc + x->dist[i];
-    double bx = e->xbytes + (x->dist[i] > 0 ? m->cold[e->c0 + x->copt[i]].dist_bytes : 0);
+    double xc = e->xcyc + x->dist[i], bx = net_bytes(x, i);
     if (xc <= 0 || bx <= 0) return;
     double r0 = bx / xc, s = x->es[i];
     int moved = 0;
     for (int r = q - 1; r >= x->placed_lo && bx > 0; r--) {
-        if (r + 1 < q && x->pe[r] > x->ps[r + 1]) { /* keep preloads serial */
-            double sh = x->pe[r] - x->ps[r + 1];
-            x->pe[r] -= sh;
-            x->ps[r] -= sh;
-        }
+        if (r + 1 < q) keep_serial(x, r, r); /* behind the ones already slowed */
         if (x->pe[r] <= s) break;
         int j = x->order[r];
         double d = x->pe[r] - x->ps[r];
@@ -617,13 +627,7 @@ static void stretch_preloads(elk_sctx *x, int i, int q)
         bx -= xe * tsh;
         moved = 1;
     }
-    if (!moved) return;
-    for (int r = q - 2; r >= x->placed_lo; r--)
-        if (x->pe[r] > x->ps[r + 1]) {
-            double sh = x->pe[r] - x->ps[r + 1];
-            x->pe[r] -= sh;
-            x->ps[r] -= sh;
-        }
+    if (moved) keep_serial(x, q - 2, x->placed_lo);
 }
 
 /* Fix op i's choice: its plan and cold layout, the cold options the
@@ -637,7 +641,7 @@ static void commit(elk_sctx *x, int i, pick_t *b)
     const elk_menu_entry *e = &mi->e[b->entry];
     set_cold(x, i, x->mincold ? b->k : initial_cold(x, i, b->entry));
     double own = e->exe + x->dist[i];
-    double xb = e->xbytes + (x->dist[i] > 0 ? mi->cold[e->c0 + x->copt[i]].dist_bytes : 0);
+    double xb = net_bytes(x, i);
     double D = b->D;
     if (x->pol == ELK_POL_BASIC || x->pol == ELK_POL_STATIC) b->L = contended_len(x, own, e->xcyc + x->dist[i], xb, D, b->q);
     if (x->pol == ELK_POL_DYN || x->pol == ELK_POL_FULL) {

@@ -8,6 +8,7 @@
 /* One tile shape's loads on one plane (per unit of bytes per tile). */
 struct elk_tree_geom {
     int k, tr, tc, plane, n;
+    int flat; /* the tile shape's routes (elk_tree_flat) */
     elk_use *u;
 };
 
@@ -383,7 +384,10 @@ static const struct elk_tree_geom *geom_get(elk_tree *t, const elk_noc *nc, int 
     elk_use *u = malloc((size_t)(elk_net_nlinks(nc->net) > 0 ? elk_net_nlinks(nc->net) : 1) * sizeof *u);
     if (!u) return NULL;
     elk_noc a = *nc;
-    a.pre_flat = elk_tree_flat(nc, tr, tc);
+    a.pre_flat = -1;
+    for (int i = 0; i < t->ngeom && a.pre_flat < 0; i++) /* decided once per tile shape */
+        if (t->geom[i].tr == tr && t->geom[i].tc == tc) a.pre_flat = t->geom[i].flat;
+    if (a.pre_flat < 0) a.pre_flat = elk_tree_flat(nc, tr, tc);
     int n = elk_tree_loads(&a, k, tr, tc, plane, u);
     if (n < 0) {
         free(u);
@@ -391,7 +395,7 @@ static const struct elk_tree_geom *geom_get(elk_tree *t, const elk_noc *nc, int 
     }
     elk_use *fit = realloc(u, (size_t)(n ? n : 1) * sizeof *fit);
     struct elk_tree_geom *g = &t->geom[t->ngeom++];
-    *g = (struct elk_tree_geom){k, tr, tc, plane, n, fit ? fit : u};
+    *g = (struct elk_tree_geom){k, tr, tc, plane, n, a.pre_flat, fit ? fit : u};
     return g;
 }
 
