@@ -41,7 +41,8 @@ cat >"$tmp/slow.cfg" <<'EOF'
 sweep = {
   name = "slow";
   base = { chip = "ipu-pod4"; model = "llama2-7b"; batch = 8; seq = 1024; layers = 2; };
-  axes = ( { knob = "hbm-tbps"; from = 1.0; to = 64.0; step = 0.25; } );
+  axes = ( { knob = "hbm-tbps"; from = 1.0; to = 64.0; step = 0.25; },
+           { knob = "noc-tbps"; from = 8.0; to = 64.0; step = 8.0; } );
 };
 EOF
 
@@ -90,6 +91,7 @@ cmp -s "$tmp/out" "$tmp/ref.csv" && ok || fail "sweep -o - is not the CSV"
 no_temps "$tmp"
 
 # ---- signals ----
+# slow.cfg runs for several seconds (7 s in Release on one core); each signal comes after 1 s
 # Ctrl-C keeps an earlier complete out.csv; the partial result has its own name
 cp "$tmp/ref.csv" "$tmp/keep.csv"
 "$ELK" sweep "$tmp/slow.cfg" -j 1 -o "$tmp/keep.csv" 2>"$tmp/int.err" &
