@@ -644,6 +644,170 @@ static double tree_busiest(const elk_chip *c, double r)
     return m;
 }
 
+/* The two-transfer max-min of elk_cost_grid_beside, reduced to what the
+ * preload's pace changes: with both rates growing alike (weight 1 each),
+ * the exchange's links alone stop it at tE, the preload's alone at tP, a
+ * link both load stops both at tS; if the exchange stops first the
+ * preload goes on to pE; if the preload stops first at x the exchange goes
+ * on to min(E0, min over shared links (cap - b x) / a), the lower envelope
+ * of lines kept in l[]. E0: the exchange alone. */
+enum { PAIR_MEMO_MAX = 64, PAIR_LINES = 16 };
+enum { PAIR_KEYS = 7 };
+typedef struct {
+    grid_memo_ent k;
+    double v[PAIR_KEYS]; /* the chip's rates and sizes the key omits (pair_vals) */
+    double g;
+    double tE, tP, tS, pE, E0;
+    int nl;
+    double la[PAIR_LINES], lb[PAIR_LINES]; /* exchange rate = la - lb x */
+} pair_ent;
+typedef struct {
+    pair_ent e[PAIR_MEMO_MAX];
+    int n, next, last;
+} pair_memo;
+
+static double pair_env(const pair_ent *p, double x)
+{
+    double v = p->E0;
+    for (int i = 0; i < p->nl; i++) v = fmin(v, p->la[i] - p->lb[i] * x);
+    return v;
+}
+
+/* Builds p's numbers from the simulator's templates of the two transfers
+ * on a network of c. Returns 0 when it cannot. */
+static int pair_build(const elk_chip *c, double g, double r, pair_ent *p)
+{
+    elk_noc nc;
+    elk_error err;
+    if (elk_noc_build(&nc, c, ELK_SIM_AUTO, 0, 1, &err) != ELK_OK) return 0;
+    int ok = 0;
+    elk_tree tr;
+    elk_tree_init(&tr);
+    int nl = elk_net_nlinks(nc.net);
+    double *a = calloc((size_t)(nl > 0 ? nl : 1), sizeof *a), *b = calloc((size_t)(nl > 0 ? nl : 1), sizeof *b);
+    int te = g >= 1 ? elk_noc_exchange(&nc, g) : elk_noc_shift(&nc);
+    int tp = nc.grid ? elk_tree_preload(&tr, &nc, -1, r, 0, INFINITY) : -1;
+    if (a && b && te >= 0 && tp >= 0) {
+        const elk_tmpl *t = elk_net_tmpls(nc.net);
+        const elk_use *u = elk_net_uses(nc.net);
+        const elk_link *lk = elk_net_links(nc.net);
+        assert(t[te].weight == 1.0 && t[tp].weight == 1.0); /* the equal growth below */
+        for (int i = t[te].u0; i < t[te].u0 + t[te].nu; i++) a[u[i].link] += u[i].cmax;
+        for (int i = t[tp].u0; i < t[tp].u0 + t[tp].nu; i++) b[u[i].link] += u[i].cmax;
+        p->tE = p->tP = p->tS = p->E0 = INFINITY;
+        for (int l = 0; l < nl; l++) {
+            if (a[l] > 0) p->E0 = fmin(p->E0, lk[l].cap / a[l]);
+            if (a[l] > 0 && b[l] <= 0) p->tE = fmin(p->tE, lk[l].cap / a[l]);
+            if (b[l] > 0 && a[l] <= 0) p->tP = fmin(p->tP, lk[l].cap / b[l]);
+            if (a[l] > 0 && b[l] > 0) p->tS = fmin(p->tS, lk[l].cap / (a[l] + b[l]));
+        }
+        /* the preload after the exchange stops at t1 = min(tE, tS) */
+        double t1 = fmin(p->tE, p->tS);
+        p->pE = p->tP;
+        for (int l = 0; l < nl; l++)
+            if (a[l] > 0 && b[l] > 0) p->pE = fmin(p->pE, (lk[l].cap - a[l] * t1) / b[l]);
+        /* the shared links' lines over x in [0, tP]; a line no lower than
+         * another at both ends is dropped (linear: nowhere lower) */
+        double X = isfinite(p->tP) ? p->tP : p->E0;
+        p->nl = 0;
+        int over = 0;
+        for (int l = 0; l < nl && !over; l++) {
+            if (!(a[l] > 0 && b[l] > 0)) continue;
+            double la = lk[l].cap / a[l], lb = b[l] / a[l];
+            int dom = la >= p->E0 && la - lb * X >= p->E0;
+            for (int i = 0; i < p->nl && !dom; i++)
+                dom = la >= p->la[i] && la - lb * X >= p->la[i] - p->lb[i] * X;
+            if (dom) continue;
+            int w = 0; /* drop the kept lines this one is below at both ends */
+            for (int i = 0; i < p->nl; i++)
+                if (!(p->la[i] >= la && p->la[i] - p->lb[i] * X >= la - lb * X)) {
+                    p->la[w] = p->la[i];
+                    p->lb[w++] = p->lb[i];
+                }
+            p->nl = w;
+            if (p->nl == PAIR_LINES) {
+                over = 1;
+                break;
+            }
+            p->la[p->nl] = la;
+            p->lb[p->nl++] = lb;
+        }
+        ok = !over && isfinite(p->E0) && p->E0 > 0;
+    }
+    free(a);
+    free(b);
+    elk_tree_free(&tr);
+    elk_noc_free(&nc);
+    return ok;
+}
+
+static void pair_vals(const elk_chip *c, double *v)
+{
+    v[0] = elk_chip_mesh_link_bytes_per_cycle(c);
+    v[1] = elk_chip_link_bytes_per_cycle(c);
+    v[2] = elk_chip_hbm_bytes_per_cycle(c);
+    v[3] = c->interchip_gbps / c->clock_ghz;
+    v[4] = c->cores;
+    v[5] = c->cores_per_chip;
+    v[6] = c->cost.xchg_cycles_per_byte;
+}
+
+static int pair_eq(const pair_ent *e, const grid_memo_ent *k, const double *v, double g)
+{
+    if (e->g != g || !grid_key_eq(&e->k, k)) return 0;
+    for (int i = 0; i < PAIR_KEYS; i++)
+        if (e->v[i] != v[i]) return 0;
+    return 1;
+}
+
+double elk_cost_grid_beside(const elk_chip *c, double g, double r, double xp, double *pre, double *solo)
+{
+    if (pre) *pre = xp;
+    if ((c->topology != ELK_TOPO_MESH && c->topology != ELK_TOPO_TORUS) ||
+        (long)c->mesh_rows * c->mesh_cols > ELK_COST_TREE_MAX || !(xp > 0))
+        return 0;
+    static _Thread_local pair_memo memo;
+    int tr, tc;
+    r = fmax(1.0, r);
+    elk_tree_tile(c->mesh_rows, c->mesh_cols, r, &tr, &tc);
+    grid_memo_ent k = grid_key(c, tr, tc);
+    double v[PAIR_KEYS];
+    pair_vals(c, v);
+    pair_ent *p = NULL;
+    if (memo.last < memo.n && pair_eq(&memo.e[memo.last], &k, v, g)) p = &memo.e[memo.last];
+    for (int i = 0; i < memo.n && !p; i++)
+        if (pair_eq(&memo.e[i], &k, v, g)) {
+            memo.last = i;
+            p = &memo.e[i];
+        }
+    if (!p) {
+        pair_ent n = {0};
+        n.k = k;
+        memcpy(n.v, v, sizeof n.v);
+        n.g = g;
+        if (!pair_build(c, g, r, &n)) n.E0 = 0; /* remembered too: not built again */
+        memo.e[memo.next] = n;
+        p = &memo.e[memo.next];
+        memo.last = memo.next;
+        memo.next = (memo.next + 1) % PAIR_MEMO_MAX;
+        if (memo.n < PAIR_MEMO_MAX) memo.n++;
+    }
+    if (!(p->E0 > 0)) return 0;
+    if (solo) *solo = p->E0;
+    double tP = fmin(p->tP, xp), xe, xpb;
+    if (p->tS <= fmin(p->tE, tP)) {
+        xe = xpb = p->tS; /* a link both load is full first: equal shares */
+    } else if (p->tE <= tP) {
+        xe = p->tE; /* the exchange is held by its own links */
+        xpb = fmin(xp, p->pE);
+    } else {
+        xpb = tP; /* the preload at its pace; the exchange takes the rest */
+        xe = pair_env(p, tP);
+    }
+    if (pre) *pre = xpb;
+    return xe > 0 ? fmax(1.0, p->E0 / xe) : 0;
+}
+
 /* Unique bytes per cycle the links next to a ring's controllers carry, in
  * links' worth. K controllers sit evenly round a ring of N and stripe every
  * preload, so each sends 1/K of it to every core, the shorter way round

@@ -65,6 +65,18 @@ int elk_cost_torus_preload_flat(const elk_chip *c);
  * rule keeps the artifact's flat pod (the whole bandwidth). */
 double elk_cost_hbm_rate(const elk_chip *c);
 
+/* An execution transfer beside a preload on a mesh or torus, as the event
+ * simulator shares them (weighted max-min over the links both load, the
+ * simulator's own templates: elk_noc_exchange among groups of g cores, or
+ * the ring shift when g is 0, and every controller's preload trees at
+ * replication r, held to xp bytes per core per cycle, its pace as placed).
+ * Returns the transfer's slowdown, its rate alone over its rate beside the
+ * preload (>= 1), in *pre (if set) the preload's rate beside it and in
+ * *solo (if set) the transfer's rate alone, bytes per core per cycle; 0 when
+ * c is not such a grid, has more than ELK_COST_TREE_MAX routers, or memory
+ * runs out. Remembered per thread per grid, g and replica tile. */
+double elk_cost_grid_beside(const elk_chip *c, double g, double r, double xp, double *pre, double *solo);
+
 /* Preload time (cycles) of hbm_bytes unique bytes delivered as
  * delivered_bytes in total (replicas included). */
 double elk_cost_preload_cycles(const elk_chip *c, double hbm_bytes, double delivered_bytes);

@@ -265,7 +265,138 @@ static double shared_extra(const elk_sctx *x, double L, double D, int q, double 
     return extra;
 }
 
-static double contended_len(const elk_sctx *x, double own, double xc, double xb, double D, int q)
+/* The network phases of an op as the simulator runs them (elk_sim's
+ * build_segs): bytes per core and the group each exchanges in (0: the ring
+ * shift). The first nhead (0 or 1: the distribution) run before the
+ * compute, the rest after it. */
+typedef struct {
+    int n, nhead;
+    double bytes[4], g[4];
+} net_phases;
+
+/* Op i's phases with menu entry en and cold option k (relative to the
+ * entry's; -1 or no distribution: none). NULL off the grids and under the
+ * paper profile's rules. */
+static const net_phases *op_phases(const elk_sctx *x, int i, int en, int k, net_phases *ph)
+{
+    const elk_chip *c = x->c;
+    if (x->artifact_noc || (c->topology != ELK_TOPO_MESH && c->topology != ELK_TOPO_TORUS)) return NULL;
+    const elk_problem *pr = x->pr;
+    int sid = pr->graph.ops[i].shape_id;
+    const elk_plan_set *set = pr->sets[sid];
+    const elk_menu_entry *e = &pr->menus[sid].e[en];
+    const elk_plan *pl = &set->plans[e->plan];
+    ph->n = ph->nhead = 0;
+    if (k >= 0 && k < e->nc && k < pl->nopt && hbm_of(x, i) > 0 && pr->menus[sid].cold[e->c0 + k].dist > 0) {
+        const elk_cold_opt *co = &set->opts[pl->opt0 + k];
+        if (co->dist_bytes > 0 && co->dist_group >= 2) {
+            ph->bytes[ph->n] = co->dist_bytes;
+            ph->g[ph->n++] = co->dist_group;
+            ph->nhead = 1;
+        }
+    }
+    if (pl->shift_bytes > 0) {
+        ph->bytes[ph->n] = pl->shift_bytes;
+        ph->g[ph->n++] = 0;
+    }
+    if (pl->rs_bytes > 0 && pl->rs_group > 1) {
+        ph->bytes[ph->n] = pl->rs_bytes;
+        ph->g[ph->n++] = pl->rs_group;
+    }
+    if (pl->rd_bytes > 0 && c->cores > 1) {
+        ph->bytes[ph->n] = pl->rd_bytes;
+        ph->g[ph->n++] = c->cores;
+    }
+    return ph;
+}
+
+/* The slowdown of phases [k0, k1) of ph beside a preload of replication r
+ * at pace xp (bytes per core per cycle): their time beside it over their
+ * time alone (in *alone, cycles), each phase's rates from the simulator's
+ * own templates (elk_cost_grid_beside). 0 when the grid's templates are
+ * not available. */
+static double phases_slowdown(const elk_chip *c, const net_phases *ph, int k0, int k1, double r, double xp,
+                              double *alone)
+{
+    double a = 0, beside = 0;
+    for (int k = k0; k < k1; k++) {
+        double solo, f = elk_cost_grid_beside(c, ph->g[k], r, xp, NULL, &solo);
+        if (!(f > 0)) return 0;
+        a += ph->bytes[k] / solo;
+        beside += ph->bytes[k] / solo * f;
+    }
+    *alone = a;
+    return a > 0 ? beside / a : 1;
+}
+
+/* shared_extra on a mesh or torus, placed as the simulator runs it: the
+ * preloads overlapping op i's window [D - L, D] start as early as they can,
+ * so they stream back to back from the window's start; the distribution
+ * runs first, beside the first of them, and the exchanges after the
+ * compute (own cycles alone), beside whatever still streams then. Each
+ * phase group runs its time alone (the simulator's templates) at
+ * 1/phases_slowdown of its pace while a preload streams beside it, and no
+ * preload costs more than its own NoC time inside the window
+ * (work-conserving). The simulator's point: a preload whose trees fill the
+ * links near its controllers, or the cores' ports, holds a transfer that
+ * crosses them to what it leaves (issue 9: a 256-core tt-mesh torus, a 6.8
+ * us distribution took 74.7 us beside the next piece's preload, where the
+ * window_noc rule's doubling said 13.6), and an exchange after a long
+ * compute meets none (big-sram as a 768-core mesh with 2 controllers: fc1's
+ * reduce-scatter after 334 us of compute, its preloads done by then).
+ * Syncs keep their time. Returns -1 when the templates are not
+ * available. */
+static double grid_extra(const elk_sctx *x, double L, double D, int q, double own, double xc,
+                         const net_phases *ph, double *bytes)
+{
+    const elk_chip *c = x->c;
+    double s = D - L, by = 0;
+    int lo = q;
+    for (int r = q - 1; r >= x->placed_lo && x->pe[r] > s; r--) lo = r;
+    for (int r = lo; r < q; r++) {
+        double d = x->pe[r] - x->ps[r], ov = min2(x->pe[r], D) - max2(x->ps[r], s);
+        if (d > 0 && ov > 0) by += x->deliv[x->order[r]] * ov / d;
+    }
+    double extra = 0, t = 0, head = 0; /* t: the op's clock from s; head: the distribution alone */
+    for (int grp = 0; grp < 2; grp++) {
+        int k0 = grp ? ph->nhead : 0, k1 = grp ? ph->n : ph->nhead;
+        if (k0 == k1) continue;
+        /* the exchanges end the op: they start xc - head before its end */
+        if (grp) t = max2(t, own - max2(0, xc - head) + extra);
+        double left = -1, cum = 0; /* cum: the preloads' stream, back to back from s */
+        for (int r = lo; r < q && left != 0; r++) {
+            int j = x->order[r];
+            double d = x->pe[r] - x->ps[r], ov = min2(x->pe[r], D) - max2(x->ps[r], s);
+            if (d <= 0 || ov <= 0) continue;
+            double a = cum, b = cum + ov;
+            cum = b;
+            if (b <= t || x->nocT[j] <= 0 || x->deliv[j] <= 0 || hbm_of(x, j) <= 0) continue;
+            double alone, f = phases_slowdown(c, ph, k0, k1, x->deliv[j] / hbm_of(x, j), x->deliv[j] / c->cores / d, &alone);
+            if (!(f > 0)) return -1;
+            if (left < 0) {
+                left = grp ? min2(alone, max2(0, xc - head)) : min2(alone, xc);
+                if (!grp) head = left;
+            }
+            if (a > t) { /* alone until this preload starts */
+                double run = min2(left, a - t);
+                left -= run;
+                t += run;
+                if (left <= 0) break;
+            }
+            double part = min2(left, (b - t) / f);
+            double ex = min2(part * (f - 1), x->nocT[j] * ov / d);
+            extra += ex;
+            t += part + ex;
+            left -= part;
+        }
+        if (left > 0) t += left;
+    }
+    *bytes = by;
+    return extra;
+}
+
+static double contended_len(const elk_sctx *x, double own, double xc, double xb, double D, int q,
+                            const net_phases *ph)
 {
     if (x->artifact_noc) return artifact_len(x, own, xc, D, q);
     const elk_chip *c = x->c;
@@ -282,7 +413,9 @@ static double contended_len(const elk_sctx *x, double own, double xc, double xb,
     int grid2d = c->topology == ELK_TOPO_MESH || c->topology == ELK_TOPO_TORUS;
     for (int it = 0; it < 6; it++) {
         double bytes = 0, ex = 0;
-        if (L > 0 && grid2d) {
+        if (L > 0 && grid2d && ph && ph->n > 0 && (ex = grid_extra(x, L, D, q, own, xc, ph, &bytes)) >= 0) {
+            /* the simulator's templates */
+        } else if (L > 0 && grid2d) {
             ex = min2(1.0, window_noc(x, D - L, D, q, &bytes) / L) * xc;
         } else if (L > 0) {
             ex = shared_extra(x, L, D, q, xc, xb, &bytes);
@@ -523,7 +656,8 @@ static int candidate(elk_sctx *x, int i, int q, int nw, double cold_sum, const w
     const elk_menu_entry *e = &mi->e[*entry];
     double dist = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + k].dist : 0;
     double db = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + k].dist_bytes : 0;
-    *L = contended_len(x, e->exe + dist, e->xcyc + dist, e->xbytes + db, D, q) + delta;
+    net_phases ph;
+    *L = contended_len(x, e->exe + dist, e->xcyc + dist, e->xbytes + db, D, q, op_phases(x, i, *entry, k, &ph)) + delta;
     return 1;
 }
 
@@ -580,7 +714,9 @@ static double grown_dist(elk_sctx *x, int w, double old)
     const elk_menu_entry *e = &m->e[x->entry[w]];
     double own = e->exe + x->dist[w];
     double L = x->ee[w] - x->es[w];
-    double nl = contended_len(x, own, e->xcyc + x->dist[w], net_bytes(x, w), x->ee[w], x->win[w]);
+    net_phases ph;
+    double nl = contended_len(x, own, e->xcyc + x->dist[w], net_bytes(x, w), x->ee[w], x->win[w],
+                              op_phases(x, w, x->entry[w], x->copt[w], &ph));
     double g = max2(d, nl - L);
     x->stall[w] += g - d;
     assert(x->stall[w] >= -1e-6 * (L + 1));
@@ -643,7 +779,9 @@ static void commit(elk_sctx *x, int i, pick_t *b)
     double own = e->exe + x->dist[i];
     double xb = net_bytes(x, i);
     double D = b->D;
-    if (x->pol == ELK_POL_BASIC || x->pol == ELK_POL_STATIC) b->L = contended_len(x, own, e->xcyc + x->dist[i], xb, D, b->q);
+    net_phases ph;
+    const net_phases *php = op_phases(x, i, b->entry, x->copt[i], &ph);
+    if (x->pol == ELK_POL_BASIC || x->pol == ELK_POL_STATIC) b->L = contended_len(x, own, e->xcyc + x->dist[i], xb, D, b->q, php);
     if (x->pol == ELK_POL_DYN || x->pol == ELK_POL_FULL) {
         int changed = 0;
         for (int k = 0; k < b->nw; k++) {
@@ -662,7 +800,7 @@ static void commit(elk_sctx *x, int i, pick_t *b)
         if (changed) {
             double next = i == x->N - 1 ? 0 : x->es[i + 1];
             D = (b->q >= x->N || x->ps[b->q] >= next) ? next : x->ps[b->q];
-            b->L = contended_len(x, own, e->xcyc + x->dist[i], xb, D, b->q);
+            b->L = contended_len(x, own, e->xcyc + x->dist[i], xb, D, b->q, php);
         }
     }
     x->ee[i] = D;

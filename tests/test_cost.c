@@ -366,6 +366,41 @@ START_TEST(issue9_edges_busiest_link)
 }
 END_TEST
 
+/* elk_cost_grid_beside on a 4 x 4 mesh whose mesh links never bind: an
+ * exchange over all 16 cores and a preload share only the cores' ingress
+ * ports (capacity P bytes per cycle each, 1 byte of each per byte
+ * delivered), so the preload at its pace xp leaves the exchange P - xp
+ * until both reach the equal share P / 2. */
+START_TEST(grid_beside_ports)
+{
+    elk_chip g = grid_chip(ELK_TOPO_MESH, 4, 4, 1e6);
+    g.hbm_tbps = 1e3; /* HBM never binds either */
+    double P = elk_chip_link_bytes_per_cycle(&g), solo = 0, pre = 0;
+    double f = elk_cost_grid_beside(&g, 16, 1, P / 4, &pre, &solo);
+    ck_assert_msg(solo > 0 && solo <= P * (1 + 1e-12), "solo %.9g, port %.9g", solo, P);
+    double want = solo / fmin(solo, P - P / 4);
+    ck_assert_msg(fabs(f - fmax(1, want)) <= 1e-9 * want, "f %.9g, expected %.9g", f, want);
+    ck_assert(fabs(pre - P / 4) <= 1e-9 * P);
+    ck_assert_msg(f > 1.2, "the port binds the exchange: f %.9g", f);
+    /* above the equal share both get P / 2 */
+    f = elk_cost_grid_beside(&g, 16, 1, P, &pre, &solo);
+    ck_assert_msg(fabs(pre - P / 2) <= 1e-9 * P, "pre %.9g, expected %.9g", pre, P / 2);
+    ck_assert(fabs(f - fmax(1, solo / (P / 2))) <= 1e-9 * f);
+    /* a slower preload never slows the exchange more; at no pace, not at all */
+    double last = 0;
+    for (double x = 1e-9 * P; x <= 2 * P; x *= 2) {
+        double fx = elk_cost_grid_beside(&g, 16, 1, x, &pre, NULL);
+        ck_assert(fx >= 1 && fx >= last * (1 - 1e-12) && pre <= x * (1 + 1e-12));
+        if (x < 1e-6 * P) ck_assert(fx < 1 + 1e-5);
+        last = fx;
+    }
+    /* not a grid, or no preload: 0 */
+    elk_chip r = grid_chip(ELK_TOPO_RING, 4, 4, 1e6);
+    ck_assert(elk_cost_grid_beside(&r, 16, 1, P / 4, NULL, NULL) == 0);
+    ck_assert(elk_cost_grid_beside(&g, 16, 1, 0, NULL, NULL) == 0);
+}
+END_TEST
+
 START_TEST(preload_cycles)
 {
     elk_chip c = small_chip(ELK_COSTK_PARAMETRIC);
@@ -488,6 +523,7 @@ int main(void)
     tcase_add_test(t, preload_rate);
     tcase_add_loop_test(t, ring_preload_rate, 0, (int)(sizeof ring_rate_cases / sizeof ring_rate_cases[0]));
     tcase_add_loop_test(t, issue9_edges_busiest_link, 0, (int)(sizeof edges_cases / sizeof edges_cases[0]));
+    tcase_add_test(t, grid_beside_ports);
     tcase_add_test(t, preload_cycles);
     tcase_add_loop_test(t, hbm_rate_partly_used_chip, 0, (int)(sizeof hbm_rate_cases / sizeof hbm_rate_cases[0]));
     tcase_add_test(t, unfused);
