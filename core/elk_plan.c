@@ -135,6 +135,8 @@ typedef struct enum_ctx {
     int fastest;
     double best;      /* least menu execution of a kept plan so far */
     double msc;       /* the menu's sync cycles per sync: sync_cycles, xfactor apart */
+    long lb_sl[ELK_MAX_DIMS]; /* the slice fastest_spatial_lb last priced (lb_sl[0] 0: none) */
+    double lb_comp;   /* and its compute */
 } enum_ctx;
 
 #define FASTEST_MARGIN 1e-9
@@ -705,12 +707,18 @@ static twin_ent *twin_slot(enum_ctx *e, const long *sl, int *fresh)
  * (the compute of the unsplit slice where splitting never lowers it,
  * compute_splits_up; the gather's adds and shift, which a rotated output
  * changes, at 0), shaded like prune_options'. */
-static double fastest_spatial_lb(const enum_ctx *e, const long *sl, double s0, double r0)
+static void fastest_spatial_lb(enum_ctx *e, const long *sl, double s0, double r0, double *cc, double *shb)
 {
     const elk_op *op = e->op;
     unsigned prof = e->c->profile;
     double dt = op->dtype_bytes;
-    double comp = compute_splits_up(e->c, op) ? elk_cost_compute(e->c, op, sl) : 0;
+    /* neighbouring spatial plans often share the slice (ceil(D / p) for
+     * consecutive p) */
+    if (memcmp(e->lb_sl, sl, (size_t)e->nd * sizeof *sl)) {
+        memcpy(e->lb_sl, sl, (size_t)e->nd * sizeof *sl);
+        e->lb_comp = compute_splits_up(e->c, op) ? elk_cost_compute(e->c, op, sl) : 0;
+    }
+    double comp = e->lb_comp;
     double shift = 0, syncs = 0;
     if (r0 > 1 && (prof & (1u << ELK_PSW_GATHER))) {
         syncs += r0;
@@ -731,9 +739,15 @@ static double fastest_spatial_lb(const enum_ctx *e, const long *sl, double s0, d
     elk_plan pl;
     pl.comp = comp + e->unf_comp;
     pl.syncs = syncs + e->unf_syncs;
-    pl.shift_bytes = shift * dt + e->unf_bytes;
-    double x = e->xf * (pl.shift_bytes * e->cpb + e->a2a_rs + e->a2a_rd) * (1 - 1e-9);
-    double cc = plan_C(e, &pl) * (1 - 1e-9);
+    *shb = shift * dt + e->unf_bytes;
+    *cc = plan_C(e, &pl) * (1 - 1e-9);
+}
+
+/* The bound from those terms and the spatial plan's all-to-alls (a2a: their
+ * sum, 0 before they are known: still a bound). */
+static double fastest_lb(const enum_ctx *e, double cc, double shb, double a2a)
+{
+    double x = e->xf * (shb * e->cpb + a2a) * (1 - 1e-9);
     return (cc + x) * (1 - 1e-9);
 }
 
@@ -770,11 +784,22 @@ static void spatial_leaf(enum_ctx *e)
         for (int d = 0; d < nd; d++)
             if (!in_axes(&op->t[0], d)) r0 *= e->p[d];
         unsigned prof = e->c->profile;
+        double cc = 0, shb = 0, lim = e->best * (1 + FASTEST_MARGIN);
+        int bound = e->fastest && e->best < INFINITY;
+        if (bound) {
+            /* the compute and fixed terms alone first: most spatial plans
+             * fall to them, before their all-to-alls are priced */
+            fastest_spatial_lb(e, sl, s0, r0, &cc, &shb);
+            if (fastest_lb(e, cc, shb, 0) > lim) {
+                e->bounded++;
+                return;
+            }
+        }
         e->a2a_rs = r0 > 1 && !(prof & (1u << ELK_PSW_GATHER)) ? elk_cost_alltoall(e->c, s0 * (r0 - 1) / r0 * dt, r0)
                                                                : elk_cost_alltoall(e->c, 0, 0);
         e->a2a_rd = prof & (1u << ELK_PSW_RELAYOUT) ? elk_cost_alltoall(e->c, 0, e->c->cores)
                                                     : elk_cost_alltoall(e->c, s0 / r0 * dt, e->c->cores);
-        if (e->fastest && e->best < INFINITY && fastest_spatial_lb(e, sl, s0, r0) > e->best * (1 + FASTEST_MARGIN)) {
+        if (bound && fastest_lb(e, cc, shb, e->a2a_rs + e->a2a_rd) > lim) {
             e->bounded++;
             return;
         }
@@ -1835,7 +1860,7 @@ elk_status elk_plan_cache_fastest(elk_plan_cache *pc, const elk_chip *c, const e
                                   double *exe, double *hot, elk_error *err)
 {
     *exe = *hot = INFINITY;
-    if ((o && (o->coarse || o->cached_only)) || (c->profile & (1u << ELK_PSW_PLANTABLES)))
+    if ((o && o->coarse) || (c->profile & (1u << ELK_PSW_PLANTABLES)))
         return fastest_of_set(pc, c, op, o, exe, hot, err, NULL);
     char key[512];
     make_key(c, op, key, sizeof key);
@@ -1866,7 +1891,8 @@ again:
     }
     int have = 0;
     for (cache_ent *e = pc->head; e && !have; e = e->next) have = e->hash == h && !strcmp(e->key, key);
-    if (have) {
+    /* a cached-only ask searches nothing: the set's way reports the miss */
+    if (have || (o && o->cached_only)) {
         pthread_mutex_unlock(&pc->mu);
         return fastest_of_set(pc, c, op, o, exe, hot, err, key);
     }
