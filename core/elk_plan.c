@@ -127,7 +127,19 @@ typedef struct enum_ctx {
     twin_ent *twins;  /* TWIN_SLOTS, direct-mapped, allocated on first use */
     long twinned;     /* spatial plans whose every plan an earlier twin gave */
     int coarse;       /* elk_plan_opts.coarse */
+    /* The fastest plan only (enumerate_fastest): no front; a rotation
+     * option or spatial plan whose lower bound on the menu's execution
+     * passes best * (1 + FASTEST_MARGIN) is not evaluated, and only plans
+     * within that margin of best are kept (the set's own filter and the
+     * menu's then run on those). */
+    int fastest;
+    double best;      /* least menu execution of a kept plan so far */
+    double msc;       /* the menu's sync cycles per sync: sync_cycles, xfactor apart */
+    long lb_sl[ELK_MAX_DIMS]; /* the slice fastest_spatial_lb last priced (lb_sl[0] 0: none) */
+    double lb_comp;   /* and its compute */
 } enum_ctx;
+
+#define FASTEST_MARGIN 1e-9
 
 static int in_axes(const elk_tensor *t, int d)
 {
@@ -260,9 +272,56 @@ static void refresh_front(enum_ctx *e)
     e->next_prune = 2 * n + 256;
 }
 
+/* The menu's execution of a plan (elk_menu_build_scaled's expression, whose
+ * bits the fastest search must reproduce). */
+static double menu_exe(const elk_chip *c, const elk_plan *p, double fcomp, double fxchg)
+{
+    return p->comp / c->compute_scale * fcomp +
+           (elk_plan_xcycles(c, p) + p->syncs * c->sync_cycles * elk_chip_xfactor(c)) * fxchg;
+}
+
+/* The same from the plan's own xcyc (equal to elk_plan_xcycles at the chip
+ * it was enumerated for, eval_plan's assert), for the margin tests. */
+static double fast_exe(const enum_ctx *e, const elk_plan *p)
+{
+    return p->comp / e->cs + (p->xcyc + p->syncs * e->msc * e->xf);
+}
+
+/* Drop the kept plans outside the margin of best, keeping their order (ties
+ * of the set's filter fall to the earlier). */
+static void fastest_trim(enum_ctx *e)
+{
+    double lim = e->best * (1 + FASTEST_MARGIN);
+    int k = 0;
+    for (int i = 0; i < e->all.n; i++)
+        if (fast_exe(e, &e->all.v[i]) <= lim) e->all.v[k++] = e->all.v[i];
+    e->all.n = k;
+    e->next_prune = 2 * k + 256;
+}
+
+/* The fastest search's local_prune: every plan within the margin is kept
+ * as it comes (the set's filter runs on them at the end, so the local
+ * dominance filter, which it subsumes, is not needed). */
+static void fastest_keep(enum_ctx *e)
+{
+    plan_vec *l = &e->local;
+    for (int i = 0; i < l->n; i++) {
+        double x = fast_exe(e, &l->v[i]);
+        if (x > e->best * (1 + FASTEST_MARGIN)) continue;
+        if (x < e->best) e->best = x;
+        if (plan_push(&e->all, &l->v[i])) e->oom = 1;
+    }
+    l->n = 0;
+    if (!e->oom && e->all.n >= e->next_prune) fastest_trim(e);
+}
+
 static void local_prune(enum_ctx *e)
 {
     plan_vec *l = &e->local;
+    if (e->fastest) {
+        fastest_keep(e);
+        return;
+    }
     int keep = 0;
     for (int i = 0; i < l->n; i++) {
         int dom = 0;
@@ -548,8 +607,8 @@ static int prune_options(enum_ctx *e, const long *sl, rot (*opts)[MAX_ROTS], int
             double hot = (hsum - hmin[v] + hv[v][i]) * (1 - 1e-9);
             /* nothing with this option fits; once something does, the error
              * that would name the smallest plan cannot arise */
-            int dead = hot > e->sram && e->all.n > 0;
-            if (!dead && e->fi.n > 0) {
+            int dead = hot > e->sram && (e->all.n > 0 || e->fastest);
+            if (!dead && (e->fi.n > 0 || (e->fastest && e->best < INFINITY))) {
                 elk_plan pl;
                 long sub[ELK_MAX_DIMS];
                 for (int d = 0; d < nd; d++) sub[d] = sl[d];
@@ -565,7 +624,10 @@ static int prune_options(enum_ctx *e, const long *sl, rot (*opts)[MAX_ROTS], int
                 pl.shift_bytes = (rsteps * ev[v][i] + shift) * dt + e->unf_bytes;
                 double x = e->xf * (pl.shift_bytes * e->cpb + e->a2a_rs + e->a2a_rd) * (1 - 1e-9);
                 double cc = plan_C(e, &pl) * (1 - 1e-9);
-                dead = front_dominates(e, hot, cc, x);
+                /* the fastest search: C + X bounds the menu's execution
+                 * (shaded, the same sum in another order) */
+                dead = e->fastest ? (cc + x) * (1 - 1e-9) > e->best * (1 + FASTEST_MARGIN)
+                                  : front_dominates(e, hot, cc, x);
             }
             if (!dead) opts[v][k++] = *r;
         }
@@ -639,6 +701,56 @@ static twin_ent *twin_slot(enum_ctx *e, const long *sl, int *fresh)
     return t;
 }
 
+/* The fastest search's lower bound on the menu's execution of every plan of
+ * the current spatial plan (output elements s0, r0 partial-sum copies):
+ * prune_options' terms that no rotation changes, the rotations' own at 0
+ * (the compute of the unsplit slice where splitting never lowers it,
+ * compute_splits_up; the gather's adds and shift, which a rotated output
+ * changes, at 0), shaded like prune_options'. */
+static void fastest_spatial_lb(enum_ctx *e, const long *sl, double s0, double r0, double *cc, double *shb)
+{
+    const elk_op *op = e->op;
+    unsigned prof = e->c->profile;
+    double dt = op->dtype_bytes;
+    /* neighbouring spatial plans often share the slice (ceil(D / p) for
+     * consecutive p) */
+    if (memcmp(e->lb_sl, sl, (size_t)e->nd * sizeof *sl)) {
+        memcpy(e->lb_sl, sl, (size_t)e->nd * sizeof *sl);
+        e->lb_comp = compute_splits_up(e->c, op) ? elk_cost_compute(e->c, op, sl) : 0;
+    }
+    double comp = e->lb_comp;
+    double shift = 0, syncs = 0;
+    if (r0 > 1 && (prof & (1u << ELK_PSW_GATHER))) {
+        syncs += r0;
+    } else if (r0 > 1) {
+        comp += elk_cost_vector_add(e->c, s0 * (r0 - 1) / r0);
+        syncs += 1;
+    }
+    if (prof & (1u << ELK_PSW_RELAYOUT)) {
+        if (op->kind == ELK_OP_ELEMWISE || op->kind == ELK_OP_UNARY) {
+            syncs += 1;
+        } else {
+            shift += s0;
+            syncs += 6;
+        }
+    } else {
+        syncs += 1;
+    }
+    elk_plan pl;
+    pl.comp = comp + e->unf_comp;
+    pl.syncs = syncs + e->unf_syncs;
+    *shb = shift * dt + e->unf_bytes;
+    *cc = plan_C(e, &pl) * (1 - 1e-9);
+}
+
+/* The bound from those terms and the spatial plan's all-to-alls (a2a: their
+ * sum, 0 before they are known: still a bound). */
+static double fastest_lb(const enum_ctx *e, double cc, double shb, double a2a)
+{
+    double x = e->xf * (shb * e->cpb + a2a) * (1 - 1e-9);
+    return (cc + x) * (1 - 1e-9);
+}
+
 /* All rotation choices of each input tensor for the current spatial plan,
  * then their cross product. */
 static void spatial_leaf(enum_ctx *e)
@@ -659,7 +771,7 @@ static void spatial_leaf(enum_ctx *e)
     if (e->grid && !grid_fits(e, e->p, split)) return;
     e->spatial++;
     int fresh = 1;
-    twin_ent *tw = e->prune ? twin_slot(e, sl, &fresh) : NULL;
+    twin_ent *tw = e->prune || e->fastest ? twin_slot(e, sl, &fresh) : NULL;
     if (tw && !fresh && !e->vary) {
         e->twinned++;
         return;
@@ -672,10 +784,25 @@ static void spatial_leaf(enum_ctx *e)
         for (int d = 0; d < nd; d++)
             if (!in_axes(&op->t[0], d)) r0 *= e->p[d];
         unsigned prof = e->c->profile;
+        double cc = 0, shb = 0, lim = e->best * (1 + FASTEST_MARGIN);
+        int bound = e->fastest && e->best < INFINITY;
+        if (bound) {
+            /* the compute and fixed terms alone first: most spatial plans
+             * fall to them, before their all-to-alls are priced */
+            fastest_spatial_lb(e, sl, s0, r0, &cc, &shb);
+            if (fastest_lb(e, cc, shb, 0) > lim) {
+                e->bounded++;
+                return;
+            }
+        }
         e->a2a_rs = r0 > 1 && !(prof & (1u << ELK_PSW_GATHER)) ? elk_cost_alltoall(e->c, s0 * (r0 - 1) / r0 * dt, r0)
                                                                : elk_cost_alltoall(e->c, 0, 0);
         e->a2a_rd = prof & (1u << ELK_PSW_RELAYOUT) ? elk_cost_alltoall(e->c, 0, e->c->cores)
                                                     : elk_cost_alltoall(e->c, s0 / r0 * dt, e->c->cores);
+        if (bound && fastest_lb(e, cc, shb, e->a2a_rs + e->a2a_rd) > lim) {
+            e->bounded++;
+            return;
+        }
     }
 
     static _Thread_local rot opts[ELK_MAX_TENSORS][MAX_ROTS];
@@ -723,7 +850,7 @@ static void spatial_leaf(enum_ctx *e)
             return;
         }
     }
-    if (e->prune) {
+    if (e->prune || e->fastest) {
         double combos = 1;
         for (int v = 1; v < nt; v++) combos *= nopt[v];
         /* one plan: evaluating it costs what bounding it would */
@@ -817,7 +944,7 @@ static void *enum_thread(void *arg)
 #define ENUM_THREADS_CORES 65536
 static int enum_threads(const enum_ctx *e)
 {
-    if (!e->prune || e->nd < 2 || e->cores < ENUM_THREADS_CORES) return 1;
+    if ((!e->prune && !e->fastest) || e->nd < 2 || e->cores < ENUM_THREADS_CORES) return 1;
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n < 2 ? 1 : n > ENUM_THREADS_MAX ? ENUM_THREADS_MAX : (int)n;
 }
@@ -876,6 +1003,7 @@ static void enum_run(enum_ctx *e)
         e->spatial += x->spatial;
         e->bounded += x->bounded;
         e->twinned += x->twinned;
+        if (x->best < e->best) e->best = x->best;
         if (x->min_hot < e->min_hot) e->min_hot = x->min_hot;
         e->oom |= x->oom;
         e->cancelled |= x->cancelled;
@@ -1153,52 +1281,106 @@ static int cold_options(const enum_ctx *e, const elk_plan *pl, elk_cold_opt **op
     return *nopts - first;
 }
 
+/* Set up enumeration of the full or the coarse space and run it. */
+static void enum_start(enum_ctx *e, const elk_chip *c, const elk_op *op, double sram_bytes, const elk_plan_opts *o,
+                       int coarse, int fastest)
+{
+    memset(e, 0, sizeof *e);
+    e->c = c;
+    e->op = op;
+    e->sram = sram_bytes;
+    e->cores = c->cores;
+    e->nd = op->ndims;
+    e->grid = c->topology == ELK_TOPO_MESH || c->topology == ELK_TOPO_TORUS;
+    e->rows = c->mesh_rows;
+    e->cols = c->mesh_cols;
+    e->cs = c->compute_scale;
+    e->cpb = elk_cost_shift_cpb(c);
+    e->xf = elk_chip_xfactor(c);
+    e->sync = c->sync_cycles * elk_chip_xfactor(c);
+    elk_cost_unfused(c, op, &e->unf_comp, &e->unf_syncs, &e->unf_bytes);
+    e->min_hot = INFINITY;
+    e->cb = o->all_cb;
+    e->ctx = o->ctx;
+    e->fastest = fastest;
+    e->best = INFINITY;
+    e->msc = c->sync_cycles;
+    e->prune = !fastest && !o->exhaustive && !o->all_cb;
+    e->next_prune = 256;
+    e->cancel = o->cancel;
+    e->coarse = coarse;
+    for (int d = 0; d < e->nd; d++) {
+        e->D[d] = op->dim[d];
+        e->p[d] = 1;
+        e->sl[d] = e->D[d];
+    }
+    e->suffix[e->nd] = 1;
+    for (int d = e->nd - 1; d >= 0; d--) {
+        double s = (double)e->suffix[d + 1] * (double)(e->D[d] < e->cores ? e->D[d] : e->cores);
+        e->suffix[d] = (long)(s > e->cores ? e->cores : s);
+    }
+    e->suffix_out[e->nd] = 1;
+    for (int d = e->nd - 1; d >= 0; d--) {
+        e->is_out[d] = in_axes(&op->t[0], d);
+        double s = (double)e->suffix_out[d + 1] * (e->is_out[d] ? (double)(e->D[d] < e->cores ? e->D[d] : e->cores) : 1);
+        e->suffix_out[d] = (long)(s > e->cores ? e->cores : s);
+    }
+    thresholds(e);
+    if (e->prune || e->fastest) twin_setup(e);
+    enum_run(e);
+}
+
+/* The fastest plan of op on c, as elk_menu_build at c of the set
+ * elk_plan_enumerate would build for c gives it in its last entry: the
+ * least execution, and the least space at that execution. Every plan of
+ * the set whose execution is within FASTEST_MARGIN of the least is kept
+ * (a pruned option or spatial plan's bound is above it), and so is every
+ * plan that dominates one of those in (hot, C, X) (its execution is no
+ * greater, rounding apart, so it is within the margin too); the set's own
+ * filter (global_prune) on the kept plans therefore leaves exactly the
+ * set's plans within the margin, the menu's fastest among them. */
+static elk_status enumerate_fastest(const elk_chip *c, const elk_op *op, double sram_bytes, const elk_plan_opts *o,
+                                    double *exe, double *hot, long *spatial, elk_error *err)
+{
+    enum_ctx e;
+    enum_start(&e, c, op, sram_bytes, o, 0, 1);
+    if (spatial) *spatial = e.spatial;
+    if (e.cancelled) {
+        free(e.all.v);
+        return elk_fail(err, ELK_ECANCEL, "cancelled");
+    }
+    if (!e.oom && e.all.n > 0) fastest_trim(&e);
+    if (e.oom || global_prune(&e)) {
+        free(e.all.v);
+        return elk_fail(err, ELK_ENOMEM, "out of memory enumerating plans of %s", op->name);
+    }
+    if (e.all.n == 0) {
+        free(e.all.v);
+        return elk_fail(err, ELK_ENOPLAN, "operator %s has no partition plan on %d cores", op->name, c->cores);
+    }
+    /* the menu: ascending hot (global_prune's order), the first of the
+     * least execution */
+    double be = INFINITY, bh = INFINITY;
+    for (int i = 0; i < e.all.n; i++) {
+        double x = menu_exe(c, &e.all.v[i], 1, 1);
+        if (x < be || (x == be && e.all.v[i].hot < bh)) {
+            be = x;
+            bh = e.all.v[i].hot;
+        }
+    }
+    free(e.all.v);
+    *exe = be;
+    *hot = bh;
+    return ELK_OK;
+}
+
 /* One enumeration of the full or the coarse space (elk_plan_opts). */
 static elk_status enumerate_space(const elk_chip *c, const elk_op *op, double sram_bytes, elk_plan_set *set,
                                   const elk_plan_opts *o, int coarse, elk_error *err)
 {
     memset(set, 0, sizeof *set);
     enum_ctx e;
-    memset(&e, 0, sizeof e);
-    e.c = c;
-    e.op = op;
-    e.sram = sram_bytes;
-    e.cores = c->cores;
-    e.nd = op->ndims;
-    e.grid = c->topology == ELK_TOPO_MESH || c->topology == ELK_TOPO_TORUS;
-    e.rows = c->mesh_rows;
-    e.cols = c->mesh_cols;
-    e.cs = c->compute_scale;
-    e.cpb = elk_cost_shift_cpb(c);
-    e.xf = elk_chip_xfactor(c);
-    e.sync = c->sync_cycles * elk_chip_xfactor(c);
-    elk_cost_unfused(c, op, &e.unf_comp, &e.unf_syncs, &e.unf_bytes);
-    e.min_hot = INFINITY;
-    e.cb = o->all_cb;
-    e.ctx = o->ctx;
-    e.prune = !o->exhaustive && !o->all_cb;
-    e.next_prune = 256;
-    e.cancel = o->cancel;
-    e.coarse = coarse;
-    for (int d = 0; d < e.nd; d++) {
-        e.D[d] = op->dim[d];
-        e.p[d] = 1;
-        e.sl[d] = e.D[d];
-    }
-    e.suffix[e.nd] = 1;
-    for (int d = e.nd - 1; d >= 0; d--) {
-        double s = (double)e.suffix[d + 1] * (double)(e.D[d] < e.cores ? e.D[d] : e.cores);
-        e.suffix[d] = (long)(s > e.cores ? e.cores : s);
-    }
-    e.suffix_out[e.nd] = 1;
-    for (int d = e.nd - 1; d >= 0; d--) {
-        e.is_out[d] = in_axes(&op->t[0], d);
-        double s = (double)e.suffix_out[d + 1] * (e.is_out[d] ? (double)(e.D[d] < e.cores ? e.D[d] : e.cores) : 1);
-        e.suffix_out[d] = (long)(s > e.cores ? e.cores : s);
-    }
-    thresholds(&e);
-    if (e.prune) twin_setup(&e);
-    enum_run(&e);
+    enum_start(&e, c, op, sram_bytes, o, coarse, 0);
     if (e.cancelled) {
         free(e.all.v);
         return elk_fail(err, ELK_ECANCEL, "cancelled");
@@ -1324,8 +1506,7 @@ elk_status elk_menu_build_scaled(const elk_chip *c, const elk_op *op, const elk_
     for (int i = 0; i < set->nplans; i++) {
         const elk_plan *p = &set->plans[i];
         t[i].hot = p->hot;
-        t[i].exe = p->comp / c->compute_scale * fcomp +
-                   (elk_plan_xcycles(c, p) + p->syncs * c->sync_cycles * elk_chip_xfactor(c)) * fxchg;
+        t[i].exe = menu_exe(c, p, fcomp, fxchg);
         t[i].plan = i;
     }
     qsort(t, (size_t)set->nplans, sizeof *t, cmp_menu);
@@ -1456,9 +1637,11 @@ int elk_menu_best(const elk_menu *m, double budget)
 
 /* One cached set. state: 0 being enumerated by one thread (others wait on
  * the cache's condition variable), 1 ready, 2 failed (status and error kept
- * so waiters report the same error). refs counts the holders (problems,
- * pick_split) of a ready set; bytes is what the set holds; used orders
- * entries for eviction (the cache's clock at the last get or release). */
+ * so waiters report the same error), 3 no set yet, only the fastest plan
+ * (elk_plan_cache_fastest; busy: being searched, others wait). refs counts
+ * the holders (problems, pick_split) of a ready set; bytes is what the set
+ * holds; used orders entries for eviction (the cache's clock at the last get
+ * or release). */
 typedef struct cache_ent {
     char key[512];
     uint64_t hash;
@@ -1466,6 +1649,12 @@ typedef struct cache_ent {
     elk_status st;
     elk_error err;
     elk_plan_set set;
+    /* state 3: the chip that asked first, which the set is enumerated for
+     * when one is wanted (as it would have been had that first ask built
+     * it), and the answer for it (st, err) */
+    elk_chip chip;
+    int busy;
+    double f_exe, f_hot;
     int refs;
     size_t bytes;
     unsigned long long used;
@@ -1623,11 +1812,184 @@ int elk_plan_cache_ready(elk_plan_cache *pc, const elk_chip *c, const elk_op *op
     return ready;
 }
 
+static elk_status cache_get(elk_plan_cache *pc, const elk_chip *c, const elk_op *op, const elk_plan_opts *o,
+                            const elk_plan_set **out, elk_error *err, const char *key0);
+
 elk_status elk_plan_cache_get_opts(elk_plan_cache *pc, const elk_chip *c, const elk_op *op, const elk_plan_opts *o,
                                    const elk_plan_set **out, elk_error *err)
 {
+    return cache_get(pc, c, op, o, out, err, NULL);
+}
+
+/* A chip with the fields the fastest plan cannot depend on cleared (names
+ * and HBM: neither enumeration nor a menu's execution reads them), for
+ * comparing chips bytewise. Padding copied from c may differ between equal
+ * chips: then they compare unequal, which only costs a plan set. */
+static void chip_canon(const elk_chip *c, elk_chip *k)
+{
+    memset(k, 0, sizeof *k);
+    memcpy(k, c, sizeof *k);
+    memset(k->name, 0, sizeof k->name);
+    memset(k->description, 0, sizeof k->description);
+    k->hbm_tbps = 0;
+    k->hbm_controllers = 0;
+    k->hbm_placement = (elk_hbm_placement)0;
+    k->hbm_broadcast = 0;
+}
+
+/* The fastest entry of the menu at c of op's set, its execution and space,
+ * through the set when there is one (or the ask is coarse, cached-only, or
+ * plantables), else by enumerate_fastest. */
+static elk_status fastest_of_set(elk_plan_cache *pc, const elk_chip *c, const elk_op *op, const elk_plan_opts *o,
+                                 double *exe, double *hot, elk_error *err, const char *key)
+{
+    const elk_plan_set *set;
+    elk_menu m;
+    elk_status st = cache_get(pc, c, op, o, &set, err, key);
+    if (st != ELK_OK) return st;
+    st = elk_menu_build(c, op, set, &m, err);
+    elk_plan_cache_release(pc, set);
+    if (st != ELK_OK) return st;
+    *exe = m.n > 0 ? m.e[m.n - 1].exe : INFINITY;
+    *hot = m.n > 0 ? m.e[m.n - 1].hot : INFINITY;
+    elk_menu_free(&m);
+    return ELK_OK;
+}
+
+elk_status elk_plan_cache_fastest(elk_plan_cache *pc, const elk_chip *c, const elk_op *op, const elk_plan_opts *o,
+                                  double *exe, double *hot, elk_error *err)
+{
+    *exe = *hot = INFINITY;
+    if ((o && o->coarse) || (c->profile & (1u << ELK_PSW_PLANTABLES)))
+        return fastest_of_set(pc, c, op, o, exe, hot, err, NULL);
     char key[512];
     make_key(c, op, key, sizeof key);
+    uint64_t h = fnv(key);
+    elk_chip ck, ek;
+    chip_canon(c, &ck);
+    pthread_mutex_lock(&pc->mu);
+again:
+    for (cache_ent *e = pc->head; e; e = e->next) {
+        if (e->hash != h || strcmp(e->key, key)) continue;
+        if (e->state != 3) break; /* a set, being built, or failed: the set's way */
+        if (e->busy) {
+            pthread_cond_wait(&pc->done, &pc->mu);
+            goto again;
+        }
+        chip_canon(&e->chip, &ek);
+        if (memcmp(&ck, &ek, sizeof ck)) break; /* another chip: its menu of the first chip's set */
+        pc->hits++;
+        elk_status st = e->st;
+        if (st == ELK_OK) {
+            *exe = e->f_exe;
+            *hot = e->f_hot;
+        } else if (err) {
+            *err = e->err;
+        }
+        pthread_mutex_unlock(&pc->mu);
+        return st;
+    }
+    int have = 0;
+    for (cache_ent *e = pc->head; e && !have; e = e->next) have = e->hash == h && !strcmp(e->key, key);
+    /* a cached-only ask searches nothing: the set's way reports the miss */
+    if (have || (o && o->cached_only)) {
+        pthread_mutex_unlock(&pc->mu);
+        return fastest_of_set(pc, c, op, o, exe, hot, err, key);
+    }
+    cache_ent *ne = calloc(1, sizeof *ne);
+    if (!ne) {
+        pthread_mutex_unlock(&pc->mu);
+        return elk_fail(err, ELK_ENOMEM, "out of memory");
+    }
+    snprintf(ne->key, sizeof ne->key, "%s", key);
+    ne->hash = h;
+    ne->state = 3;
+    ne->busy = 1;
+    ne->chip = *c;
+    ne->next = pc->head;
+    pc->head = ne;
+    pthread_mutex_unlock(&pc->mu);
+
+    elk_error e2;
+    elk_error_clear(&e2);
+    elk_plan_opts po = {.cancel = o ? o->cancel : NULL};
+    double fe = INFINITY, fh = INFINITY;
+    elk_status st = enumerate_fastest(c, op, elk_chip_sram_bytes(c), &po, &fe, &fh, NULL, &e2);
+
+    pthread_mutex_lock(&pc->mu);
+    if (st == ELK_ECANCEL || st == ELK_ENOMEM) {
+        /* nothing to keep: unlink the claim, as a cancelled get does */
+        for (cache_ent **pe = &pc->head; *pe; pe = &(*pe)->next)
+            if (*pe == ne) {
+                *pe = ne->next;
+                break;
+            }
+        pthread_cond_broadcast(&pc->done);
+        pthread_mutex_unlock(&pc->mu);
+        free(ne);
+        if (err) *err = e2;
+        return st;
+    }
+    ne->st = st;
+    ne->err = e2;
+    ne->f_exe = fe;
+    ne->f_hot = fh;
+    ne->busy = 0;
+    pthread_cond_broadcast(&pc->done);
+    pthread_mutex_unlock(&pc->mu);
+    if (st == ELK_OK) {
+        *exe = fe;
+        *hot = fh;
+    } else if (err) {
+        *err = e2;
+    }
+    return st;
+}
+
+/* Enumerate the set of a state-3 entry for the chip that asked first, in
+ * place; called with the lock held, returns with it released. A cancelled
+ * enumeration leaves the entry as it was. */
+static elk_status promote(elk_plan_cache *pc, cache_ent *ne, const elk_op *op, const atomic_int *cancel,
+                          const elk_plan_set **out, elk_error *err)
+{
+    ne->state = 0;
+    pc->misses++;
+    pc->entries++;
+    pthread_mutex_unlock(&pc->mu);
+    elk_error e2;
+    elk_error_clear(&e2);
+    elk_plan_opts po = {.cancel = cancel};
+    elk_status st = elk_plan_enumerate(&ne->chip, op, elk_chip_sram_bytes(&ne->chip), &ne->set, &po, &e2);
+    pthread_mutex_lock(&pc->mu);
+    if (st == ELK_ECANCEL) {
+        ne->state = 3;
+        pc->entries--;
+        pthread_cond_broadcast(&pc->done);
+        pthread_mutex_unlock(&pc->mu);
+        if (err) *err = e2;
+        return st;
+    }
+    ne->st = st;
+    ne->err = e2;
+    ne->state = st == ELK_OK ? 1 : 2;
+    ne->bytes = st == ELK_OK ? set_bytes(&ne->set) : sizeof *ne;
+    ne->refs = st == ELK_OK;
+    ne->used = ++pc->clock;
+    pc->bytes += ne->bytes;
+    if (pc->bytes > pc->peak) pc->peak = pc->bytes;
+    pthread_cond_broadcast(&pc->done);
+    pthread_mutex_unlock(&pc->mu);
+    if (st == ELK_OK) *out = &ne->set;
+    else if (err) *err = e2;
+    return st;
+}
+
+static elk_status cache_get(elk_plan_cache *pc, const elk_chip *c, const elk_op *op, const elk_plan_opts *o,
+                            const elk_plan_set **out, elk_error *err, const char *key0)
+{
+    char key[512];
+    if (key0) snprintf(key, sizeof key, "%s", key0);
+    else make_key(c, op, key, sizeof key);
     int coarse = o && o->coarse;
     const atomic_int *cancel = o ? o->cancel : NULL;
     if (coarse) {
@@ -1640,7 +2002,12 @@ elk_status elk_plan_cache_get_opts(elk_plan_cache *pc, const elk_chip *c, const 
 again:
     for (cache_ent *e = pc->head; e; e = e->next) {
         if (e->hash != h || strcmp(e->key, key)) continue;
-        if (e->state == 0 && o && o->cached_only) break;
+        if ((e->state == 0 || e->state == 3) && o && o->cached_only) break;
+        if (e->state == 3 && e->busy) {
+            pthread_cond_wait(&pc->done, &pc->mu);
+            goto again;
+        }
+        if (e->state == 3) return promote(pc, e, op, cancel, out, err);
         if (e->state == 0) {
             /* its enumerating thread may be cancelled and unlink it: wait,
              * then look again from the head */

@@ -195,6 +195,17 @@ elk_status elk_plan_cache_get_cancel(elk_plan_cache *pc, const elk_chip *c, cons
  * ones. o may be NULL. */
 elk_status elk_plan_cache_get_opts(elk_plan_cache *pc, const elk_chip *c, const elk_op *op, const elk_plan_opts *o,
                                    const elk_plan_set **out, elk_error *err);
+/* The fastest entry of the menu at c of op's full set (elk_menu_build's
+ * last entry): its execution in *exe and its space in *hot, INFINITY both
+ * when the get fails. Bit for bit what the get and the menu give, but when
+ * no set is cached, only the fastest plan is searched for and kept; a set
+ * of op asked for later is enumerated for the chip that asked first, as it
+ * would have been had that ask built it. A cached-only ask is answered
+ * from a set or from an earlier search at the same chip (HBM apart), else
+ * fails as elk_plan_cache_get_opts does; coarse asks and plantables chips
+ * take the set's way. o may be NULL. */
+elk_status elk_plan_cache_fastest(elk_plan_cache *pc, const elk_chip *c, const elk_op *op, const elk_plan_opts *o,
+                                  double *exe, double *hot, elk_error *err);
 /* Whether the full set of op on c is cached and ready (a get would not
  * enumerate). */
 int elk_plan_cache_ready(elk_plan_cache *pc, const elk_chip *c, const elk_op *op);

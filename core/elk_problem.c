@@ -92,17 +92,13 @@ static double tensor_bytes(const elk_op *op)
  * (NULL: not wanted); INFINITY when op has no plan. */
 static double fastest_plan(const split_ctx *sc, const elk_op *op, double *hot)
 {
-    const elk_plan_set *set;
     elk_error err;
-    elk_menu m;
+    double e, h;
     if (hot) *hot = INFINITY;
-    if (elk_plan_cache_get_opts(sc->pc, sc->c, op, sc->po, &set, &err) != ELK_OK) return INFINITY;
-    elk_status st = elk_menu_build(sc->c, op, set, &m, &err);
-    elk_plan_cache_release(sc->pc, set);
-    if (st != ELK_OK) return INFINITY;
-    double e = m.n > 0 ? m.e[m.n - 1].exe : INFINITY;
-    if (hot && m.n > 0) *hot = m.e[m.n - 1].hot;
-    elk_menu_free(&m);
+    /* the fastest menu entry of op's set, without the set when none is
+     * cached (most candidate pieces are never planned in full) */
+    if (elk_plan_cache_fastest(sc->pc, sc->c, op, sc->po, &e, &h, &err) != ELK_OK) return INFINITY;
+    if (hot) *hot = h;
     return e;
 }
 

@@ -477,6 +477,119 @@ START_TEST(pruning_keeps_exhaustive_set)
 END_TEST
 
 
+/* The fastest menu entry of op's set (elk_menu_build at c of the set
+ * elk_plan_enumerate builds for c), INFINITY both when there is none. */
+static elk_status menu_fastest(const elk_chip *c, const elk_chip *menu_chip, const elk_op *op, double *exe, double *hot)
+{
+    elk_plan_set set;
+    elk_menu m;
+    elk_error err;
+    *exe = *hot = INFINITY;
+    elk_status st = elk_plan_enumerate(c, op, elk_chip_sram_bytes(c), &set, NULL, &err);
+    if (st != ELK_OK) return st;
+    ck_assert(elk_menu_build(menu_chip, op, &set, &m, &err) == ELK_OK);
+    *exe = m.e[m.n - 1].exe;
+    *hot = m.e[m.n - 1].hot;
+    elk_menu_free(&m);
+    elk_plan_set_free(&set);
+    return ELK_OK;
+}
+
+/* elk_plan_cache_fastest against the set and its menu, bit for bit: on a
+ * fresh cache (the fastest search), again (its memo), from a chip with
+ * another NoC bandwidth (the menu of the first chip's set), and the set a
+ * get builds afterwards is the first chip's. */
+static void check_fastest(const elk_chip *c, const elk_op *op)
+{
+    elk_chip c2 = *c;
+    c2.noc_scale *= 2.5;
+    elk_chip c3 = *c;
+    c3.hbm_tbps *= 0.5;
+    double e0, h0, e1, h1, e2, h2;
+    elk_error err;
+    elk_status s0 = menu_fastest(c, c, op, &e0, &h0);
+    elk_plan_cache *pc = elk_plan_cache_alloc();
+    ck_assert_ptr_nonnull(pc);
+    elk_status s1 = elk_plan_cache_fastest(pc, c, op, NULL, &e1, &h1, &err);
+    ck_assert_msg(s0 == s1, "%s on %d cores: status %d, fastest search %d", op->name, c->cores, s0, s1);
+    ck_assert_msg(e0 == e1 && h0 == h1, "%s on %d cores: fastest %.17g at %.17g, search %.17g at %.17g", op->name,
+                  c->cores, e0, h0, e1, h1);
+    for (int k = 0; k < 2; k++) {
+        /* the memo (the same chip, or one that differs only in HBM) */
+        ck_assert_int_eq(elk_plan_cache_fastest(pc, k ? &c3 : c, op, NULL, &e1, &h1, &err), s0);
+        ck_assert(e0 == e1 && h0 == h1);
+    }
+    elk_status s2 = menu_fastest(c, &c2, op, &e2, &h2);
+    ck_assert_int_eq(elk_plan_cache_fastest(pc, &c2, op, NULL, &e1, &h1, &err), s2);
+    ck_assert_msg(e2 == e1 && h2 == h1, "%s at another NoC bandwidth: %.17g, %.17g", op->name, e2, e1);
+    if (s0 == ELK_OK) {
+        const elk_plan_set *got;
+        elk_plan_set ref;
+        ck_assert(elk_plan_cache_get(pc, &c2, op, &got, &err) == ELK_OK);
+        ck_assert(elk_plan_enumerate(c, op, elk_chip_sram_bytes(c), &ref, NULL, &err) == ELK_OK);
+        ck_assert_int_eq(got->nplans, ref.nplans);
+        ck_assert_int_eq(got->nopts, ref.nopts);
+        for (int i = 0; i < ref.nplans; i++) ck_assert(memcmp(&got->plans[i], &ref.plans[i], sizeof ref.plans[i]) == 0);
+        elk_plan_cache_release(pc, got);
+        elk_plan_set_free(&ref);
+    }
+    elk_plan_cache_free(pc);
+}
+
+START_TEST(fastest_matches_menu)
+{
+    static const prune_case cases[] = {
+        {"ipu-mk2", "tiny", ELK_WL_PREFILL, 4, 256, 0, ELK_PROFILE_PHYSICAL},
+        {"ipu-pod4", "llama2-13b", ELK_WL_DECODE, 32, 2048, 0, ELK_PROFILE_PHYSICAL},
+        {"ipu-pod4", "llama2-13b", ELK_WL_DECODE, 32, 2048, 0,
+         (1u << ELK_PSW_GATHER) | (1u << ELK_PSW_RELAYOUT) | (1u << ELK_PSW_ROTSYNC)},
+        {"ipu-pod4", "llama2-7b", ELK_WL_PREFILL, 1, 512, 2944, (1u << ELK_PSW_MULTICHIP) | (1u << ELK_PSW_UNFUSED)},
+        {"tt-mesh", "llama2-7b", ELK_WL_DECODE, 8, 1024, 0, ELK_PROFILE_PHYSICAL},
+        {"ipu-pod4", "tiny", ELK_WL_DECODE, 8, 128, 65536, ELK_PROFILE_PHYSICAL},
+    };
+    elk_chip c4;
+    chip4(&c4);
+    elk_op op;
+    op_scale(&op);
+    check_fastest(&c4, &op);
+    op_mm(&op);
+    check_fastest(&c4, &op);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const prune_case *pc = &cases[k];
+        elk_chip c;
+        elk_model md;
+        elk_graph g;
+        elk_error err;
+        char path[1024], rel[256];
+        snprintf(rel, sizeof rel, "presets/chips/%s.cfg", pc->chip);
+        ck_assert_msg(elk_chip_load(src_path(path, sizeof path, rel), &c, &err) == ELK_OK, "%s", err.msg);
+        snprintf(rel, sizeof rel, "presets/models/%s.cfg", pc->model);
+        ck_assert_msg(elk_model_load(src_path(path, sizeof path, rel), &md, &err) == ELK_OK, "%s", err.msg);
+        if (pc->cores) ck_assert(elk_chip_set_cores(&c, pc->cores, &err) == ELK_OK);
+        c.profile = pc->profile;
+        ck_assert(elk_graph_build(&md, pc->wl, pc->batch, pc->seq, 1, &g, &err) == ELK_OK);
+        elk_graph_apply_profile(&g, c.profile);
+        for (int s = 0; s < g.nshapes; s++)
+            for (int i = 0; i < g.nops; i++)
+                if (g.ops[i].shape_id == s) {
+                    const elk_op *o = &g.ops[i];
+                    check_fastest(&c, o);
+                    /* the pieces the cut choice times */
+                    elk_split opt[ELK_SPLIT_LADDER_OPTS];
+                    int n = elk_split_ladder_any(o, elk_chip_sram_bytes(&c) * c.cores / 8, opt, ELK_SPLIT_LADDER_OPTS);
+                    for (int q = 0; q < n && q < 3; q++) {
+                        if (opt[q].pieces == 1) continue;
+                        elk_op piece;
+                        elk_split_piece(o, &opt[q], 0, &piece);
+                        check_fastest(&c, &piece);
+                    }
+                    break;
+                }
+        elk_graph_free(&g);
+    }
+}
+END_TEST
+
 /* A cancel flag already set stops enumeration with ELK_ECANCEL, and a
  * cancelled cache get caches nothing (the next get enumerates); a
  * cached_only get of a set not cached fails and counts the miss, and of a
@@ -568,6 +681,7 @@ static Suite *suite(void)
     TCase *tp = tcase_create("pruning");
     tcase_set_timeout(tp, 120);
     tcase_add_test(tp, pruning_keeps_exhaustive_set);
+    tcase_add_test(tp, fastest_matches_menu);
     suite_add_tcase(s, tp);
     suite_add_tcase(s, tc);
     return s;
