@@ -341,6 +341,19 @@ static void local_prune(enum_ctx *e)
     if (e->prune && !e->oom && e->all.n >= e->next_prune) refresh_front(e);
 }
 
+/* The output's hand-over to its consumer: one sync, or under the paper
+ * profile's relayout rule the artifact's six syncs and a port-rate shift of
+ * the output slice (s0 elements) after a matmul or reduction. */
+static void relayout_terms(const elk_op *op, unsigned prof, double s0, double *shift, double *syncs)
+{
+    if (!(prof & (1u << ELK_PSW_RELAYOUT)) || op->kind == ELK_OP_ELEMWISE || op->kind == ELK_OP_UNARY) {
+        *syncs += 1;
+        return;
+    }
+    *shift += s0;
+    *syncs += 6;
+}
+
 void elk_plan_charge_output(const elk_chip *c, const elk_op *op, double r0, const long *sub, double s0, elk_plan *pl,
                             double *shift_elems, double *syncs)
 {
@@ -589,16 +602,7 @@ static int prune_options(enum_ctx *e, const long *sl, rot (*opts)[MAX_ROTS], int
         add = elk_cost_vector_add(e->c, rs);
         syncs += 1;
     }
-    if (prof & (1u << ELK_PSW_RELAYOUT)) {
-        if (op->kind == ELK_OP_ELEMWISE || op->kind == ELK_OP_UNARY) {
-            syncs += 1;
-        } else {
-            shift += s0;
-            syncs += 6;
-        }
-    } else {
-        syncs += 1;
-    }
+    relayout_terms(op, prof, s0, &shift, &syncs);
     double sync_per = prof & (1u << ELK_PSW_ROTSYNC) ? 2 : 1;
     for (int v = 1; v < nt; v++) {
         int k = 0;
@@ -726,16 +730,7 @@ static void fastest_spatial_lb(enum_ctx *e, const long *sl, double s0, double r0
         comp += elk_cost_vector_add(e->c, s0 * (r0 - 1) / r0);
         syncs += 1;
     }
-    if (prof & (1u << ELK_PSW_RELAYOUT)) {
-        if (op->kind == ELK_OP_ELEMWISE || op->kind == ELK_OP_UNARY) {
-            syncs += 1;
-        } else {
-            shift += s0;
-            syncs += 6;
-        }
-    } else {
-        syncs += 1;
-    }
+    relayout_terms(op, prof, s0, &shift, &syncs);
     elk_plan pl;
     pl.comp = comp + e->unf_comp;
     pl.syncs = syncs + e->unf_syncs;
@@ -1856,6 +1851,19 @@ static elk_status fastest_of_set(elk_plan_cache *pc, const elk_chip *c, const el
     return ELK_OK;
 }
 
+/* A new entry for key (pc->mu held; released when out of memory, NULL). */
+static cache_ent *entry_new(elk_plan_cache *pc, const char *key, uint64_t h)
+{
+    cache_ent *ne = calloc(1, sizeof *ne);
+    if (!ne) {
+        pthread_mutex_unlock(&pc->mu);
+        return NULL;
+    }
+    snprintf(ne->key, sizeof ne->key, "%s", key);
+    ne->hash = h;
+    return ne;
+}
+
 elk_status elk_plan_cache_fastest(elk_plan_cache *pc, const elk_chip *c, const elk_op *op, const elk_plan_opts *o,
                                   double *exe, double *hot, elk_error *err)
 {
@@ -1896,13 +1904,8 @@ again:
         pthread_mutex_unlock(&pc->mu);
         return fastest_of_set(pc, c, op, o, exe, hot, err, key);
     }
-    cache_ent *ne = calloc(1, sizeof *ne);
-    if (!ne) {
-        pthread_mutex_unlock(&pc->mu);
-        return elk_fail(err, ELK_ENOMEM, "out of memory");
-    }
-    snprintf(ne->key, sizeof ne->key, "%s", key);
-    ne->hash = h;
+    cache_ent *ne = entry_new(pc, key, h);
+    if (!ne) return elk_fail(err, ELK_ENOMEM, "out of memory");
     ne->state = 3;
     ne->busy = 1;
     ne->chip = *c;
@@ -1949,6 +1952,26 @@ again:
 /* Enumerate the set of a state-3 entry for the chip that asked first, in
  * place; called with the lock held, returns with it released. A cancelled
  * enumeration leaves the entry as it was. */
+/* An entry's enumeration done with status st (pc->mu held, released
+ * here): it is published, its bytes counted, and every waiter woken. */
+static elk_status publish(elk_plan_cache *pc, cache_ent *ne, elk_status st, const elk_error *e2,
+                          const elk_plan_set **out, elk_error *err)
+{
+    ne->st = st;
+    ne->err = *e2;
+    ne->state = st == ELK_OK ? 1 : 2;
+    ne->bytes = st == ELK_OK ? set_bytes(&ne->set) : sizeof *ne;
+    ne->refs = st == ELK_OK;
+    ne->used = ++pc->clock;
+    pc->bytes += ne->bytes;
+    if (pc->bytes > pc->peak) pc->peak = pc->bytes;
+    pthread_cond_broadcast(&pc->done);
+    pthread_mutex_unlock(&pc->mu);
+    if (st == ELK_OK) *out = &ne->set;
+    else if (err) *err = *e2;
+    return st;
+}
+
 static elk_status promote(elk_plan_cache *pc, cache_ent *ne, const elk_op *op, const atomic_int *cancel,
                           const elk_plan_set **out, elk_error *err)
 {
@@ -1969,19 +1992,7 @@ static elk_status promote(elk_plan_cache *pc, cache_ent *ne, const elk_op *op, c
         if (err) *err = e2;
         return st;
     }
-    ne->st = st;
-    ne->err = e2;
-    ne->state = st == ELK_OK ? 1 : 2;
-    ne->bytes = st == ELK_OK ? set_bytes(&ne->set) : sizeof *ne;
-    ne->refs = st == ELK_OK;
-    ne->used = ++pc->clock;
-    pc->bytes += ne->bytes;
-    if (pc->bytes > pc->peak) pc->peak = pc->bytes;
-    pthread_cond_broadcast(&pc->done);
-    pthread_mutex_unlock(&pc->mu);
-    if (st == ELK_OK) *out = &ne->set;
-    else if (err) *err = e2;
-    return st;
+    return publish(pc, ne, st, &e2, out, err);
 }
 
 static elk_status cache_get(elk_plan_cache *pc, const elk_chip *c, const elk_op *op, const elk_plan_opts *o,
@@ -2032,13 +2043,8 @@ again:
         return elk_fail(err, ELK_ECANCEL, "plans of %s not cached", op->name);
     }
     /* claim the key, enumerate outside the lock, publish */
-    cache_ent *ne = calloc(1, sizeof *ne);
-    if (!ne) {
-        pthread_mutex_unlock(&pc->mu);
-        return elk_fail(err, ELK_ENOMEM, "out of memory");
-    }
-    snprintf(ne->key, sizeof ne->key, "%s", key);
-    ne->hash = h;
+    cache_ent *ne = entry_new(pc, key, h);
+    if (!ne) return elk_fail(err, ELK_ENOMEM, "out of memory");
     ne->next = pc->head;
     pc->head = ne;
     pc->misses++;
@@ -2065,19 +2071,7 @@ again:
         if (err) *err = e2;
         return st;
     }
-    ne->st = st;
-    ne->err = e2;
-    ne->state = st == ELK_OK ? 1 : 2;
-    ne->bytes = st == ELK_OK ? set_bytes(&ne->set) : sizeof *ne;
-    ne->refs = st == ELK_OK;
-    ne->used = ++pc->clock;
-    pc->bytes += ne->bytes;
-    if (pc->bytes > pc->peak) pc->peak = pc->bytes;
-    pthread_cond_broadcast(&pc->done);
-    pthread_mutex_unlock(&pc->mu);
-    if (st == ELK_OK) *out = &ne->set;
-    else if (err) *err = e2;
-    return st;
+    return publish(pc, ne, st, &e2, out, err);
 }
 
 void elk_plan_cache_stats(const elk_plan_cache *pc, long *hits, long *misses, long *entries)

@@ -428,6 +428,32 @@ static void check_same_set(const elk_chip *c, const elk_op *op)
     elk_plan_set_free(&b);
 }
 
+/* fn on one op of every shape of case pc's graph (its chip and model
+ * presets, one layer). */
+static void case_shapes(const prune_case *pc, void (*fn)(const elk_chip *, const elk_op *))
+{
+    elk_chip c;
+    elk_model md;
+    elk_graph g;
+    elk_error err;
+    char path[1024], rel[256];
+    snprintf(rel, sizeof rel, "presets/chips/%s.cfg", pc->chip);
+    ck_assert_msg(elk_chip_load(src_path(path, sizeof path, rel), &c, &err) == ELK_OK, "%s", err.msg);
+    snprintf(rel, sizeof rel, "presets/models/%s.cfg", pc->model);
+    ck_assert_msg(elk_model_load(src_path(path, sizeof path, rel), &md, &err) == ELK_OK, "%s", err.msg);
+    if (pc->cores) ck_assert(elk_chip_set_cores(&c, pc->cores, &err) == ELK_OK);
+    c.profile = pc->profile;
+    ck_assert(elk_graph_build(&md, pc->wl, pc->batch, pc->seq, 1, &g, &err) == ELK_OK);
+    elk_graph_apply_profile(&g, c.profile);
+    for (int s = 0; s < g.nshapes; s++)
+        for (int i = 0; i < g.nops; i++)
+            if (g.ops[i].shape_id == s) {
+                fn(&c, &g.ops[i]);
+                break;
+            }
+    elk_graph_free(&g);
+}
+
 START_TEST(pruning_keeps_exhaustive_set)
 {
     static const prune_case cases[] = {
@@ -450,29 +476,7 @@ START_TEST(pruning_keeps_exhaustive_set)
     check_same_set(&c4, &op);
     op_mm(&op);
     check_same_set(&c4, &op);
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        const prune_case *pc = &cases[k];
-        elk_chip c;
-        elk_model md;
-        elk_graph g;
-        elk_error err;
-        char path[1024], rel[256];
-        snprintf(rel, sizeof rel, "presets/chips/%s.cfg", pc->chip);
-        ck_assert_msg(elk_chip_load(src_path(path, sizeof path, rel), &c, &err) == ELK_OK, "%s", err.msg);
-        snprintf(rel, sizeof rel, "presets/models/%s.cfg", pc->model);
-        ck_assert_msg(elk_model_load(src_path(path, sizeof path, rel), &md, &err) == ELK_OK, "%s", err.msg);
-        if (pc->cores) ck_assert(elk_chip_set_cores(&c, pc->cores, &err) == ELK_OK);
-        c.profile = pc->profile;
-        ck_assert(elk_graph_build(&md, pc->wl, pc->batch, pc->seq, 1, &g, &err) == ELK_OK);
-        elk_graph_apply_profile(&g, c.profile);
-        for (int s = 0; s < g.nshapes; s++)
-            for (int i = 0; i < g.nops; i++)
-                if (g.ops[i].shape_id == s) {
-                    check_same_set(&c, &g.ops[i]);
-                    break;
-                }
-        elk_graph_free(&g);
-    }
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) case_shapes(&cases[k], check_same_set);
 }
 END_TEST
 
@@ -536,6 +540,21 @@ static void check_fastest(const elk_chip *c, const elk_op *op)
     elk_plan_cache_free(pc);
 }
 
+/* The fastest plan of op and of the first cut pieces the cut choice times. */
+static void fastest_and_pieces(const elk_chip *c, const elk_op *o)
+{
+    check_fastest(c, o);
+    elk_split opt[ELK_SPLIT_LADDER_OPTS];
+    int n = elk_split_ladder_any(o, elk_chip_sram_bytes(c) * c->cores / 8, opt, ELK_SPLIT_LADDER_OPTS);
+    for (int q = 0; q < n && q < 3; q++) {
+        if (opt[q].pieces == 1) continue;
+        elk_op piece;
+        elk_split_piece(o, &opt[q], 0, &piece);
+        check_fastest(c, &piece);
+    }
+}
+
+
 START_TEST(fastest_matches_menu)
 {
     static const prune_case cases[] = {
@@ -554,39 +573,7 @@ START_TEST(fastest_matches_menu)
     check_fastest(&c4, &op);
     op_mm(&op);
     check_fastest(&c4, &op);
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        const prune_case *pc = &cases[k];
-        elk_chip c;
-        elk_model md;
-        elk_graph g;
-        elk_error err;
-        char path[1024], rel[256];
-        snprintf(rel, sizeof rel, "presets/chips/%s.cfg", pc->chip);
-        ck_assert_msg(elk_chip_load(src_path(path, sizeof path, rel), &c, &err) == ELK_OK, "%s", err.msg);
-        snprintf(rel, sizeof rel, "presets/models/%s.cfg", pc->model);
-        ck_assert_msg(elk_model_load(src_path(path, sizeof path, rel), &md, &err) == ELK_OK, "%s", err.msg);
-        if (pc->cores) ck_assert(elk_chip_set_cores(&c, pc->cores, &err) == ELK_OK);
-        c.profile = pc->profile;
-        ck_assert(elk_graph_build(&md, pc->wl, pc->batch, pc->seq, 1, &g, &err) == ELK_OK);
-        elk_graph_apply_profile(&g, c.profile);
-        for (int s = 0; s < g.nshapes; s++)
-            for (int i = 0; i < g.nops; i++)
-                if (g.ops[i].shape_id == s) {
-                    const elk_op *o = &g.ops[i];
-                    check_fastest(&c, o);
-                    /* the pieces the cut choice times */
-                    elk_split opt[ELK_SPLIT_LADDER_OPTS];
-                    int n = elk_split_ladder_any(o, elk_chip_sram_bytes(&c) * c.cores / 8, opt, ELK_SPLIT_LADDER_OPTS);
-                    for (int q = 0; q < n && q < 3; q++) {
-                        if (opt[q].pieces == 1) continue;
-                        elk_op piece;
-                        elk_split_piece(o, &opt[q], 0, &piece);
-                        check_fastest(&c, &piece);
-                    }
-                    break;
-                }
-        elk_graph_free(&g);
-    }
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) case_shapes(&cases[k], fastest_and_pieces);
 }
 END_TEST
 
