@@ -62,6 +62,11 @@ typedef struct {
     int window;            /* most ops one op may overlap with preloads (0 = two layers) */
     int price;             /* Elk-Full: allocator price slot to use; -1 searches them */
     atomic_int *cancel;    /* set non-zero (from any thread) to abandon work: ELK_ECANCEL */
+    /* > 0: Basic, Static and Elk-Dyn give up on every run not faster than
+     * this many cycles, and answer ELK_ENOPLAN when none is; their answer
+     * below it is unchanged (a caller that only asks "faster than t?"). 0:
+     * none. */
+    double give_up_at;
     /* Replay (Elk-Dyn, Elk-Full; core/elk_noise): instead of choosing, take
      * this preload order, each op's execute-state entry and, as far as the
      * times allow, the preload position its execution reached

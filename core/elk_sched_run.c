@@ -110,10 +110,14 @@ static double edit_dist(const int *order, int N)
 /* Policies                                                             */
 
 /* The better of the allocator's price slots for Elk-Dyn in program order. */
+/* The bound every run of Basic, Static and Elk-Dyn's own searches starts
+ * from (elk_sched_opts.give_up_at). */
+static double give_up(const elk_sched_opts *o) { return o->give_up_at > 0 ? o->give_up_at : INFINITY; }
+
 static int best_price(const elk_problem *pr, const elk_sched_opts *o, const int *ident, int N, elk_status *st,
                       elk_error *err)
 {
-    double best = INFINITY;
+    double best = give_up(o);
     int bv = 0;
     for (int v = 0; v < ELK_PRICES * DYN_THETAS(pr) && *st == ELK_OK; v++) {
         double m;
@@ -287,15 +291,15 @@ static elk_status schedule_run(const elk_problem *pr, elk_policy pol, const elk_
         /* the allocator's price of replication traffic is searched, as the
          * artifact searches its NoC threshold for Elk-Dyn */
         int v = best_price(pr, o, ident, N, &st, err);
-        if (st == ELK_OK) st = elk_sched_run_one(pr, pol, o, ident, N, v, 0, INFINITY, &ms, s, err);
+        if (st == ELK_OK) st = elk_sched_run_one(pr, pol, o, ident, N, v, 0, give_up(o), &ms, s, err);
         s->static_variant = v % ELK_PRICES;
         break;
     }
     case ELK_POL_BASIC: {
         double m0, m1;
-        st = elk_sched_run_one(pr, pol, o, ident, N, 0, 0, INFINITY, &m0, NULL, err);
-        if (st == ELK_OK) st = elk_sched_run_one(pr, pol, o, ident, N, 1, 0, INFINITY, &m1, NULL, err);
-        if (st == ELK_OK) {
+        st = elk_sched_run_one(pr, pol, o, ident, N, 0, 0, give_up(o), &m0, NULL, err);
+        if (st == ELK_OK) st = elk_sched_run_one(pr, pol, o, ident, N, 1, 0, give_up(o), &m1, NULL, err);
+        if (st == ELK_OK && (isfinite(m0) || isfinite(m1))) {
             int v = m1 < m0;
             st = elk_sched_run_one(pr, pol, o, ident, N, v, 0, INFINITY, &ms, s, err);
             s->static_variant = v;
@@ -311,7 +315,7 @@ static elk_status schedule_run(const elk_problem *pr, elk_policy pol, const elk_
         double step = o->static_step_kib * 1024.0;
         double bx = -1;
         int bv = 0;
-        double best = INFINITY;
+        double best = give_up(o);
         /* X from the largest smallest plan up to all of SRAM, in steps */
         int nx = (int)floor((pr->sram - lo) / step) + 1;
         for (int v = 0; v < 2 && st == ELK_OK; v++)

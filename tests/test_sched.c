@@ -750,12 +750,39 @@ END_TEST
  * summed execution of its pieces, got coarser: the cuts are now chosen
  * together by the flow shop of the whole graph (elk_problem.c, cut_shop). */
 static const ideal_pair full_pairs[] = {
-    /* (One more pair, Qwen3-30B-A3B decode on a 512-core tt-galaxy mesh,
-     * lm_head's last piece after the last preload, was fixed by the flow
-     * shop and came back, 0.1698 against 0.1697 ms, when the mesh's
-     * preloads got their busiest-link bound: the step is now NoC-stalled
-     * there and the flow shop, which sees no NoC, takes 2 pieces at 1525
-     * KiB and 4 at 1220. Open in issue 9; docs/VALIDATION.md.) */
+    /* lm_head's last piece after the last preload, fixed by the flow shop,
+     * came back (0.1698 against 0.1697 ms) when the mesh's preloads got
+     * their busiest-link bound: the step is NoC-stalled there and the flow
+     * shop, which sees no NoC, takes 2 pieces at 1525 KiB and 4 at 1220.
+     * The walk on the real objective (cut_walk) finds 4 at both. */
+    {"flow shop blind to the NoC, more SRAM",
+     "--chip tt-galaxy --model qwen3-30b-a3b --workload decode --batch 1 --seq 130 --layers 1 --cores 512 "
+     "--topology mesh --hbm-tbps 18.2 --noc-scale 1.55 --link-gbps 96.9 --sram-kib 1220 --compute-scale 0.943",
+     "sram-kib", "1525"},
+    /* elk check --points 200 --seed 1 (session 11): the flow shop proposed
+     * lm_head in 32 pieces with faster cores and 16 was never timed: 0.4517
+     * against 0.4416 ms; the walk from 32 times 16 (0.4412) */
+    {"flow shop's cut never timed, faster compute",
+     "--chip big-sram --model llama2-7b --workload decode --batch 13 --seq 980 --layers 3 --cores 3072 "
+     "--topology torus --hbm-tbps 10.1 --noc-scale 0.393 --sram-kib 1800 --compute-scale 1.77",
+     "compute-scale", "2.2125"},
+    /* the same seed: 17.33 against 17.05 ms; with the walk 16.53 and 16.89 */
+    {"flow shop's cut never timed, more SRAM, torus",
+     "--chip big-sram --model llama2-13b --workload prefill --batch 2 --seq 370 --layers 2 --cores 256 "
+     "--topology torus --hbm-tbps 5.78 --noc-scale 1.17 --sram-kib 2290 --compute-scale 1.90 --hbm-controllers 4",
+     "sram-kib", "2862.5"},
+    /* the same seed, wafer-scale torus: 0.2094 against 0.2075 ms; with the
+     * walk 0.2038 and 0.2074 */
+    {"flow shop's cut never timed, more SRAM, wafer",
+     "--chip wse2 --model tiny --workload train-fwd --batch 5 --seq 250 --layers 2 --cores 4096 --topology torus "
+     "--hbm-tbps 0.0447 --noc-scale 0.793 --link-gbps 5.39 --sram-kib 26.1 --compute-scale 1.85",
+     "sram-kib", "32.625"},
+    /* the same seed: the all-to-all's graph was the flow shop's, slower
+     * than the mesh's (4.172 against 4.126 ms); with the walk 4.095 */
+    {"flow shop's cut never timed, all-to-all against mesh",
+     "--chip big-sram --model dit-xl --workload prefill --batch 4 --seq 33 --layers 2 --cores 256 --topology mesh "
+     "--hbm-tbps 30.6 --noc-scale 0.623 --sram-kib 1540 --compute-scale 0.634 --hbm-controllers 2",
+     "topology", "all-to-all"},
     /* a piece that fills most of SRAM leaves no room for the next preloads
      * and execution is exposed: the least sum halved the experts' cuts at
      * 37.75 KiB, 4.322 against 4.109 ms (5.2%); a flow shop that holds each
