@@ -651,13 +651,10 @@ static int refine_picks(split_ctx *sc, int finer)
 
 /* Each recorded shape's pick set to its fitting cut of the fewest pieces
  * (the whole op where it fits; ties to the ladder's first). Which cuts fit
- * depends on SRAM and the core count alone, so this graph is a candidate
- * at every bandwidth and compute of a chip, and on a fixed graph more of
- * either never slows the policies graph_latency runs: without it a faster
- * core made the least-sum cut of a loose op finer and the step slower
- * (Llama2-7B decode on a 3072-core big-sram torus: 73 ops whole, 0.4416 ms
- * at compute x1.77; 89 with cuts, 0.4517 at x2.21). Returns non-zero when
- * some pick moved off the least-sum cut. */
+ * depends on SRAM and the core count alone, so this graph is proposed at
+ * every bandwidth and compute of a chip, where the least sum and the flow
+ * shop move with the timings; the walk (cut_walk) starts from whichever
+ * graph wins. Returns non-zero when some pick moved off the least-sum cut. */
 static int fewest_picks(split_ctx *sc)
 {
     int moved = 0;
