@@ -4,6 +4,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -652,7 +653,7 @@ static double tree_busiest(const elk_chip *c, double r)
  * on to min(E0, min over shared links (cap - b x) / a), the lower envelope
  * of lines kept in l[]. E0: the exchange alone. */
 enum { PAIR_MEMO_MAX = 64, PAIR_LINES = 16 };
-enum { PAIR_KEYS = 7 };
+enum { PAIR_KEYS = 8 };
 typedef struct {
     grid_memo_ent k;
     double v[PAIR_KEYS]; /* the chip's rates and sizes the key omits (pair_vals) */
@@ -673,24 +674,82 @@ static double pair_env(const pair_ent *p, double x)
     return v;
 }
 
+/* The network pair_build reads, per thread: built for the last chip that
+ * asked (compared bytewise: a padding difference only costs a rebuild),
+ * with the exchange and preload templates and the preload trees' geometry
+ * kept in its own caches (elk_noc's, elk_tree's), so that a miss of the
+ * pair memo costs two templates, not the trees of every tile again (which
+ * were nine tenths of a 768-core torus point). Owned by the thread: freed
+ * at its exit (the key's destructor) or when another chip asks; tl also
+ * points to it, so that the main thread's, never destroyed, stays
+ * reachable. */
+typedef struct {
+    elk_chip chip;
+    elk_noc nc;
+    elk_tree tr;
+    int built;
+} pair_net;
+static pthread_key_t pair_net_key;
+static pthread_once_t pair_net_once = PTHREAD_ONCE_INIT;
+static int pair_net_keyed;
+static _Thread_local pair_net *pair_net_tl;
+
+static void pair_net_drop(pair_net *pn)
+{
+    if (pn->built) {
+        elk_tree_free(&pn->tr);
+        elk_noc_free(&pn->nc);
+    }
+    pn->built = 0;
+}
+
+static void pair_net_destroy(void *v)
+{
+    pair_net_drop(v);
+    free(v);
+    pair_net_tl = NULL;
+}
+
+static void pair_net_key_init(void) { pair_net_keyed = pthread_key_create(&pair_net_key, pair_net_destroy) == 0; }
+
+static pair_net *pair_net_get(const elk_chip *c)
+{
+    pthread_once(&pair_net_once, pair_net_key_init);
+    pair_net *pn = pair_net_tl;
+    if (!pn) {
+        if (!pair_net_keyed || !(pn = calloc(1, sizeof *pn))) return NULL;
+        if (pthread_setspecific(pair_net_key, pn)) {
+            free(pn);
+            return NULL;
+        }
+        pair_net_tl = pn;
+    }
+    if (pn->built && !memcmp(&pn->chip, c, sizeof *c)) return pn;
+    pair_net_drop(pn);
+    elk_error err;
+    if (elk_noc_build(&pn->nc, c, ELK_SIM_AUTO, 0, 1, &err) != ELK_OK) return NULL;
+    elk_tree_init(&pn->tr);
+    memcpy(&pn->chip, c, sizeof *c);
+    pn->built = 1;
+    return pn;
+}
+
 /* Builds p's numbers from the simulator's templates of the two transfers
  * on a network of c. Returns 0 when it cannot. */
 static int pair_build(const elk_chip *c, double g, double r, pair_ent *p)
 {
-    elk_noc nc;
-    elk_error err;
-    if (elk_noc_build(&nc, c, ELK_SIM_AUTO, 0, 1, &err) != ELK_OK) return 0;
+    pair_net *pn = pair_net_get(c);
+    if (!pn) return 0;
     int ok = 0;
-    elk_tree tr;
-    elk_tree_init(&tr);
-    int nl = elk_net_nlinks(nc.net);
+    elk_noc *nc = &pn->nc;
+    int nl = elk_net_nlinks(nc->net);
     double *a = calloc((size_t)(nl > 0 ? nl : 1), sizeof *a), *b = calloc((size_t)(nl > 0 ? nl : 1), sizeof *b);
-    int te = g >= 1 ? elk_noc_exchange(&nc, g) : elk_noc_shift(&nc);
-    int tp = nc.grid ? elk_tree_preload(&tr, &nc, -1, r, 0, INFINITY) : -1;
+    int te = g >= 1 ? elk_noc_exchange(nc, g) : elk_noc_shift(nc);
+    int tp = nc->grid ? elk_tree_preload(&pn->tr, nc, -1, r, 0, INFINITY) : -1;
     if (a && b && te >= 0 && tp >= 0) {
-        const elk_tmpl *t = elk_net_tmpls(nc.net);
-        const elk_use *u = elk_net_uses(nc.net);
-        const elk_link *lk = elk_net_links(nc.net);
+        const elk_tmpl *t = elk_net_tmpls(nc->net);
+        const elk_use *u = elk_net_uses(nc->net);
+        const elk_link *lk = elk_net_links(nc->net);
         assert(t[te].weight == 1.0 && t[tp].weight == 1.0); /* the equal growth below */
         for (int i = t[te].u0; i < t[te].u0 + t[te].nu; i++) a[u[i].link] += u[i].cmax;
         for (int i = t[tp].u0; i < t[tp].u0 + t[tp].nu; i++) b[u[i].link] += u[i].cmax;
@@ -736,8 +795,6 @@ static int pair_build(const elk_chip *c, double g, double r, pair_ent *p)
     }
     free(a);
     free(b);
-    elk_tree_free(&tr);
-    elk_noc_free(&nc);
     return ok;
 }
 
@@ -773,6 +830,17 @@ double elk_cost_grid_beside(const elk_chip *c, double g, double r, double xp, do
     grid_memo_ent k = grid_key(c, tr, tc);
     double v[PAIR_KEYS];
     pair_vals(c, v);
+    /* the preload's template scales with r itself, not only with its
+     * replica tile (elk_tree_preload): two replications of one tile are
+     * two entries, or the answer depends on which one the memo saw first
+     * (Elk-Dyn's estimate on a 768-core tt-galaxy torus moved with the
+     * policies run before it: 0.6555 ms after Basic and Static, 0.6539
+     * alone) */
+    v[7] = r;
+    /* the preload's template scales with r itself, not only with its
+     * replica tile (elk_tree_preload): two replications of one tile are
+     * two entries, or the answer depends on which the memo saw first */
+    v[7] = r;
     pair_ent *p = NULL;
     if (memo.last < memo.n && pair_eq(&memo.e[memo.last], &k, v, g)) p = &memo.e[memo.last];
     for (int i = 0; i < memo.n && !p; i++)

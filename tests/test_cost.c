@@ -8,6 +8,7 @@
  * 0.5 n + 300; unary 0.5 n + 200; reduce 1.5 x + 175 capped at 295.25 up to
  * x = 480, then 0.25 x + 175; exchange 0.28 cycles per byte). */
 #include <math.h>
+#include <pthread.h>
 
 #include "elk_cost.h"
 #include "elk_test.h"
@@ -401,6 +402,50 @@ START_TEST(grid_beside_ports)
 }
 END_TEST
 
+/* elk_cost_grid_beside's per-thread memo once keyed a preload by its
+ * replica tile alone, and two replications of one tile (3.6 and 4.4 both
+ * replicate in 2 x 2 tiles) got whichever answer it had seen first: one
+ * policy's estimate moved with the policies run before it on the same
+ * thread. Each ask here runs on a fresh thread (fresh memos): the answer
+ * at 4.4 must not depend on an ask at 3.6 before it. */
+typedef struct {
+    const elk_chip *c;
+    double first_r, r, xp;
+    double f, pre;
+} beside_ask;
+
+static void *beside_thread(void *v)
+{
+    beside_ask *a = v;
+    if (a->first_r > 0) elk_cost_grid_beside(a->c, 8, a->first_r, a->xp, NULL, NULL);
+    a->f = elk_cost_grid_beside(a->c, 8, a->r, a->xp, &a->pre, NULL);
+    return NULL;
+}
+
+static beside_ask beside_on_thread(const elk_chip *c, double first_r, double r, double xp)
+{
+    beside_ask a = {c, first_r, r, xp, 0, 0};
+    pthread_t t;
+    ck_assert(pthread_create(&t, NULL, beside_thread, &a) == 0);
+    ck_assert(pthread_join(t, NULL) == 0);
+    return a;
+}
+
+START_TEST(grid_beside_history)
+{
+    elk_chip g = grid_chip(ELK_TOPO_MESH, 8, 8, 16);
+    g.hbm_tbps = 1e3;   /* HBM never binds */
+    g.link_gbps = 64.0; /* nor the ports: the mesh links do */
+    double xp = 0.5 * elk_chip_mesh_link_bytes_per_cycle(&g);
+    beside_ask alone = beside_on_thread(&g, 0, 4.4, xp), after = beside_on_thread(&g, 3.6, 4.4, xp);
+    beside_ask other = beside_on_thread(&g, 0, 3.6, xp);
+    ck_assert_msg(alone.f > 1, "the two transfers share links here: f %.9g", alone.f);
+    ck_assert_msg(other.f != alone.f || other.pre != alone.pre, "3.6 and 4.4 are different asks");
+    ck_assert_msg(after.f == alone.f && after.pre == alone.pre, "4.4 after 3.6: f %.17g pre %.17g, alone %.17g %.17g",
+                  after.f, after.pre, alone.f, alone.pre);
+}
+END_TEST
+
 START_TEST(preload_cycles)
 {
     elk_chip c = small_chip(ELK_COSTK_PARAMETRIC);
@@ -524,6 +569,7 @@ int main(void)
     tcase_add_loop_test(t, ring_preload_rate, 0, (int)(sizeof ring_rate_cases / sizeof ring_rate_cases[0]));
     tcase_add_loop_test(t, issue9_edges_busiest_link, 0, (int)(sizeof edges_cases / sizeof edges_cases[0]));
     tcase_add_test(t, grid_beside_ports);
+    tcase_add_test(t, grid_beside_history);
     tcase_add_test(t, preload_cycles);
     tcase_add_loop_test(t, hbm_rate_partly_used_chip, 0, (int)(sizeof hbm_rate_cases / sizeof hbm_rate_cases[0]));
     tcase_add_test(t, unfused);
