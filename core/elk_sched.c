@@ -144,7 +144,9 @@ static int baseline_pick(elk_sctx *x, int i, double budget, int *kout)
  *    replay runs it, beside the preloads streaming then; shared_extra on
  *    rings);
  *  - SRAM port: on chips whose cores pause for remote accesses, every byte
- *    delivered into a core steals its share of the local port.
+ *    delivered into a core while it computes steals its share of the local
+ *    port (where the phases are placed; elsewhere every byte in the
+ *    window).
  * Preload intervals themselves are not stretched here; the event simulator
  * (elk_sim) shares links both ways and reports how far this estimate is off. */
 /* fmin and fmax for the hot loops, inlined: they are libm calls otherwise
@@ -377,25 +379,28 @@ static double a2a_slowdown(const elk_sctx *x, int j, double d, const net_phases 
  * estimate 5.9% above the replay and the pod slower than the mesh of the
  * same cores). The slowdown beside a preload is the grid's templates'
  * (phases_slowdown) or all-to-all's port sharing (a2a_slowdown). Syncs
- * keep their time. Returns -1 when the grid's templates are not
- * available. */
-static double placed_extra(const elk_sctx *x, double L, double D, int q, double own, double xc,
+ * keep their time. The compute lasts own - xc plus pause (its SRAM-port
+ * pauses, contended_len's last iterate), and *bytes are what the preloads
+ * deliver while it runs: the replay pauses the compute for those alone
+ * (the default point, --profile physical: qkv's estimated stall 3.19 us
+ * with every byte of the window charged, simulated 2.72, now 2.71).
+ * Returns -1 when the grid's templates are not available. */
+static double placed_extra(const elk_sctx *x, double L, double D, int q, double own, double xc, double pause,
                            const net_phases *ph, double *bytes)
 {
     const elk_chip *c = x->c;
-    double s = D - L, by = 0;
+    double s = D - L;
     int lo = q;
     for (int r = q - 1; r >= x->placed_lo && x->pe[r] > s; r--) lo = r;
-    for (int r = lo; r < q; r++) {
-        double d = x->pe[r] - x->ps[r], ov = min2(x->pe[r], D) - max2(x->ps[r], s);
-        if (d > 0 && ov > 0) by += x->deliv[x->order[r]] * ov / d;
-    }
     double extra = 0, t = 0, head = 0; /* t: the op's clock from s; head: the distribution alone */
+    double c0 = 0;                      /* where the compute starts on that clock */
     for (int grp = 0; grp < 2; grp++) {
         int k0 = grp ? ph->nhead : 0, k1 = grp ? ph->n : ph->nhead;
+        if (grp) c0 = t;
         if (k0 == k1) continue;
-        /* the exchanges end the op: they start xc - head before its end */
-        if (grp) t = max2(t, own - max2(0, xc - head) + extra);
+        /* the exchanges end the op: they start xc - head before its end,
+         * after the compute stretched by its port pauses */
+        if (grp) t = max2(t, own - max2(0, xc - head) + extra + pause);
         double left = -1, cum = 0; /* cum: the preloads' stream, back to back from s */
         for (int r = lo; r < q && left != 0; r++) {
             int j = x->order[r];
@@ -427,6 +432,16 @@ static double placed_extra(const elk_sctx *x, double L, double D, int q, double 
         }
         if (left > 0) t += left;
     }
+    /* the bytes the preloads deliver while the op computes: the replay
+     * pauses its compute for them (rho) but not its transfers or syncs */
+    double c1 = c0 + max2(0, own - xc) + pause, by = 0, cum = 0;
+    for (int r = lo; r < q && cum < c1; r++) {
+        double d = x->pe[r] - x->ps[r], ov = min2(x->pe[r], D) - max2(x->ps[r], s);
+        if (d <= 0 || ov <= 0) continue;
+        double in = min2(cum + ov, c1) - max2(cum, c0);
+        if (in > 0) by += x->deliv[x->order[r]] * in / d;
+        cum += ov;
+    }
     *bytes = by;
     return extra;
 }
@@ -447,10 +462,11 @@ static double contended_len(const elk_sctx *x, double own, double xc, double xb,
      * (at most doubling it). Finding the exchange's load on those links is
      * left open (docs/VALIDATION.md). */
     int grid2d = c->topology == ELK_TOPO_MESH || c->topology == ELK_TOPO_TORUS;
+    double pause = 0; /* the compute's port pauses, the last iterate's */
     for (int it = 0; it < 6; it++) {
         double bytes = 0, ex = 0;
         if (L > 0 && (grid2d || c->topology == ELK_TOPO_ALL2ALL) && ph && ph->n > 0 &&
-            (ex = placed_extra(x, L, D, q, own, xc, ph, &bytes)) >= 0) {
+            (ex = placed_extra(x, L, D, q, own, xc, pause, ph, &bytes)) >= 0) {
             /* the phases placed as the replay runs them */
         } else if (L > 0 && grid2d) {
             ex = min2(1.0, window_noc(x, D - L, D, q, &bytes) / L) * xc;
@@ -458,6 +474,7 @@ static double contended_len(const elk_sctx *x, double own, double xc, double xb,
             ex = shared_extra(x, L, D, q, xc, xb, &bytes);
         }
         double nl = own + ex + bytes * port;
+        pause = bytes * port;
         if (fabs(nl - L) < 0.5) {
             L = nl;
             break;
