@@ -145,6 +145,9 @@ END_TEST
  * - all-to-all with an exchange of 200 cycles for its 100 B (its engine, not
  *   the port, bounds it at 0.5 B/cycle): the equal share 0.5 leaves it
  *   alone, op 0 300 cycles (100 + 200), [-400, -100], the step 400.
+ * The problems are built by hand, without plan sets, so an op's phases are
+ * unknown and all-to-all keeps shared_extra's whole-op rule here, as rings
+ * do (placed_extra needs the phases: regress_more_links_never_slower).
  * ------------------------------------------------------------------- */
 
 static const struct {
@@ -930,7 +933,7 @@ static const struct {
      * and takes 74.7 us; the window_noc rule at most doubled it: Elk-Dyn
      * 4.51 ms against 6.18 simulated (-27.0%) until the grid's exchanges
      * were timed beside each preload by the simulator's own templates
-     * (grid_extra, elk_cost_grid_beside) */
+     * (grid_extra, now placed_extra; elk_cost_grid_beside) */
     {"torus: a distribution beside the next preload",
      "--chip tt-mesh --model llama2-70b --workload prefill --batch 3 --seq 250 --layers 1 --cores 256 "
      "--topology torus --hbm-tbps 0.961 --noc-scale 0.377 --sram-kib 1920 --compute-scale 0.601",
