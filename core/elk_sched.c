@@ -140,11 +140,13 @@ static int baseline_pick(elk_sctx *x, int i, double budget, int *kout)
 /* Execution length of op i ending at D, stretched by the preloads that
  * stream in its window (contended_len). Two effects (paper section 2.3):
  *  - interconnect: BSP exchange phases share the NoC with preload traffic
- *    (shared_extra; on a mesh or torus the exchange is slowed by the
- *    fraction rho of the window the preloads keep the network busy, at
- *    most doubling it);
+ *    (placed_extra on all-to-all, mesh and torus: each phase where the
+ *    replay runs it, beside the preloads streaming then; shared_extra on
+ *    rings);
  *  - SRAM port: on chips whose cores pause for remote accesses, every byte
- *    delivered into a core steals its share of the local port.
+ *    delivered into a core while it computes steals its share of the local
+ *    port (where the phases are placed; elsewhere every byte in the
+ *    window).
  * Preload intervals themselves are not stretched here; the event simulator
  * (elk_sim) shares links both ways and reports how far this estimate is off. */
 /* fmin and fmax for the hot loops, inlined: they are libm calls otherwise
@@ -240,7 +242,10 @@ static double beside_rate(const elk_sctx *x, int j, double d, double r0, double 
  * first (the replay starts preloads as early as it can, beside an op's
  * distribution), and no preload delays them by more than its own NoC time
  * inside the window (the resource is work-conserving). The preloads are
- * slowed at commit (stretch_preloads). */
+ * slowed at commit (stretch_preloads). Rings use it, and all-to-all only
+ * where an op's phases are not known (placed_extra places them: charged
+ * first, an exchange after a long compute was slowed beside preloads the
+ * replay had finished, issue 9). */
 static double shared_extra(const elk_sctx *x, double L, double D, int q, double xc, double xb, double *bytes)
 {
     double s = D - L, extra = 0, by = 0;
@@ -275,15 +280,17 @@ typedef struct {
 } net_phases;
 
 /* Op i's phases with menu entry en and cold option k (relative to the
- * entry's; -1 or no distribution: none). NULL off the grids and under the
- * paper profile's rules. */
+ * entry's; -1 or no distribution: none). NULL on rings, under the paper
+ * profile's rules and for a menu without its plan set (the tests'
+ * hand-built problems), which keep shared_extra's whole-op rule. */
 static const net_phases *op_phases(const elk_sctx *x, int i, int en, int k, net_phases *ph)
 {
     const elk_chip *c = x->c;
-    if (x->artifact_noc || (c->topology != ELK_TOPO_MESH && c->topology != ELK_TOPO_TORUS)) return NULL;
+    if (x->artifact_noc || c->topology == ELK_TOPO_RING) return NULL;
     const elk_problem *pr = x->pr;
     int sid = pr->graph.ops[i].shape_id;
-    const elk_plan_set *set = pr->sets[sid];
+    const elk_plan_set *set = pr->sets ? pr->sets[sid] : NULL;
+    if (!set) return NULL;
     const elk_menu_entry *e = &pr->menus[sid].e[en];
     const elk_plan *pl = &set->plans[e->plan];
     ph->n = ph->nhead = 0;
@@ -329,13 +336,34 @@ static double phases_slowdown(const elk_chip *c, const net_phases *ph, int k0, i
     return a > 0 ? beside / a : 1;
 }
 
-/* shared_extra on a mesh or torus, placed as the simulator runs it: the
- * preloads overlapping op i's window [D - L, D] start as early as they can,
- * so they stream back to back from the window's start; the distribution
- * runs first, beside the first of them, and the exchanges after the
- * compute (own cycles alone), beside whatever still streams then. Each
- * phase group runs its time alone (the simulator's templates) at
- * 1/phases_slowdown of its pace while a preload streams beside it, and no
+/* The slowdown of phases [k0, k1) of ph beside the preload of op j
+ * (lasting d) on all-to-all: each phase alone at its cost-model time (the
+ * plan's own terms, the simulator's solo rates) and beside the preload at
+ * beside_rate's max-min share of the ingress ports. */
+static double a2a_slowdown(const elk_sctx *x, int j, double d, const net_phases *ph, int k0, int k1,
+                           double *alone)
+{
+    const elk_chip *c = x->c;
+    double a = 0, beside = 0;
+    for (int k = k0; k < k1; k++) {
+        double t = ph->g[k] >= 1 ? elk_cost_alltoall(c, ph->bytes[k], ph->g[k])
+                                 : ph->bytes[k] * elk_cost_shift_cpb(c);
+        if (!(t > 0)) continue;
+        double r0 = ph->bytes[k] / t, xe = beside_rate(x, j, d, r0, NULL);
+        a += t;
+        beside += xe > 0 ? t * r0 / xe : t;
+    }
+    *alone = a;
+    return a > 0 ? beside / a : 1;
+}
+
+/* shared_extra on a mesh, torus or all-to-all, placed as the simulator
+ * runs it: the preloads overlapping op i's window [D - L, D] start as early
+ * as they can, so they stream back to back from the window's start; the
+ * distribution runs first, beside the first of them, and the exchanges
+ * after the compute (own cycles alone), beside whatever still streams then.
+ * Each phase group runs its time alone (the simulator's solo rates) at 1/f
+ * of its pace while a preload streams beside it, and no
  * preload costs more than its own NoC time inside the window
  * (work-conserving). The simulator's point: a preload whose trees fill the
  * links near its controllers, or the cores' ports, holds a transfer that
@@ -343,26 +371,36 @@ static double phases_slowdown(const elk_chip *c, const net_phases *ph, int k0, i
  * us distribution took 74.7 us beside the next piece's preload, where the
  * window_noc rule's doubling said 13.6), and an exchange after a long
  * compute meets none (big-sram as a 768-core mesh with 2 controllers: fc1's
- * reduce-scatter after 334 us of compute, its preloads done by then).
- * Syncs keep their time. Returns -1 when the templates are not
- * available. */
-static double grid_extra(const elk_sctx *x, double L, double D, int q, double own, double xc,
-                         const net_phases *ph, double *bytes)
+ * reduce-scatter after 334 us of compute, its preloads done by then; and
+ * on all-to-all, issue 9's 2048-core big-sram pod, Mixtral's expert
+ * pieces: a 32.7 us reduce-scatter after 251 us of compute, the next
+ * piece's 78 us preload long done, which shared_extra's charge of the
+ * window's preloads to the phases first slowed by 28.5 us a piece, the
+ * estimate 5.9% above the replay and the pod slower than the mesh of the
+ * same cores). The slowdown beside a preload is the grid's templates'
+ * (phases_slowdown) or all-to-all's port sharing (a2a_slowdown). Syncs
+ * keep their time. The compute lasts own - xc plus pause (its SRAM-port
+ * pauses, contended_len's last iterate), and *bytes are what the preloads
+ * deliver while it runs: the replay pauses the compute for those alone
+ * (the default point, --profile physical: qkv's estimated stall 3.19 us
+ * with every byte of the window charged, simulated 2.72, now 2.71).
+ * Returns -1 when the grid's templates are not available. */
+static double placed_extra(const elk_sctx *x, double L, double D, int q, double own, double xc, double pause,
+                           const net_phases *ph, double *bytes)
 {
     const elk_chip *c = x->c;
-    double s = D - L, by = 0;
+    double s = D - L;
     int lo = q;
     for (int r = q - 1; r >= x->placed_lo && x->pe[r] > s; r--) lo = r;
-    for (int r = lo; r < q; r++) {
-        double d = x->pe[r] - x->ps[r], ov = min2(x->pe[r], D) - max2(x->ps[r], s);
-        if (d > 0 && ov > 0) by += x->deliv[x->order[r]] * ov / d;
-    }
     double extra = 0, t = 0, head = 0; /* t: the op's clock from s; head: the distribution alone */
+    double c0 = 0;                      /* where the compute starts on that clock */
     for (int grp = 0; grp < 2; grp++) {
         int k0 = grp ? ph->nhead : 0, k1 = grp ? ph->n : ph->nhead;
+        if (grp) c0 = t;
         if (k0 == k1) continue;
-        /* the exchanges end the op: they start xc - head before its end */
-        if (grp) t = max2(t, own - max2(0, xc - head) + extra);
+        /* the exchanges end the op: they start xc - head before its end,
+         * after the compute stretched by its port pauses */
+        if (grp) t = max2(t, own - max2(0, xc - head) + extra + pause);
         double left = -1, cum = 0; /* cum: the preloads' stream, back to back from s */
         for (int r = lo; r < q && left != 0; r++) {
             int j = x->order[r];
@@ -371,7 +409,10 @@ static double grid_extra(const elk_sctx *x, double L, double D, int q, double ow
             double a = cum, b = cum + ov;
             cum = b;
             if (b <= t || x->nocT[j] <= 0 || x->deliv[j] <= 0 || hbm_of(x, j) <= 0) continue;
-            double alone, f = phases_slowdown(c, ph, k0, k1, x->deliv[j] / hbm_of(x, j), x->deliv[j] / c->cores / d, &alone);
+            double alone, f = c->topology == ELK_TOPO_ALL2ALL
+                                  ? a2a_slowdown(x, j, d, ph, k0, k1, &alone)
+                                  : phases_slowdown(c, ph, k0, k1, x->deliv[j] / hbm_of(x, j),
+                                                    x->deliv[j] / c->cores / d, &alone);
             if (!(f > 0)) return -1;
             if (left < 0) {
                 left = grp ? min2(alone, max2(0, xc - head)) : min2(alone, xc);
@@ -390,6 +431,16 @@ static double grid_extra(const elk_sctx *x, double L, double D, int q, double ow
             left -= part;
         }
         if (left > 0) t += left;
+    }
+    /* the bytes the preloads deliver while the op computes: the replay
+     * pauses its compute for them (rho) but not its transfers or syncs */
+    double c1 = c0 + max2(0, own - xc) + pause, by = 0, cum = 0;
+    for (int r = lo; r < q && cum < c1; r++) {
+        double d = x->pe[r] - x->ps[r], ov = min2(x->pe[r], D) - max2(x->ps[r], s);
+        if (d <= 0 || ov <= 0) continue;
+        double in = min2(cum + ov, c1) - max2(cum, c0);
+        if (in > 0) by += x->deliv[x->order[r]] * in / d;
+        cum += ov;
     }
     *bytes = by;
     return extra;
@@ -411,16 +462,19 @@ static double contended_len(const elk_sctx *x, double own, double xc, double xb,
      * (at most doubling it). Finding the exchange's load on those links is
      * left open (docs/VALIDATION.md). */
     int grid2d = c->topology == ELK_TOPO_MESH || c->topology == ELK_TOPO_TORUS;
+    double pause = 0; /* the compute's port pauses, the last iterate's */
     for (int it = 0; it < 6; it++) {
         double bytes = 0, ex = 0;
-        if (L > 0 && grid2d && ph && ph->n > 0 && (ex = grid_extra(x, L, D, q, own, xc, ph, &bytes)) >= 0) {
-            /* the simulator's templates */
+        if (L > 0 && (grid2d || c->topology == ELK_TOPO_ALL2ALL) && ph && ph->n > 0 &&
+            (ex = placed_extra(x, L, D, q, own, xc, pause, ph, &bytes)) >= 0) {
+            /* the phases placed as the replay runs them */
         } else if (L > 0 && grid2d) {
             ex = min2(1.0, window_noc(x, D - L, D, q, &bytes) / L) * xc;
         } else if (L > 0) {
             ex = shared_extra(x, L, D, q, xc, xb, &bytes);
         }
         double nl = own + ex + bytes * port;
+        pause = bytes * port;
         if (fabs(nl - L) < 0.5) {
             L = nl;
             break;
