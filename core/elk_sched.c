@@ -132,6 +132,8 @@ static int baseline_pick(elk_sctx *x, int i, double budget, int *kout)
         x->bp_e = baseline_scan(x, i, budget, &x->bp_k);
         x->bp_i = i;
         x->bp_budget = budget;
+        /* the entries it scanned: those with hot <= budget, a prefix */
+        x->bp_nfit = elk_menu_best(menu_of(x, i), budget) + 1;
     }
     *kout = x->bp_k;
     return x->bp_e;
@@ -632,6 +634,13 @@ static int candidate(elk_sctx *x, int i, int q, int nw, double cold_sum, const w
         double budget = x->pol == ELK_POL_STATIC ? x->xlimit : sram - cold_sum;
         if (x->pol == ELK_POL_STATIC && cold_sum > sram - x->xlimit) return 0;
         *entry = x->mincold ? baseline_pick(x, i, budget, cand_k) : elk_menu_best(mi, budget);
+        if (x->pol == ELK_POL_STATIC) {
+            /* X's comparisons, for the X sweep (xr_hot, xr_cold): the pick
+             * saw the entries up to nfit, whose hot fits X */
+            int nfit = x->mincold ? x->bp_nfit : *entry + 1;
+            if (nfit < mi->n) x->xr_hot = min2(x->xr_hot, mi->e[nfit].hot);
+            x->xr_cold = max2(x->xr_cold, cold_sum);
+        }
         if (*entry < 0) return 0;
         /* Basic and Static pick their candidate by rule, not by start
          * time: the contended length is computed once, at commit */
@@ -976,6 +985,8 @@ int elk_sctx_init(elk_sctx *x, const elk_problem *pr, const elk_sched_opts *o, e
     x->window = o->window > 0 ? o->window : 2 * (pr->graph.per_layer ? pr->graph.per_layer : 16);
     x->abort_at = INFINITY;
     x->bp_i = -1;
+    x->xr_hot = INFINITY;
+    x->xr_cold = -INFINITY;
     x->pos = malloc((size_t)N * sizeof *x->pos);
     x->pmax = malloc((size_t)N * sizeof *x->pmax);
     x->es = malloc((size_t)N * 4 * sizeof *x->es);
@@ -1266,9 +1277,10 @@ int elk_sctx_fill(const elk_sctx *x, double makespan, elk_schedule *s)
     return 0;
 }
 
-elk_status elk_sched_run_one(const elk_problem *pr, elk_policy pol, const elk_sched_opts *o, const int *order, int N,
+/* elk_sched_run_one, and (xr, if set) the run's xr_hot and xr_cold. */
+static elk_status run_one(const elk_problem *pr, elk_policy pol, const elk_sched_opts *o, const int *order, int N,
                           int variant, double xlimit, double abort_at, double *makespan, elk_schedule *out,
-                          elk_error *err)
+                          double *xr, elk_error *err)
 {
     elk_sctx x;
     if (elk_sctx_init(&x, pr, o, pol, order, N)) return elk_fail(err, ELK_ENOMEM, "out of memory");
@@ -1287,7 +1299,29 @@ elk_status elk_sched_run_one(const elk_problem *pr, elk_policy pol, const elk_sc
         out->run_variant = variant;
         if (elk_sctx_fill(&x, ms, out)) st = elk_fail(err, ELK_ENOMEM, "out of memory");
     }
+    if (xr) {
+        xr[0] = x.xr_hot;
+        xr[1] = x.xr_cold;
+    }
     elk_sctx_free(&x);
+    return st;
+}
+
+elk_status elk_sched_run_one(const elk_problem *pr, elk_policy pol, const elk_sched_opts *o, const int *order, int N,
+                             int variant, double xlimit, double abort_at, double *makespan, elk_schedule *out,
+                             elk_error *err)
+{
+    return run_one(pr, pol, o, order, N, variant, xlimit, abort_at, makespan, out, NULL, err);
+}
+
+elk_status elk_sched_run_static(const elk_problem *pr, const elk_sched_opts *o, const int *order, int N, int variant,
+                                double xlimit, double abort_at, double *makespan, double *xr_hot, double *xr_cold,
+                                elk_error *err)
+{
+    double xr[2];
+    elk_status st = run_one(pr, ELK_POL_STATIC, o, order, N, variant, xlimit, abort_at, makespan, NULL, xr, err);
+    *xr_hot = xr[0];
+    *xr_cold = xr[1];
     return st;
 }
 

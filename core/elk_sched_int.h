@@ -61,8 +61,14 @@ typedef struct {
     int wcap;
     /* baseline_pick's last answer: Static asks it at every candidate with
      * one budget (bp_i -1: none) */
-    int bp_i, bp_e, bp_k;
+    int bp_i, bp_e, bp_k, bp_nfit;
     double bp_budget;
+    /* Static: what the run's decisions compared X (xlimit) with, so that
+     * the X sweep can skip an X every such comparison gives the same answer
+     * (elk_sched_run_static): the least menu hot above X of the menus it
+     * asked (INFINITY: none), and the largest cold_sum that passed the
+     * window test (-INFINITY: none). Owned by the run; valid at its end. */
+    double xr_hot, xr_cold;
     /* run_pass's bound on the makespan of a run it may abandon (abort_at
      * finite): lb_e[i] sums ops 0..i-1's fastest execution, lb_p[r] the HBM
      * time of the preloads at positions 0..r-1 */
@@ -115,6 +121,14 @@ int elk_sctx_fill(const elk_sctx *x, double makespan, elk_schedule *s);
 elk_status elk_sched_run_one(const elk_problem *pr, elk_policy pol, const elk_sched_opts *o, const int *order, int N,
                              int variant, double xlimit, double abort_at, double *makespan, elk_schedule *out,
                              elk_error *err);
+/* elk_sched_run_one for Static (no schedule out), and what its decisions
+ * compared X with (xr_hot, xr_cold: elk_sctx). A run at X' > X whose
+ * comparisons all come out as at X (X' < *xr_hot and not *xr_cold >
+ * sram - X') makes the same decisions, so it is the same run: the same
+ * makespan, or abandoned no later at any abort_at no larger. */
+elk_status elk_sched_run_static(const elk_problem *pr, const elk_sched_opts *o, const int *order, int N, int variant,
+                                double xlimit, double abort_at, double *makespan, double *xr_hot, double *xr_cold,
+                                elk_error *err);
 /* The fluid flow-shop bound (Ideal). */
 elk_status elk_sched_run_ideal(const elk_problem *pr, const elk_sched_opts *o, const int *ident, elk_schedule *out,
                                elk_error *err);

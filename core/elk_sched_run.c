@@ -314,17 +314,25 @@ static elk_status schedule_run(const elk_problem *pr, elk_policy pol, const elk_
         double best = INFINITY;
         /* X from the largest smallest plan up to all of SRAM, in steps */
         int nx = (int)floor((pr->sram - lo) / step) + 1;
-        for (int v = 0; v < 2 && st == ELK_OK; v++)
+        for (int v = 0; v < 2 && st == ELK_OK; v++) {
+            /* the last run's comparisons with its X (elk_sched_run_static):
+             * a larger X they all answer alike repeats that run, which
+             * cannot beat best (it set it, or lost to it, or was abandoned
+             * above a larger abort_at), so it is not run (most steps of
+             * 10 KiB cross no menu's hot and no window's colds) */
+            double xr_hot = -INFINITY, xr_cold = INFINITY;
             for (int k = 0; k <= nx && st == ELK_OK; k++) {
                 double X = k < nx ? lo + k * step : pr->sram, m;
                 if (X > pr->sram || (k == nx && lo + (nx - 1) * step >= pr->sram)) continue;
-                st = elk_sched_run_one(pr, pol, o, ident, N, v, X, best, &m, NULL, err);
+                if (X < xr_hot && !(xr_cold > pr->sram - X)) continue;
+                st = elk_sched_run_static(pr, o, ident, N, v, X, best, &m, &xr_hot, &xr_cold, err);
                 if (st == ELK_OK && m < best) {
                     best = m;
                     bx = X;
                     bv = v;
                 }
             }
+        }
         if (st == ELK_OK && bx > 0) {
             st = elk_sched_run_one(pr, pol, o, ident, N, bv, bx, INFINITY, &ms, s, err);
             s->static_exec_kib = bx / 1024.0;
