@@ -1277,10 +1277,11 @@ int elk_sctx_fill(const elk_sctx *x, double makespan, elk_schedule *s)
     return 0;
 }
 
-/* elk_sched_run_one, and (xr, if set) the run's xr_hot and xr_cold. */
+/* elk_sched_run_one, and (xr, if set) the run's xr_hot and xr_cold, and
+ * (keep, if set) the run kept there when it is the fastest yet. */
 static elk_status run_one(const elk_problem *pr, elk_policy pol, const elk_sched_opts *o, const int *order, int N,
                           int variant, double xlimit, double abort_at, double *makespan, elk_schedule *out,
-                          double *xr, elk_error *err)
+                          double *xr, elk_sched_keep *keep, elk_error *err)
 {
     elk_sctx x;
     if (elk_sctx_init(&x, pr, o, pol, order, N)) return elk_fail(err, ELK_ENOMEM, "out of memory");
@@ -1303,23 +1304,52 @@ static elk_status run_one(const elk_problem *pr, elk_policy pol, const elk_sched
         xr[0] = x.xr_hot;
         xr[1] = x.xr_cold;
     }
+    if (keep && st == ELK_OK && ms < keep->ms) {
+        elk_sched_keep_free(keep);
+        keep->x = x;
+        keep->ms = ms;
+        keep->variant = variant;
+        return st;
+    }
     elk_sctx_free(&x);
     return st;
+}
+
+void elk_sched_keep_free(elk_sched_keep *k)
+{
+    if (isfinite(k->ms)) elk_sctx_free(&k->x);
+    k->ms = INFINITY;
+}
+
+elk_status elk_sched_run_kept(const elk_problem *pr, elk_policy pol, const elk_sched_opts *o, const int *order, int N,
+                              int variant, double xlimit, double abort_at, double *makespan, elk_sched_keep *k,
+                              elk_error *err)
+{
+    return run_one(pr, pol, o, order, N, variant, xlimit, abort_at, makespan, NULL, NULL, k, err);
+}
+
+elk_status elk_sched_keep_fill(const elk_sched_keep *k, elk_schedule *out, elk_error *err)
+{
+    assert(isfinite(k->ms));
+    out->policy = k->x.pol;
+    out->run_variant = k->variant;
+    if (elk_sctx_fill(&k->x, k->ms, out)) return elk_fail(err, ELK_ENOMEM, "out of memory");
+    return ELK_OK;
 }
 
 elk_status elk_sched_run_one(const elk_problem *pr, elk_policy pol, const elk_sched_opts *o, const int *order, int N,
                              int variant, double xlimit, double abort_at, double *makespan, elk_schedule *out,
                              elk_error *err)
 {
-    return run_one(pr, pol, o, order, N, variant, xlimit, abort_at, makespan, out, NULL, err);
+    return run_one(pr, pol, o, order, N, variant, xlimit, abort_at, makespan, out, NULL, NULL, err);
 }
 
 elk_status elk_sched_run_static(const elk_problem *pr, const elk_sched_opts *o, const int *order, int N, int variant,
                                 double xlimit, double abort_at, double *makespan, double *xr_hot, double *xr_cold,
-                                elk_error *err)
+                                elk_sched_keep *k, elk_error *err)
 {
     double xr[2];
-    elk_status st = run_one(pr, ELK_POL_STATIC, o, order, N, variant, xlimit, abort_at, makespan, NULL, xr, err);
+    elk_status st = run_one(pr, ELK_POL_STATIC, o, order, N, variant, xlimit, abort_at, makespan, NULL, xr, k, err);
     *xr_hot = xr[0];
     *xr_cold = xr[1];
     return st;

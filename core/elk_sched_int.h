@@ -121,6 +121,27 @@ int elk_sctx_fill(const elk_sctx *x, double makespan, elk_schedule *s);
 elk_status elk_sched_run_one(const elk_problem *pr, elk_policy pol, const elk_sched_opts *o, const int *order, int N,
                              int variant, double xlimit, double abort_at, double *makespan, elk_schedule *out,
                              elk_error *err);
+/* The state of the fastest finished run a search has made so far (ms
+ * INFINITY: none), kept so that the search's schedule is filled from it
+ * rather than from the same run made again: a run that finishes does the
+ * same whatever its abort_at. Owns x while ms is finite; free with
+ * elk_sched_keep_free. */
+typedef struct {
+    elk_sctx x;
+    double ms;
+    int variant;
+} elk_sched_keep;
+
+static inline void elk_sched_keep_init(elk_sched_keep *k) { k->ms = INFINITY; }
+void elk_sched_keep_free(elk_sched_keep *k);
+/* elk_sched_run_one without a schedule out, the run kept in *k when it
+ * finishes faster than k's (and k's freed). */
+elk_status elk_sched_run_kept(const elk_problem *pr, elk_policy pol, const elk_sched_opts *o, const int *order, int N,
+                              int variant, double xlimit, double abort_at, double *makespan, elk_sched_keep *k,
+                              elk_error *err);
+/* The kept run's schedule into *out (its order must still be alive). */
+elk_status elk_sched_keep_fill(const elk_sched_keep *k, elk_schedule *out, elk_error *err);
+
 /* elk_sched_run_one for Static (no schedule out), and what its decisions
  * compared X with (xr_hot, xr_cold: elk_sctx). A run at X' > X whose
  * comparisons all come out as at X (X' < *xr_hot and not *xr_cold >
@@ -128,7 +149,7 @@ elk_status elk_sched_run_one(const elk_problem *pr, elk_policy pol, const elk_sc
  * makespan, or abandoned no later at any abort_at no larger. */
 elk_status elk_sched_run_static(const elk_problem *pr, const elk_sched_opts *o, const int *order, int N, int variant,
                                 double xlimit, double abort_at, double *makespan, double *xr_hot, double *xr_cold,
-                                elk_error *err);
+                                elk_sched_keep *k, elk_error *err);
 /* The fluid flow-shop bound (Ideal). */
 elk_status elk_sched_run_ideal(const elk_problem *pr, const elk_sched_opts *o, const int *ident, elk_schedule *out,
                                elk_error *err);
