@@ -397,6 +397,9 @@ static double grid_extra(const elk_sctx *x, double L, double D, int q, double ow
     return extra;
 }
 
+/* Never below own (candidate's bound relies on it): artifact_len takes a
+ * max with own, and the extras added here are sums of non-negative terms
+ * (grid_extra's only when it returns one >= 0). */
 static double contended_len(const elk_sctx *x, double own, double xc, double xb, double D, int q,
                             const net_phases *ph)
 {
@@ -623,9 +626,12 @@ static int basic_target_of(const elk_sctx *x, int qmin)
 
 /* Op i's execute-state entry and its length L ending at D beside the nw
  * preloads in x->W (their cold options chosen into x->Wc), under the
- * policy's rule. Returns 0 when nothing fits. */
-static int candidate(elk_sctx *x, int i, int q, int nw, double cold_sum, const wsum_t *ws, double D, int *entry,
-                     int *cand_k, double *L)
+ * policy's rule. Returns 0 when nothing fits. beat: the start a candidate
+ * must pass to be taken (-INFINITY: every length is wanted); a candidate
+ * that cannot, since contention only lengthens it (contended_len >= own),
+ * gets L = INFINITY without its contended length. */
+static int candidate(elk_sctx *x, int i, int q, int nw, double cold_sum, const wsum_t *ws, double D, double beat,
+                     int *entry, int *cand_k, double *L)
 {
     const elk_menu *mi = menu_of(x, i);
     double sram = x->pr->sram;
@@ -665,6 +671,10 @@ static int candidate(elk_sctx *x, int i, int q, int nw, double cold_sum, const w
     const elk_menu_entry *e = &mi->e[*entry];
     double dist = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + k].dist : 0;
     double db = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + k].dist_bytes : 0;
+    if (D - (e->exe + dist + delta) <= beat) {
+        *L = INFINITY;
+        return 1;
+    }
     net_phases ph;
     *L = contended_len(x, e->exe + dist, e->xcyc + dist, e->xbytes + db, D, q, op_phases(x, i, *entry, k, &ph)) + delta;
     return 1;
@@ -866,6 +876,8 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
     x->nbmod = 0;
     int cand_k = 0;
     int basic_target = x->pol == ELK_POL_BASIC ? basic_target_of(x, qmin) : -1;
+    /* Elk-Dyn and Elk-Full by their own rule take the latest start */
+    int by_start = (x->pol == ELK_POL_DYN || x->pol == ELK_POL_FULL) && !x->list_mode && !x->replay && x->force_q < 0;
     for (int q = qmin;; q++) {
         if (q > qmin) {
             int j = x->order[q - 1];
@@ -879,7 +891,7 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
         double D = last ? next : x->ps[q];
         int entry = -1;
         double L = 0;
-        if (!candidate(x, i, q, nw, cold_sum, &ws, D, &entry, &cand_k, &L)) {
+        if (!candidate(x, i, q, nw, cold_sum, &ws, D, by_start ? best.start : -INFINITY, &entry, &cand_k, &L)) {
             if (x->pol == ELK_POL_BASIC && q < basic_target && best.q >= 0) break;
             if (q == qmin && nforced) return -1;
             break;
