@@ -222,6 +222,16 @@ static double beside_rate(const elk_sctx *x, int j, double d, double r0, double 
     return min2(r0, max2(rs * (1 - xp / rp), eq));
 }
 
+/* beside_rate's result on all-to-all, where rs, rp and eq are the same for
+ * every preload beside one exchange (a2a_rs, a2a_eq: beside_rate's own
+ * expressions, so the same bits): shared_extra's loop without their
+ * divisions. */
+static inline double beside_rate_a2a(const elk_sctx *x, int j, double d, double r0, double a2a_rs, double a2a_eq)
+{
+    double xp = x->deliv[j] / x->c->cores / d;
+    return min2(r0, max2(a2a_rs * (1 - xp / a2a_rs), a2a_eq));
+}
+
 /* How much longer an op's network phases (xc cycles alone, moving xb bytes
  * into each core) take beside the preloads at positions < q that overlap
  * its window [D - L, D], and (in *bytes) what those preloads deliver into
@@ -248,6 +258,8 @@ static double shared_extra(const elk_sctx *x, double L, double D, int q, double 
     double s = D - L, extra = 0, by = 0;
     double r0 = xc > 0 && xb > 0 ? xb / xc : 0; /* the exchange's rate alone, bytes per core per cycle */
     double left = xc;
+    int a2a = x->c->topology == ELK_TOPO_ALL2ALL;
+    double a2a_rs = max2(elk_chip_link_bytes_per_cycle(x->c), r0), a2a_eq = 1.0 / (1.0 / a2a_rs + 1.0 / a2a_rs);
     for (int r = q - 1; r >= x->placed_lo; r--) {
         if (x->pe[r] <= s) break;
         int j = x->order[r];
@@ -257,7 +269,7 @@ static double shared_extra(const elk_sctx *x, double L, double D, int q, double 
         if (ov <= 0) continue;
         by += x->deliv[j] * ov / d;
         if (left <= 0 || r0 <= 0 || x->nocT[j] <= 0 || x->deliv[j] <= 0) continue;
-        double xe = beside_rate(x, j, d, r0, NULL);
+        double xe = a2a ? beside_rate_a2a(x, j, d, r0, a2a_rs, a2a_eq) : beside_rate(x, j, d, r0, NULL);
         if (xe <= 0) continue;
         double f = r0 / xe, part = min2(left, ov / f);
         extra += min2(part * (f - 1), x->nocT[j] * ov / d);
