@@ -135,6 +135,9 @@ static elk_status run_full(const elk_problem *pr, const elk_sched_opts *o, const
  * Llama2-70B (PAPER-NOTES); graphs whose cut operators make many heavy
  * groups per layer would otherwise enumerate thousands. */
 #define ELK_FULL_MAX_ORDERS 720
+/* Most finalists whose screen scores full_search keeps to abandon screening
+ * runs early (more: every run screened to its end). */
+#define ELK_FULL_MAX_FINALISTS 16
 
 /* Elk-Full's own search: every candidate preload order (screened on a
  * prefix of identical layers, the best few and program order re-run on the
@@ -173,8 +176,25 @@ static elk_status full_search(const elk_problem *pr, const elk_sched_opts *o, co
         idx[c] = c;
         score[c] = INFINITY;
     }
-    for (int c = 0; c < no && st == ELK_OK; c++)
-        st = elk_sched_run_one(pr, ELK_POL_FULL, o, orders + (size_t)c * N, M, pv, 0, INFINITY, &score[c], NULL, err);
+    int nf = o->finalists < no ? o->finalists : no;
+    /* The screen keeps the nf best scores, so a run is abandoned once it
+     * cannot beat the nf-th best so far (its score INFINITY then): at least
+     * nf finite scores are below it, which keeps it out of the finalists as
+     * its own score would, and a run that finishes scores as before. top:
+     * the nf least scores so far, ascending. */
+    double top[ELK_FULL_MAX_FINALISTS];
+    int ntop = 0, keep_top = nf > 0 && nf <= ELK_FULL_MAX_FINALISTS;
+    for (int c = 0; c < no && st == ELK_OK; c++) {
+        double cut = keep_top && ntop == nf ? top[nf - 1] : INFINITY;
+        st = elk_sched_run_one(pr, ELK_POL_FULL, o, orders + (size_t)c * N, M, pv, 0, cut, &score[c], NULL, err);
+        if (st != ELK_OK || !keep_top || !(score[c] < cut)) continue;
+        int t = ntop < nf ? ntop++ : nf - 1;
+        while (t > 0 && top[t - 1] > score[c]) {
+            top[t] = top[t - 1];
+            t--;
+        }
+        top[t] = score[c];
+    }
     /* stable selection of the finalists by score (identity is order 0) */
     for (int a = 1; a < no; a++)
         for (int b = a; b > 0 && score[idx[b]] < score[idx[b - 1]]; b--) {
@@ -182,7 +202,6 @@ static elk_status full_search(const elk_problem *pr, const elk_sched_opts *o, co
             idx[b] = idx[b - 1];
             idx[b - 1] = t;
         }
-    int nf = o->finalists < no ? o->finalists : no;
     /* the winner's run, kept to fill s */
     elk_sched_keep kp;
     elk_sched_keep_init(&kp);
