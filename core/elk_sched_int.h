@@ -92,7 +92,10 @@ static inline double elk_sched_preload_dur(const elk_chip *c, double share, doub
     }
     *noc = h / elk_cost_preload_rate(c, fmax(1.0, deliv / h));
     double hbm = h / elk_cost_hbm_rate(c);
-    return share < 1 ? fmax(hbm, *noc / share) : elk_cost_preload_cycles(c, h, deliv);
+    /* at full share, elk_cost_preload_cycles(c, h, deliv): the same two
+     * terms by the same expressions, so its bits without pricing the
+     * preload rate twice (on grids, a multicast tree's busiest link) */
+    return share < 1 ? fmax(hbm, *noc / share) : fmax(hbm, *noc);
 }
 
 /* Elk-Dyn's NoC shares under the paper profile's "noccap" (the artifact
