@@ -17,38 +17,6 @@
 #include "repro_summary.h"
 #include "sweep_io.h"
 
-/* The plan-cache domains of a sweep: (chip preset, core count, workload) of
- * its points. Plan sets of one domain are useless to another, so reproduce
- * drops its cache between figures whose domains do not meet (a cache of the
- * 5888-core decode plans is most of a gigabyte). */
-#define MAX_DOMAINS 64
-typedef struct {
-    int n;
-    char key[MAX_DOMAINS][1100];
-} domains;
-
-static void sweep_domains(const elk_sweep *s, domains *d)
-{
-    d->n = 0;
-    for (long i = 0; i < s->npoints; i++) {
-        elk_point p;
-        if (elk_sweep_point(s, i, &p, NULL, NULL) != ELK_OK) continue;
-        char k[1100];
-        snprintf(k, sizeof k, "%d|%d|%.1000s", p.cores, (int)p.workload, p.chip_path);
-        int seen = 0;
-        for (int j = 0; j < d->n && !seen; j++) seen = !strcmp(d->key[j], k);
-        if (!seen && d->n < MAX_DOMAINS) snprintf(d->key[d->n++], sizeof d->key[0], "%s", k);
-    }
-}
-
-static int domains_meet(const domains *a, const domains *b)
-{
-    for (int i = 0; i < a->n; i++)
-        for (int j = 0; j < b->n; j++)
-            if (!strcmp(a->key[i], b->key[j])) return 1;
-    return 0;
-}
-
 static int mkdir_p(const char *dir)
 {
     char tmp[1024];
@@ -87,15 +55,16 @@ static void reproduce_usage(FILE *fp, const elk_opt *opts)
 }
 
 /* One reproduce run: what was asked and what each figure took.
- * Owns cache and memo; prev lists the (chip, cores, workload) domains the
- * cache holds plans of. */
+ * Owns cache and memo. One plan cache serves every figure: figures far
+ * apart share design points (profiles' paper-rule points are Fig. 17's at
+ * batch 32, seq 2048), and the cache's own budget (ELK_PLAN_CACHE_BUDGET,
+ * least recently used sets evicted) bounds its memory, about 40 MB here. */
 typedef struct {
     const char *dir, *profile;
     int jobs, quiet, draw;
     int want[ELK_REPRO_MAX];
     elk_plan_cache *cache;
     elk_sweep_memo *memo;
-    domains prev, cur;
     long hits, misses, entries;
     double secs[ELK_REPRO_MAX];
     long npts[ELK_REPRO_MAX], reused[ELK_REPRO_MAX];
@@ -139,26 +108,6 @@ static void take_stats(repro_run *r)
     r->entries += e;
 }
 
-/* Plan sets of one domain are useless to another: a new cache when the
- * figure's domains do not meet the cached ones. 0 or -1 (out of memory). */
-static int cache_for(repro_run *r, const elk_sweep *s)
-{
-    sweep_domains(s, &r->cur);
-    if (r->prev.n > 0 && !domains_meet(&r->prev, &r->cur)) {
-        take_stats(r);
-        elk_plan_cache_free(r->cache);
-        r->cache = elk_plan_cache_alloc();
-        r->prev.n = 0;
-        if (!r->cache) {
-            elk_cli_error("reproduce: out of memory");
-            return -1;
-        }
-    }
-    for (int i = 0; i < r->cur.n && r->prev.n < MAX_DOMAINS; i++)
-        snprintf(r->prev.key[r->prev.n++], sizeof r->prev.key[0], "%s", r->cur.key[i]);
-    return 0;
-}
-
 /* Run figure f's sweep into DIR/NAME.csv (or NAME.csv.partial when
  * interrupted) and its figure beside it. Returns 0 or the exit status. */
 static int run_figure(repro_run *r, int f)
@@ -189,7 +138,7 @@ static int run_figure(repro_run *r, int f)
         elk_sweep_override(&s, ELK_KNOB_PROFILE, r->profile, &err) != ELK_OK) {
         elk_cli_error("%s", err.msg);
         status = ELK_EXIT_FAIL;
-    } else if (cache_for(r, &s) || elk_sweepio_open(&of, csv)) {
+    } else if (elk_sweepio_open(&of, csv)) {
         status = ELK_EXIT_FAIL;
     }
     if (status) {

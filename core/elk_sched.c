@@ -132,6 +132,8 @@ static int baseline_pick(elk_sctx *x, int i, double budget, int *kout)
         x->bp_e = baseline_scan(x, i, budget, &x->bp_k);
         x->bp_i = i;
         x->bp_budget = budget;
+        /* the entries it scanned: those with hot <= budget, a prefix */
+        x->bp_nfit = elk_menu_best(menu_of(x, i), budget) + 1;
     }
     *kout = x->bp_k;
     return x->bp_e;
@@ -222,6 +224,16 @@ static double beside_rate(const elk_sctx *x, int j, double d, double r0, double 
     return min2(r0, max2(rs * (1 - xp / rp), eq));
 }
 
+/* beside_rate's result on all-to-all, where rs, rp and eq are the same for
+ * every preload beside one exchange (a2a_rs, a2a_eq: beside_rate's own
+ * expressions, so the same bits): shared_extra's loop without their
+ * divisions. */
+static inline double beside_rate_a2a(const elk_sctx *x, int j, double d, double r0, double a2a_rs, double a2a_eq)
+{
+    double xp = x->deliv[j] / x->c->cores / d;
+    return min2(r0, max2(a2a_rs * (1 - xp / a2a_rs), a2a_eq));
+}
+
 /* How much longer an op's network phases (xc cycles alone, moving xb bytes
  * into each core) take beside the preloads at positions < q that overlap
  * its window [D - L, D], and (in *bytes) what those preloads deliver into
@@ -251,6 +263,8 @@ static double shared_extra(const elk_sctx *x, double L, double D, int q, double 
     double s = D - L, extra = 0, by = 0;
     double r0 = xc > 0 && xb > 0 ? xb / xc : 0; /* the exchange's rate alone, bytes per core per cycle */
     double left = xc;
+    int a2a = x->c->topology == ELK_TOPO_ALL2ALL;
+    double a2a_rs = max2(elk_chip_link_bytes_per_cycle(x->c), r0), a2a_eq = 1.0 / (1.0 / a2a_rs + 1.0 / a2a_rs);
     for (int r = q - 1; r >= x->placed_lo; r--) {
         if (x->pe[r] <= s) break;
         int j = x->order[r];
@@ -260,7 +274,7 @@ static double shared_extra(const elk_sctx *x, double L, double D, int q, double 
         if (ov <= 0) continue;
         by += x->deliv[j] * ov / d;
         if (left <= 0 || r0 <= 0 || x->nocT[j] <= 0 || x->deliv[j] <= 0) continue;
-        double xe = beside_rate(x, j, d, r0, NULL);
+        double xe = a2a ? beside_rate_a2a(x, j, d, r0, a2a_rs, a2a_eq) : beside_rate(x, j, d, r0, NULL);
         if (xe <= 0) continue;
         double f = r0 / xe, part = min2(left, ov / f);
         extra += min2(part * (f - 1), x->nocT[j] * ov / d);
@@ -446,6 +460,9 @@ static double placed_extra(const elk_sctx *x, double L, double D, int q, double 
     return extra;
 }
 
+/* Never below own (candidate's bound relies on it): artifact_len takes a
+ * max with own, and the extras added here are sums of non-negative terms
+ * (grid_extra's only when it returns one >= 0). */
 static double contended_len(const elk_sctx *x, double own, double xc, double xb, double D, int q,
                             const net_phases *ph)
 {
@@ -675,9 +692,12 @@ static int basic_target_of(const elk_sctx *x, int qmin)
 
 /* Op i's execute-state entry and its length L ending at D beside the nw
  * preloads in x->W (their cold options chosen into x->Wc), under the
- * policy's rule. Returns 0 when nothing fits. */
-static int candidate(elk_sctx *x, int i, int q, int nw, double cold_sum, const wsum_t *ws, double D, int *entry,
-                     int *cand_k, double *L)
+ * policy's rule. Returns 0 when nothing fits. beat: the start a candidate
+ * must pass to be taken (-INFINITY: every length is wanted); a candidate
+ * that cannot, since contention only lengthens it (contended_len >= own),
+ * gets L = INFINITY without its contended length. */
+static int candidate(elk_sctx *x, int i, int q, int nw, double cold_sum, const wsum_t *ws, double D, double beat,
+                     int *entry, int *cand_k, double *L)
 {
     const elk_menu *mi = menu_of(x, i);
     double sram = x->pr->sram;
@@ -686,6 +706,13 @@ static int candidate(elk_sctx *x, int i, int q, int nw, double cold_sum, const w
         double budget = x->pol == ELK_POL_STATIC ? x->xlimit : sram - cold_sum;
         if (x->pol == ELK_POL_STATIC && cold_sum > sram - x->xlimit) return 0;
         *entry = x->mincold ? baseline_pick(x, i, budget, cand_k) : elk_menu_best(mi, budget);
+        if (x->pol == ELK_POL_STATIC) {
+            /* X's comparisons, for the X sweep (xr_hot, xr_cold): the pick
+             * saw the entries up to nfit, whose hot fits X */
+            int nfit = x->mincold ? x->bp_nfit : *entry + 1;
+            if (nfit < mi->n) x->xr_hot = min2(x->xr_hot, mi->e[nfit].hot);
+            x->xr_cold = max2(x->xr_cold, cold_sum);
+        }
         if (*entry < 0) return 0;
         /* Basic and Static pick their candidate by rule, not by start
          * time: the contended length is computed once, at commit */
@@ -710,6 +737,10 @@ static int candidate(elk_sctx *x, int i, int q, int nw, double cold_sum, const w
     const elk_menu_entry *e = &mi->e[*entry];
     double dist = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + k].dist : 0;
     double db = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + k].dist_bytes : 0;
+    if (D - (e->exe + dist + delta) <= beat) {
+        *L = INFINITY;
+        return 1;
+    }
     net_phases ph;
     *L = contended_len(x, e->exe + dist, e->xcyc + dist, e->xbytes + db, D, q, op_phases(x, i, *entry, k, &ph)) + delta;
     return 1;
@@ -911,6 +942,8 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
     x->nbmod = 0;
     int cand_k = 0;
     int basic_target = x->pol == ELK_POL_BASIC ? basic_target_of(x, qmin) : -1;
+    /* Elk-Dyn and Elk-Full by their own rule take the latest start */
+    int by_start = (x->pol == ELK_POL_DYN || x->pol == ELK_POL_FULL) && !x->list_mode && !x->replay && x->force_q < 0;
     for (int q = qmin;; q++) {
         if (q > qmin) {
             int j = x->order[q - 1];
@@ -924,7 +957,7 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
         double D = last ? next : x->ps[q];
         int entry = -1;
         double L = 0;
-        if (!candidate(x, i, q, nw, cold_sum, &ws, D, &entry, &cand_k, &L)) {
+        if (!candidate(x, i, q, nw, cold_sum, &ws, D, by_start ? best.start : -INFINITY, &entry, &cand_k, &L)) {
             if (x->pol == ELK_POL_BASIC && q < basic_target && best.q >= 0) break;
             if (q == qmin && nforced) return -1;
             break;
@@ -1030,6 +1063,8 @@ int elk_sctx_init(elk_sctx *x, const elk_problem *pr, const elk_sched_opts *o, e
     x->window = o->window > 0 ? o->window : 2 * (pr->graph.per_layer ? pr->graph.per_layer : 16);
     x->abort_at = INFINITY;
     x->bp_i = -1;
+    x->xr_hot = INFINITY;
+    x->xr_cold = -INFINITY;
     x->pos = malloc((size_t)N * sizeof *x->pos);
     x->pmax = malloc((size_t)N * sizeof *x->pmax);
     x->es = malloc((size_t)N * 4 * sizeof *x->es);
@@ -1320,9 +1355,11 @@ int elk_sctx_fill(const elk_sctx *x, double makespan, elk_schedule *s)
     return 0;
 }
 
-elk_status elk_sched_run_one(const elk_problem *pr, elk_policy pol, const elk_sched_opts *o, const int *order, int N,
+/* elk_sched_run_one, and (xr, if set) the run's xr_hot and xr_cold, and
+ * (keep, if set) the run kept there when it is the fastest yet. */
+static elk_status run_one(const elk_problem *pr, elk_policy pol, const elk_sched_opts *o, const int *order, int N,
                           int variant, double xlimit, double abort_at, double *makespan, elk_schedule *out,
-                          elk_error *err)
+                          double *xr, elk_sched_keep *keep, elk_error *err)
 {
     elk_sctx x;
     if (elk_sctx_init(&x, pr, o, pol, order, N)) return elk_fail(err, ELK_ENOMEM, "out of memory");
@@ -1341,7 +1378,58 @@ elk_status elk_sched_run_one(const elk_problem *pr, elk_policy pol, const elk_sc
         out->run_variant = variant;
         if (elk_sctx_fill(&x, ms, out)) st = elk_fail(err, ELK_ENOMEM, "out of memory");
     }
+    if (xr) {
+        xr[0] = x.xr_hot;
+        xr[1] = x.xr_cold;
+    }
+    if (keep && st == ELK_OK && ms < keep->ms) {
+        elk_sched_keep_free(keep);
+        keep->x = x;
+        keep->ms = ms;
+        keep->variant = variant;
+        return st;
+    }
     elk_sctx_free(&x);
+    return st;
+}
+
+void elk_sched_keep_free(elk_sched_keep *k)
+{
+    if (isfinite(k->ms)) elk_sctx_free(&k->x);
+    k->ms = INFINITY;
+}
+
+elk_status elk_sched_run_kept(const elk_problem *pr, elk_policy pol, const elk_sched_opts *o, const int *order, int N,
+                              int variant, double xlimit, double abort_at, double *makespan, elk_sched_keep *k,
+                              elk_error *err)
+{
+    return run_one(pr, pol, o, order, N, variant, xlimit, abort_at, makespan, NULL, NULL, k, err);
+}
+
+elk_status elk_sched_keep_fill(const elk_sched_keep *k, elk_schedule *out, elk_error *err)
+{
+    assert(isfinite(k->ms));
+    out->policy = k->x.pol;
+    out->run_variant = k->variant;
+    if (elk_sctx_fill(&k->x, k->ms, out)) return elk_fail(err, ELK_ENOMEM, "out of memory");
+    return ELK_OK;
+}
+
+elk_status elk_sched_run_one(const elk_problem *pr, elk_policy pol, const elk_sched_opts *o, const int *order, int N,
+                             int variant, double xlimit, double abort_at, double *makespan, elk_schedule *out,
+                             elk_error *err)
+{
+    return run_one(pr, pol, o, order, N, variant, xlimit, abort_at, makespan, out, NULL, NULL, err);
+}
+
+elk_status elk_sched_run_static(const elk_problem *pr, const elk_sched_opts *o, const int *order, int N, int variant,
+                                double xlimit, double abort_at, double *makespan, double *xr_hot, double *xr_cold,
+                                elk_sched_keep *k, elk_error *err)
+{
+    double xr[2];
+    elk_status st = run_one(pr, ELK_POL_STATIC, o, order, N, variant, xlimit, abort_at, makespan, NULL, xr, k, err);
+    *xr_hot = xr[0];
+    *xr_cold = xr[1];
     return st;
 }
 

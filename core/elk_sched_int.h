@@ -61,8 +61,14 @@ typedef struct {
     int wcap;
     /* baseline_pick's last answer: Static asks it at every candidate with
      * one budget (bp_i -1: none) */
-    int bp_i, bp_e, bp_k;
+    int bp_i, bp_e, bp_k, bp_nfit;
     double bp_budget;
+    /* Static: what the run's decisions compared X (xlimit) with, so that
+     * the X sweep can skip an X every such comparison gives the same answer
+     * (elk_sched_run_static): the least menu hot above X of the menus it
+     * asked (INFINITY: none), and the largest cold_sum that passed the
+     * window test (-INFINITY: none). Owned by the run; valid at its end. */
+    double xr_hot, xr_cold;
     /* run_pass's bound on the makespan of a run it may abandon (abort_at
      * finite): lb_e[i] sums ops 0..i-1's fastest execution, lb_p[r] the HBM
      * time of the preloads at positions 0..r-1 */
@@ -86,7 +92,10 @@ static inline double elk_sched_preload_dur(const elk_chip *c, double share, doub
     }
     *noc = h / elk_cost_preload_rate(c, fmax(1.0, deliv / h));
     double hbm = h / elk_cost_hbm_rate(c);
-    return share < 1 ? fmax(hbm, *noc / share) : elk_cost_preload_cycles(c, h, deliv);
+    /* at full share, elk_cost_preload_cycles(c, h, deliv): the same two
+     * terms by the same expressions, so its bits without pricing the
+     * preload rate twice (on grids, a multicast tree's busiest link) */
+    return share < 1 ? fmax(hbm, *noc / share) : fmax(hbm, *noc);
 }
 
 /* Elk-Dyn's NoC shares under the paper profile's "noccap" (the artifact
@@ -115,6 +124,35 @@ int elk_sctx_fill(const elk_sctx *x, double makespan, elk_schedule *s);
 elk_status elk_sched_run_one(const elk_problem *pr, elk_policy pol, const elk_sched_opts *o, const int *order, int N,
                              int variant, double xlimit, double abort_at, double *makespan, elk_schedule *out,
                              elk_error *err);
+/* The state of the fastest finished run a search has made so far (ms
+ * INFINITY: none), kept so that the search's schedule is filled from it
+ * rather than from the same run made again: a run that finishes does the
+ * same whatever its abort_at. Owns x while ms is finite; free with
+ * elk_sched_keep_free. */
+typedef struct {
+    elk_sctx x;
+    double ms;
+    int variant;
+} elk_sched_keep;
+
+static inline void elk_sched_keep_init(elk_sched_keep *k) { k->ms = INFINITY; }
+void elk_sched_keep_free(elk_sched_keep *k);
+/* elk_sched_run_one without a schedule out, the run kept in *k when it
+ * finishes faster than k's (and k's freed). */
+elk_status elk_sched_run_kept(const elk_problem *pr, elk_policy pol, const elk_sched_opts *o, const int *order, int N,
+                              int variant, double xlimit, double abort_at, double *makespan, elk_sched_keep *k,
+                              elk_error *err);
+/* The kept run's schedule into *out (its order must still be alive). */
+elk_status elk_sched_keep_fill(const elk_sched_keep *k, elk_schedule *out, elk_error *err);
+
+/* elk_sched_run_one for Static (no schedule out), and what its decisions
+ * compared X with (xr_hot, xr_cold: elk_sctx). A run at X' > X whose
+ * comparisons all come out as at X (X' < *xr_hot and not *xr_cold >
+ * sram - X') makes the same decisions, so it is the same run: the same
+ * makespan, or abandoned no later at any abort_at no larger. */
+elk_status elk_sched_run_static(const elk_problem *pr, const elk_sched_opts *o, const int *order, int N, int variant,
+                                double xlimit, double abort_at, double *makespan, double *xr_hot, double *xr_cold,
+                                elk_sched_keep *k, elk_error *err);
 /* The fluid flow-shop bound (Ideal). */
 elk_status elk_sched_run_ideal(const elk_problem *pr, const elk_sched_opts *o, const int *ident, elk_schedule *out,
                                elk_error *err);

@@ -109,19 +109,21 @@ static double edit_dist(const int *order, int N)
 /* ------------------------------------------------------------------ */
 /* Policies                                                             */
 
-/* The better of the allocator's price slots for Elk-Dyn in program order. */
 /* The bound every run of Basic, Static and Elk-Dyn's own searches starts
  * from (elk_sched_opts.give_up_at). */
 static double give_up(const elk_sched_opts *o) { return o->give_up_at > 0 ? o->give_up_at : INFINITY; }
 
-static int best_price(const elk_problem *pr, const elk_sched_opts *o, const int *ident, int N, elk_status *st,
-                      elk_error *err)
+/* The better of the allocator's price slots for Elk-Dyn in program order;
+ * its run kept in *keep (if set). */
+static int best_price(const elk_problem *pr, const elk_sched_opts *o, const int *ident, int N, elk_sched_keep *keep,
+                      elk_status *st, elk_error *err)
 {
     double best = give_up(o);
     int bv = 0;
     for (int v = 0; v < ELK_PRICES * DYN_THETAS(pr) && *st == ELK_OK; v++) {
         double m;
-        *st = elk_sched_run_one(pr, ELK_POL_DYN, o, ident, N, v, 0, best, &m, NULL, err);
+        *st = keep ? elk_sched_run_kept(pr, ELK_POL_DYN, o, ident, N, v, 0, best, &m, keep, err)
+                   : elk_sched_run_one(pr, ELK_POL_DYN, o, ident, N, v, 0, best, &m, NULL, err);
         if (*st == ELK_OK && m < best) {
             best = m;
             bv = v;
@@ -137,6 +139,9 @@ static elk_status run_full(const elk_problem *pr, const elk_sched_opts *o, const
  * Llama2-70B (PAPER-NOTES); graphs whose cut operators make many heavy
  * groups per layer would otherwise enumerate thousands. */
 #define ELK_FULL_MAX_ORDERS 720
+/* Most finalists whose screen scores full_search keeps to abandon screening
+ * runs early (more: every run screened to its end). */
+#define ELK_FULL_MAX_FINALISTS 16
 
 /* Elk-Full's own search: every candidate preload order (screened on a
  * prefix of identical layers, the best few and program order re-run on the
@@ -170,13 +175,30 @@ static elk_status full_search(const elk_problem *pr, const elk_sched_opts *o, co
      * it made Elk-Full lose to Elk-Dyn's own price search at some points). */
     /* Elk-Dyn's own schedule, when given, is the run of that search's
      * winner (run_variant): its price search need not run twice */
-    int pv = fixed ? o->price : dyn && dyn->ops ? dyn->run_variant : best_price(pr, o, orders, N, &st, err);
+    int pv = fixed ? o->price : dyn && dyn->ops ? dyn->run_variant : best_price(pr, o, orders, N, NULL, &st, err);
     for (int c = 0; c < no; c++) {
         idx[c] = c;
         score[c] = INFINITY;
     }
-    for (int c = 0; c < no && st == ELK_OK; c++)
-        st = elk_sched_run_one(pr, ELK_POL_FULL, o, orders + (size_t)c * N, M, pv, 0, INFINITY, &score[c], NULL, err);
+    int nf = o->finalists < no ? o->finalists : no;
+    /* The screen keeps the nf best scores, so a run is abandoned once it
+     * cannot beat the nf-th best so far (its score INFINITY then): at least
+     * nf finite scores are below it, which keeps it out of the finalists as
+     * its own score would, and a run that finishes scores as before. top:
+     * the nf least scores so far, ascending. */
+    double top[ELK_FULL_MAX_FINALISTS];
+    int ntop = 0, keep_top = nf > 0 && nf <= ELK_FULL_MAX_FINALISTS;
+    for (int c = 0; c < no && st == ELK_OK; c++) {
+        double cut = keep_top && ntop == nf ? top[nf - 1] : INFINITY;
+        st = elk_sched_run_one(pr, ELK_POL_FULL, o, orders + (size_t)c * N, M, pv, 0, cut, &score[c], NULL, err);
+        if (st != ELK_OK || !keep_top || !(score[c] < cut)) continue;
+        int t = ntop < nf ? ntop++ : nf - 1;
+        while (t > 0 && top[t - 1] > score[c]) {
+            top[t] = top[t - 1];
+            t--;
+        }
+        top[t] = score[c];
+    }
     /* stable selection of the finalists by score (identity is order 0) */
     for (int a = 1; a < no; a++)
         for (int b = a; b > 0 && score[idx[b]] < score[idx[b - 1]]; b--) {
@@ -184,14 +206,16 @@ static elk_status full_search(const elk_problem *pr, const elk_sched_opts *o, co
             idx[b] = idx[b - 1];
             idx[b - 1] = t;
         }
-    int nf = o->finalists < no ? o->finalists : no;
+    /* the winner's run, kept to fill s */
+    elk_sched_keep kp;
+    elk_sched_keep_init(&kp);
     for (int v = fixed ? pv : 0; v < (fixed ? pv + 1 : ELK_PRICES) && st == ELK_OK; v++)
         for (int f = -1; f < nf && st == ELK_OK; f++) {
             int c = f < 0 ? 0 : idx[f];
             if (f >= 0 && c == 0) continue;
             if (!isfinite(score[c]) && c != 0) continue;
             double m;
-            st = elk_sched_run_one(pr, ELK_POL_FULL, o, orders + (size_t)c * N, N, v, 0, best, &m, NULL, err);
+            st = elk_sched_run_kept(pr, ELK_POL_FULL, o, orders + (size_t)c * N, N, v, 0, best, &m, &kp, err);
             if (st == ELK_OK && m < best) {
                 best = m;
                 bc = c;
@@ -199,12 +223,12 @@ static elk_status full_search(const elk_problem *pr, const elk_sched_opts *o, co
             }
         }
     if (st == ELK_OK && bc >= 0) {
-        double ms;
-        st = elk_sched_run_one(pr, ELK_POL_FULL, o, orders + (size_t)bc * N, N, bv, 0, INFINITY, &ms, s, err);
+        st = elk_sched_keep_fill(&kp, s, err);
         s->static_variant = bv;
         s->orders_tried = no;
         if (st == ELK_OK && s->order) s->avg_edit_dist = edit_dist(s->order, N);
     }
+    elk_sched_keep_free(&kp);
     free(score);
     free(idx);
     free(orders);
@@ -290,20 +314,30 @@ static elk_status schedule_run(const elk_problem *pr, elk_policy pol, const elk_
         {
         /* the allocator's price of replication traffic is searched, as the
          * artifact searches its NoC threshold for Elk-Dyn */
-        int v = best_price(pr, o, ident, N, &st, err);
-        if (st == ELK_OK) st = elk_sched_run_one(pr, pol, o, ident, N, v, 0, give_up(o), &ms, s, err);
+        elk_sched_keep kp;
+        elk_sched_keep_init(&kp);
+        int v = best_price(pr, o, ident, N, &kp, &st, err);
+        ms = kp.ms;
+        if (st == ELK_OK && isfinite(ms)) st = elk_sched_keep_fill(&kp, s, err);
+        elk_sched_keep_free(&kp);
         s->static_variant = v % ELK_PRICES;
         break;
     }
     case ELK_POL_BASIC: {
+        /* the faster layout's run kept to fill s; the replicated one is
+         * abandoned once it cannot beat the distributed one */
         double m0, m1;
-        st = elk_sched_run_one(pr, pol, o, ident, N, 0, 0, give_up(o), &m0, NULL, err);
-        if (st == ELK_OK) st = elk_sched_run_one(pr, pol, o, ident, N, 1, 0, give_up(o), &m1, NULL, err);
-        if (st == ELK_OK && (isfinite(m0) || isfinite(m1))) {
+        elk_sched_keep kp;
+        elk_sched_keep_init(&kp);
+        st = elk_sched_run_kept(pr, pol, o, ident, N, 0, 0, give_up(o), &m0, &kp, err);
+        if (st == ELK_OK) st = elk_sched_run_kept(pr, pol, o, ident, N, 1, 0, fmin(m0, give_up(o)), &m1, &kp, err);
+        if (st == ELK_OK) {
             int v = m1 < m0;
-            st = elk_sched_run_one(pr, pol, o, ident, N, v, 0, INFINITY, &ms, s, err);
+            ms = kp.ms;
+            if (isfinite(ms)) st = elk_sched_keep_fill(&kp, s, err);
             s->static_variant = v;
         }
+        elk_sched_keep_free(&kp);
         break;
     }
     case ELK_POL_STATIC: {
@@ -316,24 +350,36 @@ static elk_status schedule_run(const elk_problem *pr, elk_policy pol, const elk_
         double bx = -1;
         int bv = 0;
         double best = give_up(o);
+        elk_sched_keep kp; /* the run that set best */
+        elk_sched_keep_init(&kp);
         /* X from the largest smallest plan up to all of SRAM, in steps */
         int nx = (int)floor((pr->sram - lo) / step) + 1;
-        for (int v = 0; v < 2 && st == ELK_OK; v++)
+        for (int v = 0; v < 2 && st == ELK_OK; v++) {
+            /* the last run's comparisons with its X (elk_sched_run_static):
+             * a larger X they all answer alike repeats that run, which
+             * cannot beat best (it set it, or lost to it, or was abandoned
+             * above a larger abort_at), so it is not run (most steps of
+             * 10 KiB cross no menu's hot and no window's colds) */
+            double xr_hot = -INFINITY, xr_cold = INFINITY;
             for (int k = 0; k <= nx && st == ELK_OK; k++) {
                 double X = k < nx ? lo + k * step : pr->sram, m;
                 if (X > pr->sram || (k == nx && lo + (nx - 1) * step >= pr->sram)) continue;
-                st = elk_sched_run_one(pr, pol, o, ident, N, v, X, best, &m, NULL, err);
+                if (X < xr_hot && !(xr_cold > pr->sram - X)) continue;
+                st = elk_sched_run_static(pr, o, ident, N, v, X, best, &m, &xr_hot, &xr_cold, &kp, err);
                 if (st == ELK_OK && m < best) {
                     best = m;
                     bx = X;
                     bv = v;
                 }
             }
+        }
         if (st == ELK_OK && bx > 0) {
-            st = elk_sched_run_one(pr, pol, o, ident, N, bv, bx, INFINITY, &ms, s, err);
+            ms = kp.ms;
+            st = elk_sched_keep_fill(&kp, s, err);
             s->static_exec_kib = bx / 1024.0;
             s->static_variant = bv;
         }
+        elk_sched_keep_free(&kp);
         break;
     }
     default: st = elk_fail(err, ELK_EINVAL, "unknown policy %d", (int)pol);
