@@ -291,6 +291,10 @@ static double shared_extra(const elk_sctx *x, double L, double D, int q, double 
 typedef struct {
     int n, nhead;
     double bytes[4], g[4];
+    /* on all-to-all, each phase's time alone, its rate and beside_rate's
+     * port terms (a2a_slowdown's own expressions, priced once per op, not
+     * once per preload beside it: the same bits) */
+    double t[4], r0[4], rs[4], eq[4];
 } net_phases;
 
 /* Op i's phases with menu entry en and cold option k (relative to the
@@ -328,6 +332,17 @@ static const net_phases *op_phases(const elk_sctx *x, int i, int en, int k, net_
         ph->bytes[ph->n] = pl->rd_bytes;
         ph->g[ph->n++] = c->cores;
     }
+    if (c->topology == ELK_TOPO_ALL2ALL)
+        for (int q = 0; q < ph->n; q++) {
+            double t = ph->g[q] >= 1 ? elk_cost_alltoall(c, ph->bytes[q], ph->g[q])
+                                     : ph->bytes[q] * elk_cost_shift_cpb(c);
+            ph->t[q] = t;
+            if (!(t > 0)) continue;
+            double r0 = ph->bytes[q] / t, rs = max2(elk_chip_link_bytes_per_cycle(c), r0);
+            ph->r0[q] = r0;
+            ph->rs[q] = rs;
+            ph->eq[q] = 1.0 / (1.0 / rs + 1.0 / rs);
+        }
     return ph;
 }
 
@@ -357,13 +372,11 @@ static double phases_slowdown(const elk_chip *c, const net_phases *ph, int k0, i
 static double a2a_slowdown(const elk_sctx *x, int j, double d, const net_phases *ph, int k0, int k1,
                            double *alone)
 {
-    const elk_chip *c = x->c;
     double a = 0, beside = 0;
     for (int k = k0; k < k1; k++) {
-        double t = ph->g[k] >= 1 ? elk_cost_alltoall(c, ph->bytes[k], ph->g[k])
-                                 : ph->bytes[k] * elk_cost_shift_cpb(c);
+        double t = ph->t[k];
         if (!(t > 0)) continue;
-        double r0 = ph->bytes[k] / t, xe = beside_rate(x, j, d, r0, NULL);
+        double r0 = ph->r0[k], xe = beside_rate_a2a(x, j, d, r0, ph->rs[k], ph->eq[k]);
         a += t;
         beside += xe > 0 ? t * r0 / xe : t;
     }
