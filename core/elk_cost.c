@@ -656,7 +656,7 @@ enum { PAIR_MEMO_MAX = 64, PAIR_LINES = 16 };
 enum { PAIR_KEYS = 8 };
 typedef struct {
     grid_memo_ent k;
-    double v[PAIR_KEYS]; /* the chip's rates and sizes the key omits (pair_vals) */
+    double v[PAIR_KEYS]; /* what the grid key omits (pair_vals) */
     double g;
     double tE, tP, tS, pE, E0;
     int nl;
@@ -798,7 +798,13 @@ static int pair_build(const elk_chip *c, double g, double r, pair_ent *p)
     return ok;
 }
 
-static void pair_vals(const elk_chip *c, double *v)
+/* The chip's rates and sizes the memo's grid key omits, and the
+ * replication itself: the preload's template scales with r, not only with
+ * its replica tile (elk_tree_preload), so two replications of one tile are
+ * two entries, or the answer depends on which one the memo saw first
+ * (Elk-Dyn on a 768-core tt-galaxy torus moved with the policies run
+ * before it: 0.6555 ms after Basic and Static, 0.6539 alone). */
+static void pair_vals(const elk_chip *c, double r, double *v)
 {
     v[0] = elk_chip_mesh_link_bytes_per_cycle(c);
     v[1] = elk_chip_link_bytes_per_cycle(c);
@@ -807,6 +813,7 @@ static void pair_vals(const elk_chip *c, double *v)
     v[4] = c->cores;
     v[5] = c->cores_per_chip;
     v[6] = c->cost.xchg_cycles_per_byte;
+    v[7] = r;
 }
 
 static int pair_eq(const pair_ent *e, const grid_memo_ent *k, const double *v, double g)
@@ -829,18 +836,7 @@ double elk_cost_grid_beside(const elk_chip *c, double g, double r, double xp, do
     elk_tree_tile(c->mesh_rows, c->mesh_cols, r, &tr, &tc);
     grid_memo_ent k = grid_key(c, tr, tc);
     double v[PAIR_KEYS];
-    pair_vals(c, v);
-    /* the preload's template scales with r itself, not only with its
-     * replica tile (elk_tree_preload): two replications of one tile are
-     * two entries, or the answer depends on which one the memo saw first
-     * (Elk-Dyn's estimate on a 768-core tt-galaxy torus moved with the
-     * policies run before it: 0.6555 ms after Basic and Static, 0.6539
-     * alone) */
-    v[7] = r;
-    /* the preload's template scales with r itself, not only with its
-     * replica tile (elk_tree_preload): two replications of one tile are
-     * two entries, or the answer depends on which the memo saw first */
-    v[7] = r;
+    pair_vals(c, r, v);
     pair_ent *p = NULL;
     if (memo.last < memo.n && pair_eq(&memo.e[memo.last], &k, v, g)) p = &memo.e[memo.last];
     for (int i = 0; i < memo.n && !p; i++)

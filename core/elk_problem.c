@@ -817,7 +817,8 @@ elk_status elk_problem_init_graph_opts(elk_problem *pr, const elk_chip *c, const
     /* other cuts, each kept if graph_latency finds it faster: those chosen
      * together by the flow shop (which knows no NoC and is not always
      * right: OPT-30B decode on ipu-pod4 at 5888 cores ran 2.2% slower with
-     * its P.V in four pieces), and the least-sum ones made finer and coarser */
+     * its P.V in four pieces), the least-sum ones made finer and coarser,
+     * the fewest pieces that fit, then the walk from the best of them */
     if (st == ELK_OK && sc.rec && sc.nrec > 0 && !(po && po->coarse)) {
         cut_search cs = {pr, graph_latency(pr, INFINITY), &tmpl, pc, po, &sc, orig, n0, ns0, cap,
                          malloc((size_t)sc.nrec * sizeof(int)),

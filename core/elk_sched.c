@@ -475,7 +475,7 @@ static double placed_extra(const elk_sctx *x, double L, double D, int q, double 
 
 /* Never below own (candidate's bound relies on it): artifact_len takes a
  * max with own, and the extras added here are sums of non-negative terms
- * (grid_extra's only when it returns one >= 0). */
+ * (placed_extra's only when it returns one >= 0). */
 static double contended_len(const elk_sctx *x, double own, double xc, double xb, double D, int q,
                             const net_phases *ph)
 {
