@@ -2,7 +2,9 @@
  * reference points and the cost-profile study) from the sweep files in
  * DATADIR/sweeps, into CSVs, gnuplot scripts, PNGs and summary.md. One plan
  * cache serves every figure, dropped between figures that share none. */
+#include <assert.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 #include "elk_file.h"
 #include "elk_gnuplot.h"
 #include "elk_sweep.h"
+#include "elk_thread.h"
 #include "repro_summary.h"
 #include "sweep_io.h"
 
@@ -54,6 +57,65 @@ static void reproduce_usage(FILE *fp, const elk_opt *opts)
 
 }
 
+/* The figures drawn beside the sweeps: gnuplot runs on a thread of its own
+ * while the next figure's points are planned, which also fills the core a
+ * sweep's last points leave idle (drawing the ten figures one after the
+ * other added about 2 s to reproduce's 14). Owns its queue of CSV paths;
+ * queued figures are drawn in order, and failed is set (never cleared) when
+ * one could not be. The lock guards every field but the thread. */
+typedef struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    char csv[ELK_REPRO_MAX][1200];
+    int n, next, done, failed, draw;
+    pthread_t th;
+    int running;
+} repro_drawer;
+
+static void *drawer_main(void *arg)
+{
+    repro_drawer *d = arg;
+    pthread_mutex_lock(&d->mu);
+    for (;;) {
+        while (d->next == d->n && !d->done) pthread_cond_wait(&d->cv, &d->mu);
+        if (d->next == d->n) break;
+        const char *csv = d->csv[d->next];
+        int draw = d->draw;
+        pthread_mutex_unlock(&d->mu);
+        int bad = elk_sweepio_figure_beside(csv, draw, 1);
+        pthread_mutex_lock(&d->mu);
+        d->next++;
+        if (bad) d->failed = 1;
+    }
+    pthread_mutex_unlock(&d->mu);
+    return NULL;
+}
+
+/* Draws csv's figure now, on this thread, when the drawer could not start. */
+static int drawer_queue(repro_drawer *d, const char *csv)
+{
+    if (!d->running) return elk_sweepio_figure_beside(csv, d->draw, 1);
+    pthread_mutex_lock(&d->mu);
+    assert(d->n < ELK_REPRO_MAX); /* each figure is queued once */
+    snprintf(d->csv[d->n++], sizeof d->csv[0], "%s", csv);
+    pthread_cond_signal(&d->cv);
+    pthread_mutex_unlock(&d->mu);
+    return 0;
+}
+
+/* Waits for every queued figure; non-zero when one failed. */
+static int drawer_finish(repro_drawer *d)
+{
+    if (!d->running) return d->failed;
+    pthread_mutex_lock(&d->mu);
+    d->done = 1;
+    pthread_cond_signal(&d->cv);
+    pthread_mutex_unlock(&d->mu);
+    pthread_join(d->th, NULL);
+    d->running = 0;
+    return d->failed;
+}
+
 /* One reproduce run: what was asked and what each figure took.
  * Owns cache and memo. One plan cache serves every figure: figures far
  * apart share design points (profiles' paper-rule points are Fig. 17's at
@@ -65,6 +127,7 @@ typedef struct {
     int want[ELK_REPRO_MAX];
     elk_plan_cache *cache;
     elk_sweep_memo *memo;
+    repro_drawer *drawer;
     long hits, misses, entries;
     double secs[ELK_REPRO_MAX];
     long npts[ELK_REPRO_MAX], reused[ELK_REPRO_MAX];
@@ -175,7 +238,7 @@ static int run_figure(repro_run *r, int f)
     if (st.infeasible > 0)
         elk_cli_error("warning: %s: %ld points fit no schedule in SRAM (no-plan); first: %s", fname, st.infeasible,
                       st.first_infeasible);
-    if (!status && elk_sweepio_figure_beside(csv, r->draw, 1)) status = ELK_EXIT_FAIL;
+    if (!status && drawer_queue(r->drawer, csv)) status = ELK_EXIT_FAIL;
     if (!status && isatty(2) && !r->quiet)
         fprintf(stderr, "elk: %s: %ld points in %.1f s -> %s%s\n", fname, st.points, st.seconds, csv,
                 r->draw ? " (+ .png)" : "");
@@ -262,10 +325,20 @@ int elk_cmd_reproduce(int argc, char **argv)
     }
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    static repro_drawer drawer;
+    memset(&drawer, 0, sizeof drawer);
+    drawer.draw = r.draw;
+    r.drawer = &drawer;
+    pthread_mutex_init(&drawer.mu, NULL);
+    pthread_cond_init(&drawer.cv, NULL);
+    drawer.running = elk_thread_start(&drawer.th, drawer_main, &drawer) == 0;
     elk_sweepio_trap_sigint();
     for (int f = 0; f < elk_repro_nfigs && !status; f++)
         if (r.want[f]) status = run_figure(&r, f);
     elk_sweepio_untrap_sigint();
+    if (drawer_finish(&drawer) && !status) status = ELK_EXIT_FAIL;
+    pthread_cond_destroy(&drawer.cv);
+    pthread_mutex_destroy(&drawer.mu);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double total = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
     if (r.cache) take_stats(&r);
