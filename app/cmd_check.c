@@ -64,7 +64,11 @@ static void help(const elk_opt *opts)
            "At a point whose cost profile has artifact rules on (paper), a violation of\n"
            "a pair (Ideal or Elk-Full) or of the simulation invariants is re-checked with\n"
            "each rule off alone; one the removal of a single rule undoes is printed as an\n"
-           "EXCEPTION naming the rule (docs/VALIDATION.md), not counted as a violation.\n\n");
+           "EXCEPTION naming the rule (docs/VALIDATION.md), not counted as a violation.\n"
+           "An Elk-Full pair violation names its cause, tallied in the summary: 'graph'\n"
+           "(the cut search chose another operator graph at the slower point), 'adopted'\n"
+           "(Elk-Full kept a fixed algorithm's schedule there) or 'search' (its own order\n"
+           "search).\n\n");
     elk_cli_opts_help(stdout, opts);
     printf("\nExit status: 0 no violation (of the gated invariants), 1 a violation (or an\n"
            "error), 2 bad usage.\n\n"
@@ -80,7 +84,7 @@ static int cmp_double(const void *a, const void *b)
 }
 
 static void print_point(const elk_check_result *r, int verbose, long *viol, long warn[][ELK_POL_COUNT],
-                        long exc[][ELK_PSW_COUNT])
+                        long exc[][ELK_PSW_COUNT], long *cause)
 {
     char line[400];
     elk_check_args_line(&r->args, line, sizeof line);
@@ -98,6 +102,7 @@ static void print_point(const elk_check_result *r, int verbose, long *viol, long
         }
         nv++;
         viol[v->inv]++;
+        if (v->cause >= 0) cause[v->cause]++;
     }
     if (verbose) {
         if (r->skipped) printf("point %d: skipped (%s)\n  %s\n", r->index, r->skip_reason, line);
@@ -144,6 +149,7 @@ typedef struct {
     long viol[ELK_CHECK_COUNT], checks[ELK_CHECK_COUNT];
     long warn[ELK_CHECK_COUNT][ELK_POL_COUNT];
     long exc[ELK_CHECK_COUNT][ELK_PSW_COUNT]; /* inversions an artifact rule explains */
+    long cause[ELK_CHECK_CAUSE_COUNT];         /* Elk-Full pair violations by cause */
     long skipped, bad_points, pairs_run, pairs_skipped;
 } tally;
 
@@ -157,7 +163,7 @@ static void collect(work *w, int verbose, tally *t)
         elk_check_result *r = &w->results[k];
         long before = 0;
         for (int i = 0; i < ELK_CHECK_COUNT; i++) before += t->viol[i];
-        print_point(r, verbose, t->viol, t->warn, t->exc);
+        print_point(r, verbose, t->viol, t->warn, t->exc, t->cause);
         long after = 0;
         for (int i = 0; i < ELK_CHECK_COUNT; i++) {
             after += t->viol[i];
@@ -235,6 +241,13 @@ static long print_summary(const work *w, const tally *t, const int *gated, int g
             if (t->exc[i][k]) printf(" %s %ld", elk_profile_switch_names[k], t->exc[i][k]);
     }
     printf("\n");
+    long ncause = 0;
+    for (int k = 0; k < ELK_CHECK_CAUSE_COUNT; k++) ncause += t->cause[k];
+    if (ncause) {
+        printf("Elk-Full pair violations by cause (docs/VALIDATION.md):");
+        for (int k = 0; k < ELK_CHECK_CAUSE_COUNT; k++) printf(" %s %ld", elk_check_cause_names[k], t->cause[k]);
+        printf("\n");
+    }
     print_sim_errors(w);
     printf("result: %ld violation%s in %ld point%s", total, total == 1 ? "" : "s", t->bad_points,
            t->bad_points == 1 ? "" : "s");

@@ -258,6 +258,7 @@ __attribute__((format(printf, 6, 7))) static elk_check_violation *add(elk_check_
     v->policy = policy;
     v->warning = warning;
     v->rule = -1;
+    v->cause = -1;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(v->msg, sizeof v->msg, fmt, ap);
@@ -268,6 +269,12 @@ __attribute__((format(printf, 6, 7))) static elk_check_violation *add(elk_check_
 }
 
 #define LBL(p) elk_policy_labels[p]
+
+const char *const elk_check_cause_names[ELK_CHECK_CAUSE_COUNT] = {
+#define ELK_CC_NAME(id, name, help) name,
+    ELK_CHECK_CAUSES(ELK_CC_NAME)
+#undef ELK_CC_NAME
+};
 
 /* ------------------------------------------------------------------ */
 /* per-schedule invariants */
@@ -644,6 +651,13 @@ typedef struct {
     const elk_sched_opts *so;
 } pair_ctx;
 
+int elk_check_cause_of(elk_policy p, const elk_schedule *lo, const elk_schedule *hi)
+{
+    if (p != ELK_POL_FULL) return -1;
+    if (lo->nops != hi->nops) return ELK_CHECK_CAUSE_GRAPH;
+    return hi->adopted >= 0 ? ELK_CHECK_CAUSE_ADOPTED : ELK_CHECK_CAUSE_SEARCH;
+}
+
 /* hi (more of a resource) must not be slower than lo: for the invariant
  * policies that is a violation, for the fixed algorithms a warning; an
  * inversion one artifact rule explains is marked with that rule. */
@@ -656,9 +670,19 @@ static void compare_pair(elk_check_result *r, elk_check_inv inv, const char *lo_
         double a = lo->pol[p].latency, c = hi->pol[p].latency;
         if (strict) r->checks[inv]++;
         if (c <= a * (1 + ELK_CHECK_TOL)) continue;
+        const elk_schedule *sl = &lo->pol[p], *sh = &hi->pol[p];
+        int cause = elk_check_cause_of((elk_policy)p, sl, sh);
+        char why[120] = "";
+        if (cause == ELK_CHECK_CAUSE_GRAPH)
+            snprintf(why, sizeof why, "; cause: graph, %d operators against %d", sh->nops, sl->nops);
+        else if (cause == ELK_CHECK_CAUSE_ADOPTED)
+            snprintf(why, sizeof why, "; cause: adopted, %s's schedule", LBL(sh->adopted));
+        else if (cause == ELK_CHECK_CAUSE_SEARCH)
+            snprintf(why, sizeof why, "; cause: search");
         elk_check_violation *v =
-            add(r, inv, p, !strict, x->b, "%s%s: %s takes %.9g cycles, slower than %s's %.9g cycles (ratio %.6f)",
-                strict ? "" : "not a violation: fixed algorithm; ", LBL(p), hi_name, c, lo_name, a, c / a);
+            add(r, inv, p, !strict, x->b, "%s%s: %s takes %.9g cycles, slower than %s's %.9g cycles (ratio %.6f)%s",
+                strict ? "" : "not a violation: fixed algorithm; ", LBL(p), hi_name, c, lo_name, a, c / a, why);
+        if (v) v->cause = cause;
         if (v && strict && x->profile) v->rule = rule_behind(x->lo, x->hi, x->profile, p, 0, x->pc, x->so);
     }
 }

@@ -109,6 +109,26 @@ elk_status elk_check_args_point(const elk_check_args *a, elk_point *p, elk_error
 /* "elk run --chip ... --model ..." */
 void elk_check_args_line(const elk_check_args *a, char *buf, size_t n);
 
+/* Where an Elk-Full pair inversion comes from, judged from the slower
+ * point's schedule: the cut search settled on another operator graph (the
+ * two schedules differ in operator count); or, on the same graph size,
+ * Elk-Full kept a fixed algorithm's schedule there (its own search lost to
+ * it, and the inversion is that algorithm's); or its own order search. */
+#define ELK_CHECK_CAUSES(X)                                                \
+    X(GRAPH, "graph", "the cut search chose another operator graph")       \
+    X(ADOPTED, "adopted", "a fixed algorithm's schedule, kept by Elk-Full") \
+    X(SEARCH, "search", "Elk-Full's own order search")
+typedef enum {
+#define ELK_CC_ENUM(id, name, help) ELK_CHECK_CAUSE_##id,
+    ELK_CHECK_CAUSES(ELK_CC_ENUM)
+#undef ELK_CC_ENUM
+    ELK_CHECK_CAUSE_COUNT
+} elk_check_cause;
+extern const char *const elk_check_cause_names[ELK_CHECK_CAUSE_COUNT];
+/* The cause of policy p's inversion from lo (less of a resource) to hi
+ * (more, and slower): an elk_check_cause for Elk-Full, -1 for the others. */
+int elk_check_cause_of(elk_policy p, const elk_schedule *lo, const elk_schedule *hi);
+
 /* One broken invariant (or, with warning set, a counted inversion of a
  * fixed algorithm that is not a violation). Owns nothing. repro[1] is
  * empty unless the invariant compares two points. rule >= 0 (an
@@ -121,6 +141,7 @@ typedef struct {
     int policy;        /* elk_policy, or -1 */
     int warning;
     int rule;          /* elk_profile_switch behind the inversion, or -1 */
+    int cause;         /* an Elk-Full pair inversion's elk_check_cause, or -1 */
     char msg[400];
     char repro[2][400];
 } elk_check_violation;

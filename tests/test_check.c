@@ -184,6 +184,36 @@ START_TEST(fake_other_violations_caught)
 }
 END_TEST
 
+/* The cause of an Elk-Full pair inversion, from the two schedules alone:
+ * another graph first, then an adopted fixed algorithm at the slower
+ * point, else the order search; the other policies have none. */
+START_TEST(cause_of_inversion)
+{
+    static const struct {
+        elk_policy p;
+        int nlo, nhi, adopted_lo, adopted_hi, want;
+    } rows[] = {
+        {ELK_POL_FULL, 53, 51, -1, -1, ELK_CHECK_CAUSE_GRAPH},
+        {ELK_POL_FULL, 29, 25, ELK_POL_STATIC, ELK_POL_STATIC, ELK_CHECK_CAUSE_GRAPH},
+        {ELK_POL_FULL, 55, 55, ELK_POL_STATIC, ELK_POL_STATIC, ELK_CHECK_CAUSE_ADOPTED},
+        {ELK_POL_FULL, 55, 55, -1, ELK_POL_DYN, ELK_CHECK_CAUSE_ADOPTED},
+        {ELK_POL_FULL, 55, 55, ELK_POL_STATIC, -1, ELK_CHECK_CAUSE_SEARCH},
+        {ELK_POL_FULL, 12, 12, -1, -1, ELK_CHECK_CAUSE_SEARCH},
+        {ELK_POL_STATIC, 53, 51, -1, -1, -1},
+        {ELK_POL_IDEAL, 12, 12, -1, -1, -1},
+    };
+    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+        elk_schedule lo = {0}, hi = {0};
+        lo.nops = rows[k].nlo;
+        hi.nops = rows[k].nhi;
+        lo.adopted = rows[k].adopted_lo;
+        hi.adopted = rows[k].adopted_hi;
+        ck_assert_msg(elk_check_cause_of(rows[k].p, &lo, &hi) == rows[k].want, "row %zu", k);
+    }
+    ck_assert_str_eq(elk_check_cause_names[ELK_CHECK_CAUSE_ADOPTED], "adopted");
+}
+END_TEST
+
 START_TEST(draw_deterministic)
 {
     static elk_check_space sp;
@@ -353,6 +383,7 @@ int main(void)
     tcase_add_test(tc, fake_util_above_one_caught);
     tcase_add_test(tc, fake_other_violations_caught);
     tcase_add_test(tc, draw_deterministic);
+    tcase_add_test(tc, cause_of_inversion);
     tcase_add_test(tc, args_replace_and_line);
     tcase_add_test(tc, a2a_partly_used_chip);
     tcase_add_test(tc, eval_tiny_point);
