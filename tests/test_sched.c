@@ -831,6 +831,15 @@ static const ideal_pair full_pairs[] = {
      "--chip wse2 --model llama2-70b --workload decode --batch 21 --seq 700 --layers 4 --cores 192 --topology mesh "
      "--hbm-tbps 0.0502 --noc-scale 0.976 --link-gbps 6.99 --sram-kib 75.7 --compute-scale 0.682",
      "sram-kib", "94.625"},
+    /* elk check --points 500 --seed 1 (session 12), point 331: no cut of
+     * down fits the cap at either SRAM, and pick_split took the finest,
+     * untimed: 256 pieces along the reduced dim at 31.8 KiB (504.1 ms), the
+     * first 128-piece cut, along the output dim, at 39.75 (618.3 ms, 22.7%
+     * slower); timed among the unfit, 457.4 and 427.4 ms */
+    {"nothing fits: the finest cut, untimed",
+     "--chip wse2 --model llama2-70b --workload train-fwd --batch 4 --seq 94 --layers 4 --cores 768 --topology ring "
+     "--hbm-tbps 0.0989 --noc-scale 1.99 --sram-kib 31.8 --compute-scale 1.42",
+     "sram-kib", "39.75"},
 };
 
 START_TEST(regress_full_monotone_through_cuts)
