@@ -1,7 +1,7 @@
 /* elk reproduce: re-run the paper's Figures 17-24 (and the artifact's
  * reference points and the cost-profile study) from the sweep files in
  * DATADIR/sweeps, into CSVs, gnuplot scripts, PNGs and summary.md. One plan
- * cache serves every figure, dropped between figures that share none. */
+ * cache serves every figure, bounded by its byte budget. */
 #include <assert.h>
 #include <errno.h>
 #include <pthread.h>
