@@ -57,8 +57,9 @@ typedef struct {
     double exe;              /* cut_exe */
 } cut_cand;
 
-/* The fitting cuts of one operator shape the timed chooser was asked about,
- * and the one it takes. Invariant: 0 <= pick < n. */
+/* The fitting cuts of one operator shape the timed chooser was asked about
+ * (where none fits, the unfit ones that have plans), and the one it takes.
+ * Invariant: 0 <= pick < n. */
 typedef struct {
     int shape_id, layer_pos, in_layer;
     int n, pick, least;      /* least: the least summed execution's */
@@ -254,7 +255,18 @@ static int pick_split(const elk_op *op, const elk_split *opt, int n, void *ctx)
      * reduced dim took 28.9). Where no cut has a plan, the finest, and the
      * planner names what does not fit. */
     int at;
-    if (isfinite(least_cut(sc, op, opt, n, 1, &at, NULL)) && at >= 0) return at;
+    assert(!rec || rec->n == 0); /* a fitting cut with a time returned above */
+    double U = least_cut(sc, op, opt, n, 1, &at, rec);
+    if (rec && rec->n > 0) {
+        /* recorded like the fitting ones, so the walk can try the cut next
+         * to the least sum (Qwen3-30B-A3B prefill on a 64-core wse2 ring:
+         * the experts' up projection fits in no cut; at 82.5 KiB 512 pieces
+         * sum less than 1024 but the step runs 0.7% slower than 1024's at
+         * 66 KiB, where 512 had no plan) */
+        rec->pick = rec->least;
+        sc->nrec++;
+    }
+    if (isfinite(U) && at >= 0) return at;
     for (int k = 0; k < n; k++)
         if (best < 0 || opt[k].pieces > opt[best].pieces) best = k;
     return best;
@@ -660,7 +672,7 @@ static int refine_picks(split_ctx *sc, int finer)
     return moved;
 }
 
-/* Each recorded shape's pick set to its fitting cut of the fewest pieces
+/* Each recorded shape's pick set to its recorded cut of the fewest pieces
  * (the whole op where it fits; ties to the ladder's first). Which cuts fit
  * depends on SRAM and the core count alone, so this graph is proposed at
  * every bandwidth and compute of a chip, where the least sum and the flow

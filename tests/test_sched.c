@@ -840,6 +840,15 @@ static const ideal_pair full_pairs[] = {
      "--chip wse2 --model llama2-70b --workload train-fwd --batch 4 --seq 94 --layers 4 --cores 768 --topology ring "
      "--hbm-tbps 0.0989 --noc-scale 1.99 --sram-kib 31.8 --compute-scale 1.42",
      "sram-kib", "39.75"},
+    /* the same run after that fix, point 299: the experts' up projection
+     * fits in no cut; at 66 KiB only 1024 pieces have plans, at 82.5 also
+     * 512, which sums less and ran the step 0.7% slower (168.41 against
+     * 169.60 ms) while no walk could try 1024 there; recorded, the walk
+     * finds 157.80 */
+    {"nothing fits: the least unfit sum, not walked",
+     "--chip wse2 --model qwen3-30b-a3b --workload prefill --batch 2 --seq 37 --layers 2 --cores 64 --topology ring "
+     "--hbm-tbps 0.0778 --noc-scale 0.376 --link-gbps 9.29 --sram-kib 66.0 --compute-scale 1.06",
+     "sram-kib", "82.5"},
 };
 
 START_TEST(regress_full_monotone_through_cuts)
