@@ -165,6 +165,16 @@ static double group_cut(const elk_chip *c, double g)
     }
 }
 
+double elk_cost_chip_cross(const elk_chip *c)
+{
+    /* uniform traffic among n cores: chip k's c_k cores send c_k (n - c_k) / n
+     * of a core's bytes to other chips and receive as much; c (n - c) grows
+     * up to n / 2, so the busiest chip is a full one or the last one */
+    double n = c->cores, full = fmin(c->cores_per_chip, n);
+    double last = n - (elk_chip_multi(c) - 1.0) * c->cores_per_chip;
+    return fmax(full * (n - full), last * (n - last)) / n;
+}
+
 double elk_cost_alltoall(const elk_chip *c, double bytes_per_core, double group)
 {
     if (bytes_per_core <= 0 || group <= 1) return 0;
@@ -179,12 +189,8 @@ double elk_cost_alltoall(const elk_chip *c, double bytes_per_core, double group)
     }
     int chips = elk_chip_multi(c);
     /* the paper profile's flat factor (elk_chip_xfactor) stands for this */
-    if (chips > 1 && group > c->cores_per_chip && !(c->profile & (1u << ELK_PSW_MULTICHIP))) {
-        /* groups span chips: (chips-1)/chips of the bytes cross chip links */
-        double cross = bytes_per_core * c->cores * (chips - 1.0) / chips;
-        double cap = chips * c->interchip_gbps / c->clock_ghz;
-        t = fmax(t, cross / cap);
-    }
+    if (chips > 1 && group > c->cores_per_chip && !(c->profile & (1u << ELK_PSW_MULTICHIP)))
+        t = fmax(t, bytes_per_core * elk_cost_chip_cross(c) / (c->interchip_gbps / c->clock_ghz));
     return t;
 }
 

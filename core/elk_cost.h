@@ -43,6 +43,12 @@ double elk_cost_shift_cpb(const elk_chip *c);
 /* Cycles for every core to send bytes_per_core to arbitrary other cores
  * (a re-layout or reduce-scatter), including the topology's bisection and
  * the inter-chip links. */
+/* The busiest chip's interchip bytes, in units of one core's bytes, when
+ * every core sends to every other alike (an exchange whose group spans the
+ * chips): c_k (n - c_k) / n for the chip of c_k of the n cores, each way;
+ * (chips - 1) / chips of a chip's cores where the chips are equal, and less
+ * on a partly used last chip, whose few cores meet few partners. */
+double elk_cost_chip_cross(const elk_chip *c);
 double elk_cost_alltoall(const elk_chip *c, double bytes_per_core, double group);
 
 /* Machine-wide bytes per cycle that HBM preload data can be delivered into

@@ -205,15 +205,25 @@ START_TEST(alltoall)
 }
 END_TEST
 
-/* Groups spanning two chips: half the bytes cross chip links. */
+/* Groups spanning two chips: each chip's cores send the other chip's share
+ * of their bytes over its link. */
 START_TEST(alltoall_chips)
 {
     elk_chip c = small_chip(ELK_COSTK_PARAMETRIC);
     c.chips = 2;
     c.cores_per_chip = 8;
-    c.interchip_gbps = 4; /* 2 chips x 4 B/cycle */
-    /* 1000*16*(1/2) = 8000 bytes over 8 B/cycle = 1000 > the port's 250 */
+    c.interchip_gbps = 4; /* 4 B/cycle each way per chip */
+    /* 8 cores x 1000 x 8/16 = 4000 bytes at 4 B/cycle = 1000 > the port's 250 */
     ck_assert_double_eq_tol(elk_cost_alltoall(&c, 1000, 16), 1000, EPS);
+    /* a partly used last chip: 8 + 4 cores, 8 x 4/12 = 4 x 8/12 = 8/3
+     * core-units each way (the old rule said 12 x 1/2 over two links, 3) */
+    c.cores = 12;
+    ck_assert_double_eq_tol(elk_cost_chip_cross(&c), 8.0 / 3.0, EPS);
+    ck_assert_double_eq_tol(elk_cost_alltoall(&c, 1000, 12), 1000 * 8.0 / 3.0 / 4, EPS);
+    /* three chips of 8, 8 and 2: a full chip's 8 x 10/18 beats the last's 2 x 16/18 */
+    c.cores = 18;
+    ck_assert_double_eq_tol(elk_cost_chip_cross(&c), 8.0 * 10 / 18, EPS);
+    c.cores = 16;
     /* a group inside one chip does not cross */
     ck_assert_double_eq_tol(elk_cost_alltoall(&c, 1000, 8), 250, EPS);
     /* the paper profile's flat factor stands for the chip links instead */
