@@ -491,9 +491,11 @@ static void tctx_free(tctx *x)
 
 typedef void (*spatial_fn)(void *u, const int *p);
 
-/* The spatial search of one operator. Owns nothing. Invariant: p holds the
- * plan being built (1 beyond the current level); fn sees only plans that
- * pass the artifact's utilisation and padding checks. */
+/* The spatial search of one operator. Owns cand and candf during
+ * spatial_run, nothing after it. Invariant: p holds the plan being built (1
+ * beyond the current level); fn sees only plans that pass the artifact's
+ * utilisation and padding checks; chunk counts the innermost loops the
+ * unpruned walk would begin (the plans' keys and the threads' shares). */
 typedef struct {
     int nd, cores;
     long D[MD];
@@ -508,6 +510,13 @@ typedef struct {
     spatial_fn fn;
     void *u;
     long spatial;
+    /* the innermost dim's splits whose own padding factor (pad_factor)
+     * meets pad, ascending, with those factors: only they can pass, since
+     * the factors of the other dims are at most 1 (owned by spatial_run
+     * while it runs; NULL: every split is tried) */
+    long *cand;
+    double *candf;
+    long ncand;
 } sctx;
 
 static void thresholds(const elk_op *op, int cores, double *util, double *pad)
@@ -522,19 +531,58 @@ static void thresholds(const elk_op *op, int cores, double *util, double *pad)
     *pad = 0.9 * fmin(P / (P + cores), M / 220.0);
 }
 
+/* Dim d's share of the padding efficiency at split p, as
+ * update_spatial_dim_parts_if_valid computes it: at most 1. */
+static inline double pad_factor(long D, long p)
+{
+    long len = (D + p - 1) / p;
+    return (double)D / ((double)len * p);
+}
+
 /* update_spatial_dim_parts_if_valid */
 static int spatial_ok(const sctx *s)
 {
     double used = 1, eff = 1;
     for (int d = 0; d < s->nd; d++) {
-        long len = (s->D[d] + s->p[d] - 1) / s->p[d];
         used *= s->p[d];
-        eff *= (double)s->D[d] / ((double)len * s->p[d]);
+        eff *= pad_factor(s->D[d], s->p[d]);
     }
     return used <= s->cores && used / s->cores >= s->util && eff >= s->pad;
 }
 
-static void spatial_rec(sctx *s, int d, double agg)
+/* The first split spatial_rec tries at level d under the splits' product
+ * agg. */
+static long spatial_lo(const sctx *s, int d, double agg)
+{
+    long lo = (long)floor(s->cores * s->util / agg / s->rest[d + 1]);
+    if (lo < 1) lo = 1;
+    if (lo > (long)s->tot[d]) lo = (long)s->tot[d];
+    return lo;
+}
+
+/* The coarse space: a subset of the plans (so no better), stepped as
+ * elk_plan.c steps its own; 0: every split. */
+static long spatial_geo(const sctx *s, int d) { return s->coarse ? (d < s->nd - 1 ? 4 : 16) : 0; }
+
+/* How many innermost loops spatial_rec(s, d, agg) begins: a subtree skipped
+ * whole still counts them, so that the plans' keys and the threads' shares
+ * are the unpruned walk's. */
+static long spatial_chunks(const sctx *s, int d, double agg)
+{
+    if (d == s->nd - 1) return 1;
+    long n = 0, geo = spatial_geo(s, d);
+    for (long i = spatial_lo(s, d, agg); i <= (long)s->tot[d]; i += geo && i >= geo ? i / geo : 1) {
+        if (i * agg > s->cores) break;
+        n += spatial_chunks(s, d + 1, agg * (double)i);
+    }
+    return n;
+}
+
+/* ef is the padding efficiency of the splits above d, multiplied in
+ * spatial_ok's order; each dim's factor is at most 1 (a correctly rounded
+ * D / (len * p) with len * p >= D, and a rounded product does not grow),
+ * so once ef is below pad no plan below passes. */
+static void spatial_rec(sctx *s, int d, double agg, double ef)
 {
     if (d == s->nd) {
         if (!spatial_ok(s)) return;
@@ -548,17 +596,37 @@ static void spatial_rec(sctx *s, int d, double agg)
         long ch = s->chunk++;
         if (ch % s->nthr != s->tid) return;
         s->idx = 0;
+        if (ef < s->pad) return;
+        if (s->cand) {
+            /* spatial_ok's tests on the splits that can pass, in the
+             * loop's order and up to its end */
+            long lo = spatial_lo(s, d, agg), k0 = 0, k1 = s->ncand;
+            while (k0 < k1) {
+                long mid = (k0 + k1) / 2;
+                if (s->cand[mid] < lo) k0 = mid + 1;
+                else k1 = mid;
+            }
+            for (long k = k0; k < s->ncand; k++) {
+                long i = s->cand[k];
+                if (i * agg > s->cores) break;
+                double used = agg * (double)i;
+                if (!(used / s->cores >= s->util && ef * s->candf[k] >= s->pad)) continue;
+                s->p[d] = (int)i;
+                s->spatial++;
+                s->fn(s->u, s->p);
+                s->idx++;
+            }
+            s->p[d] = 1;
+            return;
+        }
     }
-    long lo = (long)floor(s->cores * s->util / agg / s->rest[d + 1]);
-    if (lo < 1) lo = 1;
-    if (lo > (long)s->tot[d]) lo = (long)s->tot[d];
-    /* the coarse space: a subset of the plans (so no better), stepped as
-     * elk_plan.c steps its own */
-    long geo = s->coarse ? (d < s->nd - 1 ? 4 : 16) : 0;
-    for (long i = lo; i <= (long)s->tot[d]; i += geo && i >= geo ? i / geo : 1) {
+    long geo = spatial_geo(s, d);
+    for (long i = spatial_lo(s, d, agg); i <= (long)s->tot[d]; i += geo && i >= geo ? i / geo : 1) {
         if (i * agg > s->cores) break;
         s->p[d] = (int)i;
-        spatial_rec(s, d + 1, agg * (double)i);
+        double e2 = d < s->nd - 1 ? ef * pad_factor(s->D[d], i) : ef;
+        if (e2 < s->pad) s->chunk += spatial_chunks(s, d + 1, agg * (double)i);
+        else spatial_rec(s, d + 1, agg * (double)i, e2);
     }
     s->p[d] = 1;
 }
@@ -581,7 +649,30 @@ static void spatial_run(sctx *s, const elk_op *op, int cores, int coarse, int ti
     for (int d = s->nd - 1; d >= 0; d--) s->rest[d] = s->rest[d + 1] * s->tot[d];
     s->fn = fn;
     s->u = u;
-    spatial_rec(s, 0, 1.0);
+    /* the innermost dim's candidates (the walk's leaves were 80% rejects);
+     * a huge dim or no memory: every split is tried */
+    long nt = s->nd > 0 ? (long)s->tot[s->nd - 1] : 0;
+    if (!coarse && nt > 0 && nt <= (1L << 20)) {
+        s->cand = malloc((size_t)nt * sizeof *s->cand);
+        s->candf = malloc((size_t)nt * sizeof *s->candf);
+        if (!s->cand || !s->candf) {
+            free(s->cand);
+            free(s->candf);
+            s->cand = NULL;
+            s->candf = NULL;
+        }
+        for (long i = 1; s->cand && i <= nt; i++) {
+            double f = pad_factor(s->D[s->nd - 1], i);
+            if (f < s->pad) continue;
+            s->cand[s->ncand] = i;
+            s->candf[s->ncand++] = f;
+        }
+    }
+    spatial_rec(s, 0, 1.0, 1.0);
+    free(s->cand);
+    free(s->candf);
+    s->cand = NULL;
+    s->candf = NULL;
 }
 
 /* ------------------------------------------------------------------ */
