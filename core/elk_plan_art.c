@@ -237,41 +237,95 @@ static int list_push(tctx *x, int d, int i)
     return 0;
 }
 
+/* Whether a tuple whose largest entry is m passes dim_list's padding test
+ * against extent len. */
+static inline int pad_ok(const tctx *x, long len, long m)
+{
+    return !(m > 1 && (double)len / ((double)m * (double)ceil_div(len, m)) < x->pad);
+}
+
+/* The factor lists of dim_list: f[k][0..nf[k]) are tensor vs[k]'s factors
+ * up to the dim's extent, ok[k][i] their padding tests. Owns nothing. */
+typedef struct {
+    int nv, vs[MT], nf[MT];
+    const long *f[MT];
+    unsigned char ok[MT][MAX_DIV];
+} dfac;
+
+/* The product over tensors vs[k..] below a prefix whose largest entry is mx
+ * (padding test mok); the last tensor's tuples are pushed without a call. */
+static void dim_rec(tctx *x, int d, const dfac *F, int k, int *cur, long mx, int mok)
+{
+    if (k >= MT) return; /* nv <= MT */
+    int v = F->vs[k], last = k == F->nv - 1;
+    for (int i = 0; i < F->nf[k] && !x->oom; i++) {
+        /* 32-bit remainders (a divisor of a replica count <= ELK_CHIP_CORES_MAX):
+         * the cheap division */
+        uint32_t a = (uint32_t)F->f[k][i];
+        int ok = 1;
+        for (int w = 0; w < k && ok && a > 1; w++) {
+            uint32_t b = (uint32_t)cur[F->vs[w]];
+            if (b > 1 && a % b && b % a) ok = 0;
+        }
+        if (!ok) continue;
+        cur[v] = (int)a;
+        int ok2 = (long)a > mx ? F->ok[k][i] : mok;
+        if (!last) dim_rec(x, d, F, k + 1, cur, (long)a > mx ? (long)a : mx, ok2);
+        else if (ok2 && (pool_push(x, cur) || list_push(x, d, x->npool - 1))) x->oom = 1;
+    }
+    cur[v] = 1;
+}
+
 /* Dim d's list: itertools.product over the tensors' ascending factor lists,
  * kept when the entries above 1 form a divisibility chain (pairwise
  * comparable under divisibility is the same thing) and pass
  * is_temp_dim_valid_for_variables (only tensors that index d rotate along
  * it, by at most its per-core extent, padding within the threshold). The
- * product is walked with the other tensors held at 1 and factors above the
- * extent skipped, which visits the kept tuples in the product's order. */
-static void dim_rec(tctx *x, int d, int v, int *cur, int mx)
+ * product is walked over the tensors that index d (the others held at 1)
+ * with factors above the extent left out, which visits the kept tuples in
+ * the product's order; a tuple's padding test is its largest entry's, so
+ * each factor's is taken once. */
+static void dim_list(tctx *x, int d)
 {
-    if (x->oom) return;
-    if (v == x->nt) {
-        long len = x->sl[d];
-        if (mx > 1 && (double)len / ((double)mx * (double)ceil_div(len, mx)) < x->pad) return;
+    dfac F;
+    int cur[MT];
+    long len = x->sl[d];
+    F.nv = 0;
+    for (int v = 0; v < MT; v++) cur[v] = 1;
+    for (int v = 0; v < x->nt; v++)
+        if ((x->axm[v] >> d) & 1u) F.vs[F.nv++] = v;
+    if (F.nv == 0) {
         if (pool_push(x, cur) || list_push(x, d, x->npool - 1)) x->oom = 1;
         return;
     }
-    cur[v] = 1;
-    if (!((x->axm[v] >> d) & 1u)) {
-        dim_rec(x, d, v + 1, cur, mx);
+    for (int k = 0; k < F.nv; k++) {
+        const long *dv = F.f[k] = x->div[F.vs[k]];
+        int n = 0;
+        while (n < x->ndiv[F.vs[k]] && dv[n] <= len) {
+            F.ok[k][n] = (unsigned char)pad_ok(x, len, dv[n]);
+            n++;
+        }
+        F.nf[k] = n;
+    }
+    if (F.nv != 2) {
+        dim_rec(x, d, &F, 0, cur, 1, 1);
         return;
     }
-    for (int i = 0; i < x->ndiv[v]; i++) {
-        long f = x->div[v][i];
-        if (f > x->sl[d]) break;
-        int ok = 1;
-        /* 32-bit remainders (a divisor of a replica count <= ELK_CHIP_CORES_MAX):
-         * the cheap division */
-        uint32_t f32 = (uint32_t)f;
-        for (int w = 0; w < v && ok && f > 1; w++)
-            if (cur[w] > 1 && f32 % (uint32_t)cur[w] && (uint32_t)cur[w] % f32) ok = 0;
-        if (!ok) continue;
-        cur[v] = (int)f;
-        dim_rec(x, d, v + 1, cur, f > mx ? (int)f : mx);
+    /* two tensors (a matmul's every dim): the product's two loops */
+    for (int i = 0; i < F.nf[0] && !x->oom; i++) {
+        uint32_t a = (uint32_t)F.f[0][i];
+        cur[F.vs[0]] = (int)a;
+        for (int j = 0; j < F.nf[1]; j++) {
+            uint32_t b = (uint32_t)F.f[1][j];
+            if (a > 1 && b > 1 && a % b && b % a) continue;
+            if (!(b > a ? F.ok[1][j] : F.ok[0][i])) continue;
+            cur[F.vs[1]] = (int)b;
+            if (pool_push(x, cur) || list_push(x, d, x->npool - 1)) {
+                x->oom = 1;
+                break;
+            }
+        }
     }
-    cur[v] = 1;
 }
 
 /* Ascending divisors of n (at most cap). */
@@ -438,11 +492,9 @@ static int temporal_run(tctx *x, const long *D, const int *p)
             x->div[v] = x->own[v];
         }
     }
-    int cur[MT];
-    for (int v = 0; v < MT; v++) cur[v] = 1;
     for (int d = 0; d < x->nd && !x->oom; d++) {
         x->nlist[d] = 0;
-        dim_rec(x, d, 0, cur, 1);
+        dim_list(x, d);
     }
     if (x->oom) return -1;
     int perm[MD];
