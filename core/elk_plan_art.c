@@ -749,6 +749,12 @@ typedef struct {
     tctx t;
     sctx s;
     struct bcache *bc; /* p1_cut_spatial's last options per tensor (owned; NULL: none) */
+    /* p1_cut_spatial's last unsplit tile: csl is elk_cost_compute of the
+     * extents csl_key once csl_set (neighbouring spatial plans of large
+     * splits often share every extent) */
+    long csl_key[MD];
+    double csl;
+    int csl_set;
 } actx;
 
 /* Per-core slice of every tensor (get_sub_op_var_sizes), elements. */
@@ -928,6 +934,15 @@ typedef struct {
     long ox_sp[MD + 1];
     uint32_t ox_T0[MD + 1];
     double ox_s0[MD + 1], ox_best[MD + 1];
+    /* clb[d]: a lower bound on the compute time (over compute_scale) of
+     * every plan below the current path's levels 0..d-1 (0: none known):
+     * p1_cut's own compute bound there, or the one above it. Where
+     * elk_cost_split_monotone holds, a level's split never lowers compute
+     * times iterations, so a parent's bound holds for its children, and a
+     * subtree or plan that loses on it loses on its own compute too (the
+     * larger margin covers rounding): p1_cut and p1_leaf decide as before
+     * without pricing it. */
+    double clb[MD + 1];
 } pass1;
 
 /* Index of the last staircase point with hot <= h, or -1. */
@@ -1021,6 +1036,7 @@ static void p1_leaf(void *u, int tm[MD][MT], const long *sub, const double *s, u
     if (hot > a->sram) return;
     long i = st_find(q, hot);
     double bound = i >= 0 ? q->st_exe[i] : INFINITY;
+    if (!q->cb && q->clb[a->t.nd - 1] * (1 - 1e-9) >= bound) return; /* its compute alone too slow */
     double comp0 = path_compute(&a->t, a->c, a->t.nd - 1, sub) * iters;
     /* compute alone already too slow: skip the exchange terms */
     if (!q->cb && comp0 / a->c->compute_scale >= bound) return;
@@ -1073,18 +1089,27 @@ static int p1_cut(void *u, int d, const double *s, unsigned rot, double iters, c
     pass1 *q = u;
     actx *a = q->a;
     const tctx *x = &a->t;
-    if (q->exhaustive || q->nst == 0) return 0;
+    if (q->exhaustive || q->nst == 0) {
+        q->clb[d] = q->clb[d - 1];
+        return 0;
+    }
     double dt = x->op->dtype_bytes, hot = 0;
     for (int v = 0; v < x->nt; v++) hot += s[v] * x->sfx[d][v] * dt * (((rot >> v) & 1u) ? 2 : 1);
     if (hot > a->sram) return 1;
-    if (hot < q->st_hot[0]) return 0;
-    double comp = 0;
+    double comp = q->clb[d - 1];
+    if (hot < q->st_hot[0]) {
+        q->clb[d] = comp;
+        return 0;
+    }
     long at = -2;
     if (a->mono) {
+        if (st_beats_at(q, hot, comp * (1 - 2e-9), &at)) return 1; /* on clb above */
         long sb[MD];
         for (int k = 0; k < x->nd; k++) sb[k] = k < d ? sub[k] : x->sl[k];
         comp = path_compute(&a->t, a->c, d - 1, sb) * iters / a->c->compute_scale;
         if (st_beats_at(q, hot, comp * (1 - 1e-9), &at)) return 1;
+    } else {
+        comp = 0;
     }
     /* and the exchange: each tensor's splits so far only grow (its slice
      * at least the one the hot bound took); the output's final product is
@@ -1114,7 +1139,9 @@ static int p1_cut(void *u, int d, const double *s, unsigned rot, double iters, c
         q->ox_s0[d] = s0;
         q->ox_best[d] = best;
     }
-    return st_beats_at(q, hot, (lb + best) * (1 - 1e-9), &at);
+    if (st_beats_at(q, hot, (lb + best) * (1 - 1e-9), &at)) return 1;
+    q->clb[d] = comp;
+    return 0;
 }
 
 /* p1_cut for a whole spatial plan, before its lists are built. Tensor v's
@@ -1274,8 +1301,11 @@ static double slice_lb(const long *ext, int na, long T, const long *dv, int ndv)
     return (double)best;
 }
 
-static int p1_cut_spatial(const pass1 *q, const int *p)
+/* *comp_sl: the unsplit tile's compute time when it was priced, else 0
+ * (p1_cut's clb[0]). */
+static int p1_cut_spatial(const pass1 *q, const int *p, double *comp_sl)
 {
+    *comp_sl = 0;
     actx *a = q->a;
     const elk_op *op = a->t.op;
     const elk_chip *c = a->c;
@@ -1342,7 +1372,13 @@ static int p1_cut_spatial(const pass1 *q, const int *p)
     }
     double base = a->base_x;
     b.base = base;
-    b.comp_sl = a->mono ? elk_cost_compute(c, op, sl) / c->compute_scale : 0;
+    if (a->mono && (!a->csl_set || memcmp(a->csl_key, sl, (size_t)op->ndims * sizeof *sl))) {
+        a->csl = elk_cost_compute(c, op, sl);
+        memcpy(a->csl_key, sl, (size_t)op->ndims * sizeof *sl);
+        a->csl_set = 1;
+    }
+    b.comp_sl = a->mono ? a->csl / c->compute_scale : 0;
+    *comp_sl = b.comp_sl;
     b.comp_1 = a->comp_1;
     b.hmin[b.nt] = b.emin[b.nt] = 0;
     for (int v = b.nt - 1; v >= 0; v--) {
@@ -1365,7 +1401,7 @@ static void p1_spatial(void *u, const int *p)
 {
     pass1 *q = u;
     q->sp = p1_sp_key(&q->a->s);
-    if (p1_cut_spatial(q, p)) {
+    if (p1_cut_spatial(q, p, &q->clb[0])) {
         q->nsp++;
         q->bounded++;
         return;
