@@ -135,9 +135,9 @@ static const long *divmemo_get(divmemo *m, long n, int *k)
     return m->lst[j];
 }
 
-/* The temporal search of one spatial plan. Owns pool and lists (reused
- * across spatial plans). Invariant: every list[d] entry indexes pool, and
- * lists hold, after sorting, the artifact's search_space in its order. */
+/* The temporal search of one spatial plan. Owns lists and levels (reused
+ * across spatial plans). Invariant: the lists hold, after sorting, the
+ * artifact's search_space in its order. */
 typedef struct {
     const elk_op *op;
     int nd, nt;
@@ -150,9 +150,7 @@ typedef struct {
     int ndiv[MT];
     divmemo *dm; /* NULL: the divisors are computed into own */
     long own[MT][MAX_DIV];
-    tup *pool;
-    int npool, cpool;
-    int *list[MD];
+    tup *list[MD]; /* dim d's list */
     int nlist[MD], clist[MD];
     int *perm; /* perm[d]: the list level d draws from (the sort) */
     lent *lv[MD]; /* level d's entries: list perm[d] applied to dim d */
@@ -211,29 +209,16 @@ static long gcdl(long a, long b)
     return a;
 }
 
-static int pool_push(tctx *x, const int *t)
-{
-    if (x->npool == x->cpool) {
-        int c = x->cpool ? x->cpool * 2 : 256;
-        tup *v = realloc(x->pool, (size_t)c * sizeof *v);
-        if (!v) return -1;
-        x->pool = v;
-        x->cpool = c;
-    }
-    memcpy(x->pool[x->npool++].t, t, sizeof(int) * MT);
-    return 0;
-}
-
-static int list_push(tctx *x, int d, int i)
+static int list_push(tctx *x, int d, const int *t)
 {
     if (x->nlist[d] == x->clist[d]) {
         int c = x->clist[d] ? x->clist[d] * 2 : 64;
-        int *v = realloc(x->list[d], (size_t)c * sizeof *v);
+        tup *v = realloc(x->list[d], (size_t)c * sizeof *v);
         if (!v) return -1;
         x->list[d] = v;
         x->clist[d] = c;
     }
-    x->list[d][x->nlist[d]++] = i;
+    memcpy(x->list[d][x->nlist[d]++].t, t, sizeof(int) * MT);
     return 0;
 }
 
@@ -271,7 +256,7 @@ static void dim_rec(tctx *x, int d, const dfac *F, int k, int *cur, long mx, int
         cur[v] = (int)a;
         int ok2 = (long)a > mx ? F->ok[k][i] : mok;
         if (!last) dim_rec(x, d, F, k + 1, cur, (long)a > mx ? (long)a : mx, ok2);
-        else if (ok2 && (pool_push(x, cur) || list_push(x, d, x->npool - 1))) x->oom = 1;
+        else if (ok2 && list_push(x, d, cur)) x->oom = 1;
     }
     cur[v] = 1;
 }
@@ -295,7 +280,7 @@ static void dim_list(tctx *x, int d)
     for (int v = 0; v < x->nt; v++)
         if ((x->axm[v] >> d) & 1u) F.vs[F.nv++] = v;
     if (F.nv == 0) {
-        if (pool_push(x, cur) || list_push(x, d, x->npool - 1)) x->oom = 1;
+        if (list_push(x, d, cur)) x->oom = 1;
         return;
     }
     for (int k = 0; k < F.nv; k++) {
@@ -320,7 +305,7 @@ static void dim_list(tctx *x, int d)
             if (a > 1 && b > 1 && a % b && b % a) continue;
             if (!(b > a ? F.ok[1][j] : F.ok[0][i])) continue;
             cur[F.vs[1]] = (int)b;
-            if (pool_push(x, cur) || list_push(x, d, x->npool - 1)) {
+            if (list_push(x, d, cur)) {
                 x->oom = 1;
                 break;
             }
@@ -347,7 +332,7 @@ static int cmp_lists(const tctx *x, int a, int b)
 {
     int n = x->nlist[a] < x->nlist[b] ? x->nlist[a] : x->nlist[b];
     for (int i = 0; i < n; i++) {
-        const int *ta = x->pool[x->list[a][i]].t, *tb = x->pool[x->list[b][i]].t;
+        const int *ta = x->list[a][i].t, *tb = x->list[b][i].t;
         for (int v = 0; v < x->nt; v++)
             if (ta[v] != tb[v]) return ta[v] < tb[v] ? -1 : 1;
     }
@@ -417,7 +402,7 @@ static int levels(tctx *x)
         int nds = 0;
         for (int i = 0; i < n; i++) {
             lent *e = &x->lv[d][i];
-            const int *t = x->pool[x->list[L][i]].t;
+            const int *t = x->list[L][i].t;
             memcpy(e->t, t, sizeof e->t);
             e->mx = 1;
             e->rot = 0;
@@ -482,7 +467,6 @@ static int temporal_run(tctx *x, const long *D, const int *p)
             if (!in_axes(&op->t[v], d)) x->rep[v] *= p[d];
             else x->axm[v] |= 1u << d;
     }
-    x->npool = 0;
     for (int v = 0; v < x->nt; v++) {
         if (x->dm) {
             x->div[v] = divmemo_get(x->dm, x->rep[v], &x->ndiv[v]);
@@ -531,7 +515,6 @@ static void tctx_free(tctx *x)
         free(x->cmemo[d]);
         free(x->cgen[d]);
     }
-    free(x->pool);
     for (int d = 0; d < MD; d++) {
         free(x->list[d]);
         free(x->lv[d]);
