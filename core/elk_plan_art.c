@@ -1218,10 +1218,11 @@ static void bopt_refine(bsrch *b, int v, int i)
     o->e = term_xchg(b->a, v, sv, o->T, (double)b->rep[v], 1); /* o >= 1 */
 }
 
-static int bound_rec(bsrch *b, int v, double h, double e, double T)
+/* bound_rec's node once counted and not lost: the vector's test at a leaf,
+ * else its children, each counted and tested here before its own call
+ * (the same nodes in the same order, without a call for the lost ones). */
+static int bound_node(bsrch *b, int v, double h, double e, double T)
 {
-    if (++b->nodes > BNODE_MAX) return 1;
-    if (lost(b, h + b->hmin[v], e + b->emin[v] + dmax(b->comp_sl, T * b->comp_1))) return 0;
     if (v >= b->nt || v >= MT) {
         /* a vector that joins on the cheap slices: on the exact ones? */
         int refined = 0;
@@ -1238,11 +1239,23 @@ static int bound_rec(bsrch *b, int v, double h, double e, double T)
         }
         return !lost(b, h, e + b->base + dmax(b->comp_sl, T * b->comp_1));
     }
+    double hm = b->hmin[v + 1], em = b->emin[v + 1];
     for (int i = 0; i < b->no[v]; i++) {
         b->pick[v] = i;
-        if (bound_rec(b, v + 1, h + b->o[v][i].h, e + b->o[v][i].e, dmax(T, b->o[v][i].T))) return 1;
+        const bopt *o = &b->o[v][i];
+        double h2 = h + o->h, e2 = e + o->e, T2 = dmax(T, o->T);
+        if (++b->nodes > BNODE_MAX) return 1;
+        if (lost(b, h2 + hm, e2 + em + dmax(b->comp_sl, T2 * b->comp_1))) continue;
+        if (bound_node(b, v + 1, h2, e2, T2)) return 1;
     }
     return 0;
+}
+
+static int bound_rec(bsrch *b, int v, double h, double e, double T)
+{
+    if (++b->nodes > BNODE_MAX) return 1;
+    if (lost(b, h + b->hmin[v], e + b->emin[v] + dmax(b->comp_sl, T * b->comp_1))) return 0;
+    return bound_node(b, v, h, e, T);
 }
 
 /* The least slice of a tensor with extents ext[0..na) whose splits
