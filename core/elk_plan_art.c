@@ -1333,9 +1333,15 @@ static int p1_cut_spatial(const pass1 *q, const int *p, double *comp_sl)
             b.ndv[v] = bc->ndv[v];
             continue;
         }
-        if (bc) bc->ok[v] = 0;
         int ndv;
-        const long *dv = divmemo_get(&a->dm, rep, &ndv);
+        const long *dv;
+        if (bc && bc->ok[v] && bc->rep[v] == rep) { /* only the extents moved */
+            dv = bc->dv[v];
+            ndv = bc->ndv[v];
+        } else {
+            dv = divmemo_get(&a->dm, rep, &ndv);
+        }
+        if (bc) bc->ok[v] = 0;
         if (!dv || ndv > BOPT_MAX) return 0;
         b.no[v] = 0;
         memcpy(b.ext[v], ext, sizeof ext);
