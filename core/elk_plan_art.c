@@ -135,9 +135,9 @@ static const long *divmemo_get(divmemo *m, long n, int *k)
     return m->lst[j];
 }
 
-/* The temporal search of one spatial plan. Owns pool and lists (reused
- * across spatial plans). Invariant: every list[d] entry indexes pool, and
- * lists hold, after sorting, the artifact's search_space in its order. */
+/* The temporal search of one spatial plan. Owns lists and levels (reused
+ * across spatial plans). Invariant: the lists hold, after sorting, the
+ * artifact's search_space in its order. */
 typedef struct {
     const elk_op *op;
     int nd, nt;
@@ -150,9 +150,7 @@ typedef struct {
     int ndiv[MT];
     divmemo *dm; /* NULL: the divisors are computed into own */
     long own[MT][MAX_DIV];
-    tup *pool;
-    int npool, cpool;
-    int *list[MD];
+    tup *list[MD]; /* dim d's list */
     int nlist[MD], clist[MD];
     int *perm; /* perm[d]: the list level d draws from (the sort) */
     lent *lv[MD]; /* level d's entries: list perm[d] applied to dim d */
@@ -211,30 +209,56 @@ static long gcdl(long a, long b)
     return a;
 }
 
-static int pool_push(tctx *x, const int *t)
-{
-    if (x->npool == x->cpool) {
-        int c = x->cpool ? x->cpool * 2 : 256;
-        tup *v = realloc(x->pool, (size_t)c * sizeof *v);
-        if (!v) return -1;
-        x->pool = v;
-        x->cpool = c;
-    }
-    memcpy(x->pool[x->npool++].t, t, sizeof(int) * MT);
-    return 0;
-}
-
-static int list_push(tctx *x, int d, int i)
+static int list_push(tctx *x, int d, const int *t)
 {
     if (x->nlist[d] == x->clist[d]) {
         int c = x->clist[d] ? x->clist[d] * 2 : 64;
-        int *v = realloc(x->list[d], (size_t)c * sizeof *v);
+        tup *v = realloc(x->list[d], (size_t)c * sizeof *v);
         if (!v) return -1;
         x->list[d] = v;
         x->clist[d] = c;
     }
-    x->list[d][x->nlist[d]++] = i;
+    memcpy(x->list[d][x->nlist[d]++].t, t, sizeof(int) * MT);
     return 0;
+}
+
+/* Whether a tuple whose largest entry is m passes dim_list's padding test
+ * against extent len. */
+static inline int pad_ok(const tctx *x, long len, long m)
+{
+    return !(m > 1 && (double)len / ((double)m * (double)ceil_div(len, m)) < x->pad);
+}
+
+/* The factor lists of dim_list: f[k][0..nf[k]) are tensor vs[k]'s factors
+ * up to the dim's extent, ok[k][i] their padding tests. Owns nothing. */
+typedef struct {
+    int nv, vs[MT], nf[MT];
+    const long *f[MT];
+    unsigned char ok[MT][MAX_DIV];
+} dfac;
+
+/* The product over tensors vs[k..] below a prefix whose largest entry is mx
+ * (padding test mok); the last tensor's tuples are pushed without a call. */
+static void dim_rec(tctx *x, int d, const dfac *F, int k, int *cur, long mx, int mok)
+{
+    if (k >= MT) return; /* nv <= MT */
+    int v = F->vs[k], last = k == F->nv - 1;
+    for (int i = 0; i < F->nf[k] && !x->oom; i++) {
+        /* 32-bit remainders (a divisor of a replica count <= ELK_CHIP_CORES_MAX):
+         * the cheap division */
+        uint32_t a = (uint32_t)F->f[k][i];
+        int ok = 1;
+        for (int w = 0; w < k && ok && a > 1; w++) {
+            uint32_t b = (uint32_t)cur[F->vs[w]];
+            if (b > 1 && a % b && b % a) ok = 0;
+        }
+        if (!ok) continue;
+        cur[v] = (int)a;
+        int ok2 = (long)a > mx ? F->ok[k][i] : mok;
+        if (!last) dim_rec(x, d, F, k + 1, cur, (long)a > mx ? (long)a : mx, ok2);
+        else if (ok2 && list_push(x, d, cur)) x->oom = 1;
+    }
+    cur[v] = 1;
 }
 
 /* Dim d's list: itertools.product over the tensors' ascending factor lists,
@@ -242,36 +266,51 @@ static int list_push(tctx *x, int d, int i)
  * comparable under divisibility is the same thing) and pass
  * is_temp_dim_valid_for_variables (only tensors that index d rotate along
  * it, by at most its per-core extent, padding within the threshold). The
- * product is walked with the other tensors held at 1 and factors above the
- * extent skipped, which visits the kept tuples in the product's order. */
-static void dim_rec(tctx *x, int d, int v, int *cur, int mx)
+ * product is walked over the tensors that index d (the others held at 1)
+ * with factors above the extent left out, which visits the kept tuples in
+ * the product's order; a tuple's padding test is its largest entry's, so
+ * each factor's is taken once. */
+static void dim_list(tctx *x, int d)
 {
-    if (x->oom) return;
-    if (v == x->nt) {
-        long len = x->sl[d];
-        if (mx > 1 && (double)len / ((double)mx * (double)ceil_div(len, mx)) < x->pad) return;
-        if (pool_push(x, cur) || list_push(x, d, x->npool - 1)) x->oom = 1;
+    dfac F;
+    int cur[MT];
+    long len = x->sl[d];
+    F.nv = 0;
+    for (int v = 0; v < MT; v++) cur[v] = 1;
+    for (int v = 0; v < x->nt; v++)
+        if ((x->axm[v] >> d) & 1u) F.vs[F.nv++] = v;
+    if (F.nv == 0) {
+        if (list_push(x, d, cur)) x->oom = 1;
         return;
     }
-    cur[v] = 1;
-    if (!((x->axm[v] >> d) & 1u)) {
-        dim_rec(x, d, v + 1, cur, mx);
+    for (int k = 0; k < F.nv; k++) {
+        const long *dv = F.f[k] = x->div[F.vs[k]];
+        int n = 0;
+        while (n < x->ndiv[F.vs[k]] && dv[n] <= len) {
+            F.ok[k][n] = (unsigned char)pad_ok(x, len, dv[n]);
+            n++;
+        }
+        F.nf[k] = n;
+    }
+    if (F.nv != 2) {
+        dim_rec(x, d, &F, 0, cur, 1, 1);
         return;
     }
-    for (int i = 0; i < x->ndiv[v]; i++) {
-        long f = x->div[v][i];
-        if (f > x->sl[d]) break;
-        int ok = 1;
-        /* 32-bit remainders (a divisor of a replica count <= ELK_CHIP_CORES_MAX):
-         * the cheap division */
-        uint32_t f32 = (uint32_t)f;
-        for (int w = 0; w < v && ok && f > 1; w++)
-            if (cur[w] > 1 && f32 % (uint32_t)cur[w] && (uint32_t)cur[w] % f32) ok = 0;
-        if (!ok) continue;
-        cur[v] = (int)f;
-        dim_rec(x, d, v + 1, cur, f > mx ? (int)f : mx);
+    /* two tensors (a matmul's every dim): the product's two loops */
+    for (int i = 0; i < F.nf[0] && !x->oom; i++) {
+        uint32_t a = (uint32_t)F.f[0][i];
+        cur[F.vs[0]] = (int)a;
+        for (int j = 0; j < F.nf[1]; j++) {
+            uint32_t b = (uint32_t)F.f[1][j];
+            if (a > 1 && b > 1 && a % b && b % a) continue;
+            if (!(b > a ? F.ok[1][j] : F.ok[0][i])) continue;
+            cur[F.vs[1]] = (int)b;
+            if (list_push(x, d, cur)) {
+                x->oom = 1;
+                break;
+            }
+        }
     }
-    cur[v] = 1;
 }
 
 /* Ascending divisors of n (at most cap). */
@@ -293,7 +332,7 @@ static int cmp_lists(const tctx *x, int a, int b)
 {
     int n = x->nlist[a] < x->nlist[b] ? x->nlist[a] : x->nlist[b];
     for (int i = 0; i < n; i++) {
-        const int *ta = x->pool[x->list[a][i]].t, *tb = x->pool[x->list[b][i]].t;
+        const int *ta = x->list[a][i].t, *tb = x->list[b][i].t;
         for (int v = 0; v < x->nt; v++)
             if (ta[v] != tb[v]) return ta[v] < tb[v] ? -1 : 1;
     }
@@ -363,7 +402,7 @@ static int levels(tctx *x)
         int nds = 0;
         for (int i = 0; i < n; i++) {
             lent *e = &x->lv[d][i];
-            const int *t = x->pool[x->list[L][i]].t;
+            const int *t = x->list[L][i].t;
             memcpy(e->t, t, sizeof e->t);
             e->mx = 1;
             e->rot = 0;
@@ -428,7 +467,6 @@ static int temporal_run(tctx *x, const long *D, const int *p)
             if (!in_axes(&op->t[v], d)) x->rep[v] *= p[d];
             else x->axm[v] |= 1u << d;
     }
-    x->npool = 0;
     for (int v = 0; v < x->nt; v++) {
         if (x->dm) {
             x->div[v] = divmemo_get(x->dm, x->rep[v], &x->ndiv[v]);
@@ -438,11 +476,9 @@ static int temporal_run(tctx *x, const long *D, const int *p)
             x->div[v] = x->own[v];
         }
     }
-    int cur[MT];
-    for (int v = 0; v < MT; v++) cur[v] = 1;
     for (int d = 0; d < x->nd && !x->oom; d++) {
         x->nlist[d] = 0;
-        dim_rec(x, d, 0, cur, 1);
+        dim_list(x, d);
     }
     if (x->oom) return -1;
     int perm[MD];
@@ -479,7 +515,6 @@ static void tctx_free(tctx *x)
         free(x->cmemo[d]);
         free(x->cgen[d]);
     }
-    free(x->pool);
     for (int d = 0; d < MD; d++) {
         free(x->list[d]);
         free(x->lv[d]);
@@ -491,9 +526,11 @@ static void tctx_free(tctx *x)
 
 typedef void (*spatial_fn)(void *u, const int *p);
 
-/* The spatial search of one operator. Owns nothing. Invariant: p holds the
- * plan being built (1 beyond the current level); fn sees only plans that
- * pass the artifact's utilisation and padding checks. */
+/* The spatial search of one operator. Owns cand and candf during
+ * spatial_run, nothing after it. Invariant: p holds the plan being built (1
+ * beyond the current level); fn sees only plans that pass the artifact's
+ * utilisation and padding checks; chunk counts the innermost loops the
+ * unpruned walk would begin (the plans' keys and the threads' shares). */
 typedef struct {
     int nd, cores;
     long D[MD];
@@ -508,6 +545,13 @@ typedef struct {
     spatial_fn fn;
     void *u;
     long spatial;
+    /* the innermost dim's splits whose own padding factor (pad_factor)
+     * meets pad, ascending, with those factors: only they can pass, since
+     * the factors of the other dims are at most 1 (owned by spatial_run
+     * while it runs; NULL: every split is tried) */
+    long *cand;
+    double *candf;
+    long ncand;
 } sctx;
 
 static void thresholds(const elk_op *op, int cores, double *util, double *pad)
@@ -522,19 +566,58 @@ static void thresholds(const elk_op *op, int cores, double *util, double *pad)
     *pad = 0.9 * fmin(P / (P + cores), M / 220.0);
 }
 
+/* Dim d's share of the padding efficiency at split p, as
+ * update_spatial_dim_parts_if_valid computes it: at most 1. */
+static inline double pad_factor(long D, long p)
+{
+    long len = (D + p - 1) / p;
+    return (double)D / ((double)len * p);
+}
+
 /* update_spatial_dim_parts_if_valid */
 static int spatial_ok(const sctx *s)
 {
     double used = 1, eff = 1;
     for (int d = 0; d < s->nd; d++) {
-        long len = (s->D[d] + s->p[d] - 1) / s->p[d];
         used *= s->p[d];
-        eff *= (double)s->D[d] / ((double)len * s->p[d]);
+        eff *= pad_factor(s->D[d], s->p[d]);
     }
     return used <= s->cores && used / s->cores >= s->util && eff >= s->pad;
 }
 
-static void spatial_rec(sctx *s, int d, double agg)
+/* The first split spatial_rec tries at level d under the splits' product
+ * agg. */
+static long spatial_lo(const sctx *s, int d, double agg)
+{
+    long lo = (long)floor(s->cores * s->util / agg / s->rest[d + 1]);
+    if (lo < 1) lo = 1;
+    if (lo > (long)s->tot[d]) lo = (long)s->tot[d];
+    return lo;
+}
+
+/* The coarse space: a subset of the plans (so no better), stepped as
+ * elk_plan.c steps its own; 0: every split. */
+static long spatial_geo(const sctx *s, int d) { return s->coarse ? (d < s->nd - 1 ? 4 : 16) : 0; }
+
+/* How many innermost loops spatial_rec(s, d, agg) begins: a subtree skipped
+ * whole still counts them, so that the plans' keys and the threads' shares
+ * are the unpruned walk's. */
+static long spatial_chunks(const sctx *s, int d, double agg)
+{
+    if (d == s->nd - 1) return 1;
+    long n = 0, geo = spatial_geo(s, d);
+    for (long i = spatial_lo(s, d, agg); i <= (long)s->tot[d]; i += geo && i >= geo ? i / geo : 1) {
+        if (i * agg > s->cores) break;
+        n += spatial_chunks(s, d + 1, agg * (double)i);
+    }
+    return n;
+}
+
+/* ef is the padding efficiency of the splits above d, multiplied in
+ * spatial_ok's order; each dim's factor is at most 1 (a correctly rounded
+ * D / (len * p) with len * p >= D, and a rounded product does not grow),
+ * so once ef is below pad no plan below passes. */
+static void spatial_rec(sctx *s, int d, double agg, double ef)
 {
     if (d == s->nd) {
         if (!spatial_ok(s)) return;
@@ -548,17 +631,37 @@ static void spatial_rec(sctx *s, int d, double agg)
         long ch = s->chunk++;
         if (ch % s->nthr != s->tid) return;
         s->idx = 0;
+        if (ef < s->pad) return;
+        if (s->cand) {
+            /* spatial_ok's tests on the splits that can pass, in the
+             * loop's order and up to its end */
+            long lo = spatial_lo(s, d, agg), k0 = 0, k1 = s->ncand;
+            while (k0 < k1) {
+                long mid = (k0 + k1) / 2;
+                if (s->cand[mid] < lo) k0 = mid + 1;
+                else k1 = mid;
+            }
+            for (long k = k0; k < s->ncand; k++) {
+                long i = s->cand[k];
+                if (i * agg > s->cores) break;
+                double used = agg * (double)i;
+                if (!(used / s->cores >= s->util && ef * s->candf[k] >= s->pad)) continue;
+                s->p[d] = (int)i;
+                s->spatial++;
+                s->fn(s->u, s->p);
+                s->idx++;
+            }
+            s->p[d] = 1;
+            return;
+        }
     }
-    long lo = (long)floor(s->cores * s->util / agg / s->rest[d + 1]);
-    if (lo < 1) lo = 1;
-    if (lo > (long)s->tot[d]) lo = (long)s->tot[d];
-    /* the coarse space: a subset of the plans (so no better), stepped as
-     * elk_plan.c steps its own */
-    long geo = s->coarse ? (d < s->nd - 1 ? 4 : 16) : 0;
-    for (long i = lo; i <= (long)s->tot[d]; i += geo && i >= geo ? i / geo : 1) {
+    long geo = spatial_geo(s, d);
+    for (long i = spatial_lo(s, d, agg); i <= (long)s->tot[d]; i += geo && i >= geo ? i / geo : 1) {
         if (i * agg > s->cores) break;
         s->p[d] = (int)i;
-        spatial_rec(s, d + 1, agg * (double)i);
+        double e2 = d < s->nd - 1 ? ef * pad_factor(s->D[d], i) : ef;
+        if (e2 < s->pad) s->chunk += spatial_chunks(s, d + 1, agg * (double)i);
+        else spatial_rec(s, d + 1, agg * (double)i, e2);
     }
     s->p[d] = 1;
 }
@@ -581,7 +684,30 @@ static void spatial_run(sctx *s, const elk_op *op, int cores, int coarse, int ti
     for (int d = s->nd - 1; d >= 0; d--) s->rest[d] = s->rest[d + 1] * s->tot[d];
     s->fn = fn;
     s->u = u;
-    spatial_rec(s, 0, 1.0);
+    /* the innermost dim's candidates (the walk's leaves were 80% rejects);
+     * a huge dim or no memory: every split is tried */
+    long nt = s->nd > 0 ? (long)s->tot[s->nd - 1] : 0;
+    if (!coarse && nt > 0 && nt <= (1L << 20)) {
+        s->cand = malloc((size_t)nt * sizeof *s->cand);
+        s->candf = malloc((size_t)nt * sizeof *s->candf);
+        if (!s->cand || !s->candf) {
+            free(s->cand);
+            free(s->candf);
+            s->cand = NULL;
+            s->candf = NULL;
+        }
+        for (long i = 1; s->cand && i <= nt; i++) {
+            double f = pad_factor(s->D[s->nd - 1], i);
+            if (f < s->pad) continue;
+            s->cand[s->ncand] = i;
+            s->candf[s->ncand++] = f;
+        }
+    }
+    spatial_rec(s, 0, 1.0, 1.0);
+    free(s->cand);
+    free(s->candf);
+    s->cand = NULL;
+    s->candf = NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -606,6 +732,12 @@ typedef struct {
     tctx t;
     sctx s;
     struct bcache *bc; /* p1_cut_spatial's last options per tensor (owned; NULL: none) */
+    /* p1_cut_spatial's last unsplit tile: csl is elk_cost_compute of the
+     * extents csl_key once csl_set (neighbouring spatial plans of large
+     * splits often share every extent) */
+    long csl_key[MD];
+    double csl;
+    int csl_set;
 } actx;
 
 /* Per-core slice of every tensor (get_sub_op_var_sizes), elements. */
@@ -785,6 +917,15 @@ typedef struct {
     long ox_sp[MD + 1];
     uint32_t ox_T0[MD + 1];
     double ox_s0[MD + 1], ox_best[MD + 1];
+    /* clb[d]: a lower bound on the compute time (over compute_scale) of
+     * every plan below the current path's levels 0..d-1 (0: none known):
+     * p1_cut's own compute bound there, or the one above it. Where
+     * elk_cost_split_monotone holds, a level's split never lowers compute
+     * times iterations, so a parent's bound holds for its children, and a
+     * subtree or plan that loses on it loses on its own compute too (the
+     * larger margin covers rounding): p1_cut and p1_leaf decide as before
+     * without pricing it. */
+    double clb[MD + 1];
 } pass1;
 
 /* Index of the last staircase point with hot <= h, or -1. */
@@ -878,6 +1019,7 @@ static void p1_leaf(void *u, int tm[MD][MT], const long *sub, const double *s, u
     if (hot > a->sram) return;
     long i = st_find(q, hot);
     double bound = i >= 0 ? q->st_exe[i] : INFINITY;
+    if (!q->cb && q->clb[a->t.nd - 1] * (1 - 1e-9) >= bound) return; /* its compute alone too slow */
     double comp0 = path_compute(&a->t, a->c, a->t.nd - 1, sub) * iters;
     /* compute alone already too slow: skip the exchange terms */
     if (!q->cb && comp0 / a->c->compute_scale >= bound) return;
@@ -930,18 +1072,27 @@ static int p1_cut(void *u, int d, const double *s, unsigned rot, double iters, c
     pass1 *q = u;
     actx *a = q->a;
     const tctx *x = &a->t;
-    if (q->exhaustive || q->nst == 0) return 0;
+    if (q->exhaustive || q->nst == 0) {
+        q->clb[d] = q->clb[d - 1];
+        return 0;
+    }
     double dt = x->op->dtype_bytes, hot = 0;
     for (int v = 0; v < x->nt; v++) hot += s[v] * x->sfx[d][v] * dt * (((rot >> v) & 1u) ? 2 : 1);
     if (hot > a->sram) return 1;
-    if (hot < q->st_hot[0]) return 0;
-    double comp = 0;
+    double comp = q->clb[d - 1];
+    if (hot < q->st_hot[0]) {
+        q->clb[d] = comp;
+        return 0;
+    }
     long at = -2;
     if (a->mono) {
+        if (st_beats_at(q, hot, comp * (1 - 2e-9), &at)) return 1; /* on clb above */
         long sb[MD];
         for (int k = 0; k < x->nd; k++) sb[k] = k < d ? sub[k] : x->sl[k];
         comp = path_compute(&a->t, a->c, d - 1, sb) * iters / a->c->compute_scale;
         if (st_beats_at(q, hot, comp * (1 - 1e-9), &at)) return 1;
+    } else {
+        comp = 0;
     }
     /* and the exchange: each tensor's splits so far only grow (its slice
      * at least the one the hot bound took); the output's final product is
@@ -971,7 +1122,9 @@ static int p1_cut(void *u, int d, const double *s, unsigned rot, double iters, c
         q->ox_s0[d] = s0;
         q->ox_best[d] = best;
     }
-    return st_beats_at(q, hot, (lb + best) * (1 - 1e-9), &at);
+    if (st_beats_at(q, hot, (lb + best) * (1 - 1e-9), &at)) return 1;
+    q->clb[d] = comp;
+    return 0;
 }
 
 /* p1_cut for a whole spatial plan, before its lists are built. Tensor v's
@@ -1065,10 +1218,11 @@ static void bopt_refine(bsrch *b, int v, int i)
     o->e = term_xchg(b->a, v, sv, o->T, (double)b->rep[v], 1); /* o >= 1 */
 }
 
-static int bound_rec(bsrch *b, int v, double h, double e, double T)
+/* bound_rec's node once counted and not lost: the vector's test at a leaf,
+ * else its children, each counted and tested here before its own call
+ * (the same nodes in the same order, without a call for the lost ones). */
+static int bound_node(bsrch *b, int v, double h, double e, double T)
 {
-    if (++b->nodes > BNODE_MAX) return 1;
-    if (lost(b, h + b->hmin[v], e + b->emin[v] + dmax(b->comp_sl, T * b->comp_1))) return 0;
     if (v >= b->nt || v >= MT) {
         /* a vector that joins on the cheap slices: on the exact ones? */
         int refined = 0;
@@ -1085,11 +1239,23 @@ static int bound_rec(bsrch *b, int v, double h, double e, double T)
         }
         return !lost(b, h, e + b->base + dmax(b->comp_sl, T * b->comp_1));
     }
+    double hm = b->hmin[v + 1], em = b->emin[v + 1];
     for (int i = 0; i < b->no[v]; i++) {
         b->pick[v] = i;
-        if (bound_rec(b, v + 1, h + b->o[v][i].h, e + b->o[v][i].e, dmax(T, b->o[v][i].T))) return 1;
+        const bopt *o = &b->o[v][i];
+        double h2 = h + o->h, e2 = e + o->e, T2 = dmax(T, o->T);
+        if (++b->nodes > BNODE_MAX) return 1;
+        if (lost(b, h2 + hm, e2 + em + dmax(b->comp_sl, T2 * b->comp_1))) continue;
+        if (bound_node(b, v + 1, h2, e2, T2)) return 1;
     }
     return 0;
+}
+
+static int bound_rec(bsrch *b, int v, double h, double e, double T)
+{
+    if (++b->nodes > BNODE_MAX) return 1;
+    if (lost(b, h + b->hmin[v], e + b->emin[v] + dmax(b->comp_sl, T * b->comp_1))) return 0;
+    return bound_node(b, v, h, e, T);
 }
 
 /* The least slice of a tensor with extents ext[0..na) whose splits
@@ -1131,8 +1297,11 @@ static double slice_lb(const long *ext, int na, long T, const long *dv, int ndv)
     return (double)best;
 }
 
-static int p1_cut_spatial(const pass1 *q, const int *p)
+/* *comp_sl: the unsplit tile's compute time when it was priced, else 0
+ * (p1_cut's clb[0]). */
+static int p1_cut_spatial(const pass1 *q, const int *p, double *comp_sl)
 {
+    *comp_sl = 0;
     actx *a = q->a;
     const elk_op *op = a->t.op;
     const elk_chip *c = a->c;
@@ -1164,9 +1333,15 @@ static int p1_cut_spatial(const pass1 *q, const int *p)
             b.ndv[v] = bc->ndv[v];
             continue;
         }
-        if (bc) bc->ok[v] = 0;
         int ndv;
-        const long *dv = divmemo_get(&a->dm, rep, &ndv);
+        const long *dv;
+        if (bc && bc->ok[v] && bc->rep[v] == rep) { /* only the extents moved */
+            dv = bc->dv[v];
+            ndv = bc->ndv[v];
+        } else {
+            dv = divmemo_get(&a->dm, rep, &ndv);
+        }
+        if (bc) bc->ok[v] = 0;
         if (!dv || ndv > BOPT_MAX) return 0;
         b.no[v] = 0;
         memcpy(b.ext[v], ext, sizeof ext);
@@ -1199,7 +1374,13 @@ static int p1_cut_spatial(const pass1 *q, const int *p)
     }
     double base = a->base_x;
     b.base = base;
-    b.comp_sl = a->mono ? elk_cost_compute(c, op, sl) / c->compute_scale : 0;
+    if (a->mono && (!a->csl_set || memcmp(a->csl_key, sl, (size_t)op->ndims * sizeof *sl))) {
+        a->csl = elk_cost_compute(c, op, sl);
+        memcpy(a->csl_key, sl, (size_t)op->ndims * sizeof *sl);
+        a->csl_set = 1;
+    }
+    b.comp_sl = a->mono ? a->csl / c->compute_scale : 0;
+    *comp_sl = b.comp_sl;
     b.comp_1 = a->comp_1;
     b.hmin[b.nt] = b.emin[b.nt] = 0;
     for (int v = b.nt - 1; v >= 0; v--) {
@@ -1222,7 +1403,7 @@ static void p1_spatial(void *u, const int *p)
 {
     pass1 *q = u;
     q->sp = p1_sp_key(&q->a->s);
-    if (p1_cut_spatial(q, p)) {
+    if (p1_cut_spatial(q, p, &q->clb[0])) {
         q->nsp++;
         q->bounded++;
         return;
