@@ -910,9 +910,15 @@ static void spatial_rec(enum_ctx *e, int d, double prod, double ratio)
             continue;
         }
         int red = !e->is_out[d] && p > 1;
-        e->red_split += red;
-        spatial_rec(e, d + 1, prod * p, fill);
-        e->red_split -= red;
+        /* spatial_leaf's utilisation test, before the call: lo is a floor
+         * (and 1 for a reduced dim on util_out's path), so most innermost
+         * loops start below it, and most leaves would fail it there (the
+         * same product: prod * p is the leaf's used, exact in doubles) */
+        if (d < e->nd - 1 || prod * p >= (e->red_split + red ? e->util_cores : e->util_out)) {
+            e->red_split += red;
+            spatial_rec(e, d + 1, prod * p, fill);
+            e->red_split -= red;
+        }
         /* a reduced dim split at p < the full floor's bound: only p = 1 was
          * wanted (util_out's path) */
         if (!e->is_out[d] && p == 1 && lo_out < LONG_MAX) {
