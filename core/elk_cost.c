@@ -10,15 +10,22 @@
 
 static double cdiv(double a, double b) { return ceil(a / b); }
 
-/* m, n, k and the batch count of a matmul sub-tile (dims [batch.., m, n, k]) */
-static void mm_shape(const elk_op *op, const long *sub, double *b, double *m, double *n, double *k)
+/* cdiv((double)x, q) for a positive integer q (6, 16) by integer division:
+ * for 0 < x < 2^30 the quotient x / q is never within rounding of the next
+ * integer (it is k + r/q with r < q), so ceil of the rounded quotient is the
+ * integer ceiling; outside that range, the double expression itself. */
+static double cdiv_l(long x, long q)
 {
-    int nd = op->ndims;
-    *b = 1;
-    for (int d = 0; d < nd - 3; d++) *b *= (double)sub[d];
-    *m = (double)sub[nd - 3];
-    *n = (double)sub[nd - 2];
-    *k = (double)sub[nd - 1];
+    if (x > 0 && x < (1L << 30)) return (double)((x + q - 1) / q);
+    return cdiv((double)x, (double)q);
+}
+
+/* fmin as glibc's x86-64 fmin computes it (minsd: the second operand when
+ * they are equal; the other operand when one is a NaN), without the call */
+static double fmin_inl(double a, double b)
+{
+    if (isnan(b)) return a;
+    return a < b ? a : b;
 }
 
 static double points(const elk_op *op, const long *sub)
@@ -51,11 +58,11 @@ static double ipu_reduce(const elk_cost_coef *k, double n, double o)
 }
 
 /* One m x k by k x n tile: mm_block cycles per 6x16x16 MAC block (64
- * MAC/cycle), plus per-(k,n)-block and per-n-block overheads. */
-static double ipu_mm(const elk_cost_coef *k, double blk, double m, double n, double kk)
+ * MAC/cycle), plus per-(k,n)-block and per-n-block overheads; from its block
+ * counts m6 = ceil(m / 6), n16 = ceil(n / 16), k16 = ceil(k / 16). */
+static double ipu_mm(const elk_cost_coef *k, double blk, double m6, double n16, double k16)
 {
-    return blk * cdiv(m, 6) * cdiv(kk, 16) * cdiv(n, 16) + k->mm_kn * cdiv(kk, 16) * cdiv(n, 16) +
-           k->mm_n * cdiv(n, 16) + k->mm_fixed;
+    return blk * m6 * k16 * n16 + k->mm_kn * k16 * n16 + k->mm_n * n16 + k->mm_fixed;
 }
 
 static double ipu_elem(const elk_cost_coef *k, double n)
@@ -67,20 +74,26 @@ static double ipu_elem(const elk_cost_coef *k, double n)
 double elk_cost_compute(const elk_chip *c, const elk_op *op, const long *sub)
 {
     const elk_cost_coef *k = &c->cost;
+    if (c->cost.kind == ELK_COSTK_IPU && op->kind == ELK_OP_MATMUL) {
+        /* dims [batch.., m, n, k]; the block counts from the extents as
+         * integers (the planners call this millions of times) */
+        int nd = op->ndims;
+        double b = 1;
+        for (int d = 0; d < nd - 3; d++) b *= (double)sub[d];
+        long m = sub[nd - 3], nn = sub[nd - 2], kk = sub[nd - 1];
+        /* The kernel library may compute C or C^T (swapping the roles of
+         * m and n); the artifact's "m >= n unless m <= 16" rule picks an
+         * orientation, we take the faster one. For decode attention this
+         * is the GEMV orientation (the KV matrix on the 6-row side). */
+        double blk = k->mm_block * 64.0 / c->matmul_macs_per_cycle;
+        double k16 = cdiv_l(kk, 16);
+        double t1 = ipu_mm(k, blk, cdiv_l(m, 6), cdiv_l(nn, 16), k16);
+        double t2 = ipu_mm(k, blk, cdiv_l(nn, 6), cdiv_l(m, 16), k16);
+        return b * fmin_inl(t1, t2);
+    }
     double n = points(op, sub);
     if (c->cost.kind == ELK_COSTK_IPU) {
         switch (op->kind) {
-        case ELK_OP_MATMUL: {
-            double b, m, nn, kk;
-            mm_shape(op, sub, &b, &m, &nn, &kk);
-            /* The kernel library may compute C or C^T (swapping the roles of
-             * m and n); the artifact's "m >= n unless m <= 16" rule picks an
-             * orientation, we take the faster one. For decode attention this
-             * is the GEMV orientation (the KV matrix on the 6-row side). */
-            double blk = k->mm_block * 64.0 / c->matmul_macs_per_cycle;
-            double t1 = ipu_mm(k, blk, m, nn, kk), t2 = ipu_mm(k, blk, nn, m, kk);
-            return b * fmin(t1, t2);
-        }
         case ELK_OP_ELEMWISE: return ipu_elem(k, n) * 2.0 / c->vector_elems_per_cycle;
         case ELK_OP_UNARY: return (k->unary_slope * n + k->unary_fixed) * 2.0 / c->vector_elems_per_cycle;
         case ELK_OP_REDUCE: return ipu_reduce(k, n, out_points(op, sub)) * 2.0 / c->vector_elems_per_cycle;
