@@ -86,6 +86,9 @@ typedef struct enum_ctx {
     double util_cores;              /* least cores a plan that splits a reduced dim must use */
     double util_out;                /* least cores a plan that splits none must use (<= util_cores) */
     int is_out[ELK_MAX_DIMS];       /* dim d indexes the output (is not reduced) */
+    unsigned axmask[ELK_MAX_TENSORS]; /* bit d: tensor v indexes dim d (in_axes) */
+    double r0;                      /* the current spatial plan's partial-sum copies:
+                                     * the product of p over dims the output does not index */
     long suffix_out[ELK_MAX_DIMS + 1]; /* suffix over the output dims only */
     int red_split;                  /* reduced dims split on spatial_rec's current path */
     double pad_thr;
@@ -474,10 +477,7 @@ static void eval_plan(enum_ctx *e, const long *sl, const rot *r)
     /* the artifact's sync_shift: each rotating tensor's every step costs two */
     if (prof & (1u << ELK_PSW_ROTSYNC)) syncs = 2 * var_shifts;
     /* partial sums over split dims the output does not index */
-    double r0 = 1;
-    for (int d = 0; d < nd; d++)
-        if (!in_axes(&op->t[0], d)) r0 *= e->p[d];
-    elk_plan_charge_output(e->c, op, r0, sub, s[0], &pl, &shift_elems, &syncs);
+    elk_plan_charge_output(e->c, op, e->r0, sub, s[0], &pl, &shift_elems, &syncs);
     pl.comp += e->unf_comp;
     syncs += e->unf_syncs;
     pl.shift_bytes = shift_elems * dt + e->unf_bytes;
@@ -589,9 +589,7 @@ static int prune_options(enum_ctx *e, const long *sl, rot (*opts)[MAX_ROTS], int
         out_rot |= Tmax[d] > 1;
         osub *= (double)((sl[d] + Tmax[d] - 1) / Tmax[d]);
     }
-    double r0 = 1;
-    for (int d = 0; d < nd; d++)
-        if (!in_axes(&op->t[0], d)) r0 *= e->p[d];
+    double r0 = e->r0;
     double add = 0, shift = 0, syncs = 0;
     if (r0 > 1 && (prof & (1u << ELK_PSW_GATHER))) {
         if (!out_rot) add = elk_cost_partial_reduce(e->c, r0, s0);
@@ -777,7 +775,8 @@ static void spatial_leaf(enum_ctx *e)
         double s0 = 1, r0 = 1, dt = op->dtype_bytes;
         for (int a = 0; a < op->t[0].naxes; a++) s0 *= (double)sl[op->t[0].axis[a]];
         for (int d = 0; d < nd; d++)
-            if (!in_axes(&op->t[0], d)) r0 *= e->p[d];
+            if (!(e->axmask[0] >> d & 1)) r0 *= e->p[d];
+        e->r0 = r0;
         unsigned prof = e->c->profile;
         double cc = 0, shb = 0, lim = e->best * (1 + FASTEST_MARGIN);
         int bound = e->fastest && e->best < INFINITY;
@@ -806,7 +805,7 @@ static void spatial_leaf(enum_ctx *e)
         const elk_tensor *t = &op->t[v];
         long rep = 1;
         for (int d = 0; d < nd; d++)
-            if (!in_axes(t, d)) rep *= e->p[d];
+            if (!(e->axmask[v] >> d & 1)) rep *= e->p[d];
         nopt[v] = 0;
         opts[v][nopt[v]++] = (rot){1, -1};
         if (rep <= 1) continue;
@@ -866,6 +865,17 @@ static void spatial_leaf(enum_ctx *e)
     local_prune(e);
 }
 
+/* The least p >= 1 with prod * p >= thr, as the leaf compares them (prod
+ * and p products of splits: exact in doubles). */
+static long least_split(double thr, double prod)
+{
+    long p = (long)ceil(thr / prod);
+    if (p < 1) p = 1;
+    while (p > 1 && (double)(p - 1) * prod >= thr) p--;
+    while ((double)p * prod < thr) p++;
+    return p;
+}
+
 static void spatial_rec(enum_ctx *e, int d, double prod, double ratio)
 {
     if (e->oom || e->cancelled) return;
@@ -891,6 +901,15 @@ static void spatial_rec(enum_ctx *e, int d, double prod, double ratio)
     /* the coarse space steps the splits geometrically: by about a quarter,
      * the innermost (which fills the cores) by about a sixteenth */
     long geo = e->coarse ? (d < e->nd - 1 ? 4 : 16) : 0;
+    int last = d == e->nd - 1;
+    /* the innermost level starts where the leaf's utilisation test can
+     * first pass when its threshold does not depend on p (a split path, or
+     * an output dim): below it no p recurses, nor moves next (the coarse
+     * space's steps start at lo, so it keeps lo) */
+    if (last && !geo && (e->red_split || e->is_out[d])) {
+        long least = least_split(e->red_split ? e->util_cores : e->util_out, prod);
+        if (least > lo) lo = least;
+    }
     for (long p = lo, next; p <= hi; p = next) {
         next = p + (geo && p >= geo ? p / geo : 1);
         e->p[d] = (int)p;
@@ -914,7 +933,7 @@ static void spatial_rec(enum_ctx *e, int d, double prod, double ratio)
          * (and 1 for a reduced dim on util_out's path), so most innermost
          * loops start below it, and most leaves would fail it there (the
          * same product: prod * p is the leaf's used, exact in doubles) */
-        if (d < e->nd - 1 || prod * p >= (e->red_split + red ? e->util_cores : e->util_out)) {
+        if (!last || prod * p >= (e->red_split + red ? e->util_cores : e->util_out)) {
             e->red_split += red;
             spatial_rec(e, d + 1, prod * p, fill);
             e->red_split -= red;
@@ -922,7 +941,7 @@ static void spatial_rec(enum_ctx *e, int d, double prod, double ratio)
         /* a reduced dim split at p < the full floor's bound: only p = 1 was
          * wanted (util_out's path) */
         if (!e->is_out[d] && p == 1 && lo_out < LONG_MAX) {
-            long full = (long)floor(e->util_cores / (prod * rest));
+            long full = last && !geo ? least_split(e->util_cores, prod) : (long)floor(e->util_cores / (prod * rest));
             if (full > next) next = full < 2 ? 2 : full;
         }
     }
@@ -1323,6 +1342,8 @@ static void enum_start(enum_ctx *e, const elk_chip *c, const elk_op *op, double 
     e->suffix_out[e->nd] = 1;
     for (int d = e->nd - 1; d >= 0; d--) {
         e->is_out[d] = in_axes(&op->t[0], d);
+        for (int v = 0; v < op->ntensors; v++)
+            if (in_axes(&op->t[v], d)) e->axmask[v] |= 1u << d;
         double s = (double)e->suffix_out[d + 1] * (e->is_out[d] ? (double)(e->D[d] < e->cores ? e->D[d] : e->cores) : 1);
         e->suffix_out[d] = (long)(s > e->cores ? e->cores : s);
     }
