@@ -140,6 +140,7 @@ typedef struct enum_ctx {
     double msc;       /* the menu's sync cycles per sync: sync_cycles, xfactor apart */
     long lb_sl[ELK_MAX_DIMS]; /* the slice fastest_spatial_lb last priced (lb_sl[0] 0: none) */
     double lb_comp;   /* and its compute */
+    int split_up;     /* compute_splits_up of the chip and operator */
 } enum_ctx;
 
 #define FASTEST_MARGIN 1e-9
@@ -581,7 +582,7 @@ static int prune_options(enum_ctx *e, const long *sl, rot (*opts)[MAX_ROTS], int
         hsum += hmin[v];
     }
     /* the terms no rotation choice changes (eval_plan's, in its order) */
-    int split_up = compute_splits_up(e->c, op);
+    int split_up = e->split_up;
     int out_rot = 0;
     double osub = 1;
     for (int a = 0; a < op->t[0].naxes; a++) {
@@ -718,7 +719,7 @@ static void fastest_spatial_lb(enum_ctx *e, const long *sl, double s0, double r0
      * consecutive p) */
     if (memcmp(e->lb_sl, sl, (size_t)e->nd * sizeof *sl)) {
         memcpy(e->lb_sl, sl, (size_t)e->nd * sizeof *sl);
-        e->lb_comp = compute_splits_up(e->c, op) ? elk_cost_compute(e->c, op, sl) : 0;
+        e->lb_comp = e->split_up ? elk_cost_compute(e->c, op, sl) : 0;
     }
     double comp = e->lb_comp;
     double shift = 0, syncs = 0;
@@ -876,6 +877,33 @@ static long least_split(double thr, double prod)
     return p;
 }
 
+/* The fastest search's bound on every leaf below level d (splits prod so
+ * far): fastest_spatial_lb's terms at their least. Each dim left is split
+ * at most min(D, cores / prod) ways, so every slice below is at least that
+ * split's, and where compute_splits_up holds compute is monotone in every
+ * extent (each of its formulas is a non-decreasing function of the extents
+ * with non-negative coefficients); the partial-sum terms are at least 0 and
+ * the re-layout's shift too, its syncs are what they are. The same
+ * expressions in the same order on smaller operands, so rounding keeps the
+ * order: when this passes best's margin, so does every leaf's own bound,
+ * and the leaves would each be bounded (best only falls). */
+static int fastest_subtree_bounded(enum_ctx *e, int d, double prod)
+{
+    const elk_op *op = e->op;
+    long sub[ELK_MAX_DIMS], cap = (long)(e->cores / prod);
+    for (int i = 0; i < e->nd; i++) {
+        long h = cap < e->D[i] ? cap : e->D[i];
+        sub[i] = i < d ? e->sl[i] : (e->D[i] + h - 1) / h;
+    }
+    double shift = 0, syncs = 0;
+    relayout_terms(op, e->c->profile, 0, &shift, &syncs);
+    elk_plan pl;
+    pl.comp = (e->split_up ? elk_cost_compute(e->c, op, sub) : 0) + e->unf_comp;
+    pl.syncs = syncs + e->unf_syncs;
+    double shb = shift * op->dtype_bytes + e->unf_bytes;
+    return fastest_lb(e, plan_C(e, &pl) * (1 - 1e-9), shb, 0) > e->best * (1 + FASTEST_MARGIN);
+}
+
 static void spatial_rec(enum_ctx *e, int d, double prod, double ratio)
 {
     if (e->oom || e->cancelled) return;
@@ -888,6 +916,8 @@ static void spatial_rec(enum_ctx *e, int d, double prod, double ratio)
     }
     /* threads split the work by whole innermost loops, dealt round-robin */
     if (e->nthr > 1 && d == e->nd - 1 && e->chunk++ % e->nthr != e->tid) return;
+    /* a whole subtree the fastest search's best already beats */
+    if (e->fastest && e->best < INFINITY && fastest_subtree_bounded(e, d, prod)) return;
     long hi = (long)(e->cores / prod);
     if (hi > e->D[d]) hi = e->D[d];
     double rest = (double)e->suffix[d + 1];
@@ -1347,6 +1377,7 @@ static void enum_start(enum_ctx *e, const elk_chip *c, const elk_op *op, double 
         double s = (double)e->suffix_out[d + 1] * (e->is_out[d] ? (double)(e->D[d] < e->cores ? e->D[d] : e->cores) : 1);
         e->suffix_out[d] = (long)(s > e->cores ? e->cores : s);
     }
+    e->split_up = compute_splits_up(c, op);
     thresholds(e);
     if (e->prune || e->fastest) twin_setup(e);
     enum_run(e);
