@@ -71,8 +71,11 @@ typedef struct {
 typedef struct {
     long key[ELK_MAX_DIMS];
     int used, nseen;
+    uint64_t seen_bits; /* bit rot_bit(r) of every r in seen: a clear bit rules r out */
     rot seen[TWIN_SEEN];
 } twin_ent;
+
+static unsigned rot_bit(rot r) { return ((unsigned)r.t * 0x9E3779B1u + (unsigned)r.ax * 0x85EBCA6Bu) >> 26; }
 
 /* Everything enumeration needs; lives on the stack of elk_plan_enumerate. */
 typedef struct enum_ctx {
@@ -701,6 +704,7 @@ static twin_ent *twin_slot(enum_ctx *e, const long *sl, int *fresh)
     memcpy(t->key, key, sizeof key);
     t->used = 1;
     t->nseen = 0;
+    t->seen_bits = 0;
     return t;
 }
 
@@ -833,11 +837,15 @@ static void spatial_leaf(enum_ctx *e)
         int v = e->vary, k = 0;
         for (int i = 0; i < nopt[v]; i++) {
             int seen = 0;
-            for (int j = 0; j < tw->nseen && !seen; j++)
+            unsigned bit = rot_bit(opts[v][i]);
+            for (int j = 0; j < tw->nseen && !seen && (tw->seen_bits >> bit & 1); j++)
                 seen = tw->seen[j].t == opts[v][i].t && tw->seen[j].ax == opts[v][i].ax;
             if (seen) continue;
             opts[v][k++] = opts[v][i];
-            if (tw->nseen < TWIN_SEEN) tw->seen[tw->nseen++] = opts[v][i];
+            if (tw->nseen < TWIN_SEEN) {
+                tw->seen[tw->nseen++] = opts[v][i];
+                tw->seen_bits |= (uint64_t)1 << bit;
+            }
         }
         nopt[v] = k;
         if (k == 0) {
