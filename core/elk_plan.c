@@ -144,6 +144,7 @@ typedef struct enum_ctx {
     long lb_sl[ELK_MAX_DIMS]; /* the slice fastest_spatial_lb last priced (lb_sl[0] 0: none) */
     double lb_comp;   /* and its compute */
     int split_up;     /* compute_splits_up of the chip and operator */
+    double sub_syncs, sub_shb; /* fastest_subtree_bounded's syncs and shift bytes (the same for every subtree) */
 } enum_ctx;
 
 #define FASTEST_MARGIN 1e-9
@@ -606,6 +607,8 @@ static int prune_options(enum_ctx *e, const long *sl, rot (*opts)[MAX_ROTS], int
     }
     relayout_terms(op, prof, s0, &shift, &syncs);
     double sync_per = prof & (1u << ELK_PSW_ROTSYNC) ? 2 : 1;
+    double comp_sl = 0;
+    int have_sl = 0;
     for (int v = 1; v < nt; v++) {
         int k = 0;
         for (int i = 0; i < nopt[v]; i++) {
@@ -616,24 +619,47 @@ static int prune_options(enum_ctx *e, const long *sl, rot (*opts)[MAX_ROTS], int
             int dead = hot > e->sram && (e->all.n > 0 || e->fastest);
             if (!dead && (e->fi.n > 0 || (e->fastest && e->best < INFINITY))) {
                 elk_plan pl;
-                long sub[ELK_MAX_DIMS];
-                for (int d = 0; d < nd; d++) sub[d] = sl[d];
                 /* a rotation of t along d runs >= t - 1 shift steps of this
                  * slice, each a sync (two under rotsync), and splits the
                  * compute t ways, never for less (compute_splits_up) */
                 double rsteps = r->t > 1 ? r->t - 1 : 0;
-                if (r->t > 1) sub[r->ax] = (sl[r->ax] + r->t - 1) / r->t;
-                pl.comp = split_up ? elk_cost_compute(e->c, op, sub) * (r->t > 1 ? r->t : 1) : 0;
-                pl.comp += add;
-                pl.comp += e->unf_comp;
                 pl.syncs = sync_per * rsteps + syncs + e->unf_syncs;
                 pl.shift_bytes = (rsteps * ev[v][i] + shift) * dt + e->unf_bytes;
                 double x = e->xf * (pl.shift_bytes * e->cpb + e->a2a_rs + e->a2a_rd) * (1 - 1e-9);
-                double cc = plan_C(e, &pl) * (1 - 1e-9);
-                /* the fastest search: C + X bounds the menu's execution
-                 * (shaded, the same sum in another order) */
-                dead = e->fastest ? (cc + x) * (1 - 1e-9) > e->best * (1 + FASTEST_MARGIN)
-                                  : front_dominates(e, hot, cc, x);
+                double lim = e->best * (1 + FASTEST_MARGIN);
+                if (e->fastest && split_up && r->t > 1) {
+                    /* the fastest search tries the unsplit slice's compute
+                     * first (fastest_spatial_lb's, no more than the split
+                     * one's, rounding apart, which the shading covers): about
+                     * half the options that fall, fall to it, and need no
+                     * compute of their own */
+                    pl.comp = e->lb_comp;
+                    pl.comp += add;
+                    pl.comp += e->unf_comp;
+                    dead = (plan_C(e, &pl) * (1 - 1e-9) + x) * (1 - 1e-9) > lim;
+                }
+                if (!dead) {
+                    double cu = 0;
+                    if (split_up && r->t > 1) {
+                        long sub[ELK_MAX_DIMS];
+                        for (int d = 0; d < nd; d++) sub[d] = sl[d];
+                        sub[r->ax] = (sl[r->ax] + r->t - 1) / r->t;
+                        cu = elk_cost_compute(e->c, op, sub) * r->t;
+                    } else if (split_up) {
+                        /* the unsplit slice, once per spatial plan (its
+                         * compute times 1 is itself) */
+                        if (!have_sl) comp_sl = elk_cost_compute(e->c, op, sl);
+                        have_sl = 1;
+                        cu = comp_sl;
+                    }
+                    pl.comp = cu;
+                    pl.comp += add;
+                    pl.comp += e->unf_comp;
+                    double cc = plan_C(e, &pl) * (1 - 1e-9);
+                    /* the fastest search: C + X bounds the menu's execution
+                     * (shaded, the same sum in another order) */
+                    dead = e->fastest ? (cc + x) * (1 - 1e-9) > lim : front_dominates(e, hot, cc, x);
+                }
             }
             if (!dead) opts[v][k++] = *r;
         }
@@ -903,13 +929,10 @@ static int fastest_subtree_bounded(enum_ctx *e, int d, double prod)
         long h = cap < e->D[i] ? cap : e->D[i];
         sub[i] = i < d ? e->sl[i] : (e->D[i] + h - 1) / h;
     }
-    double shift = 0, syncs = 0;
-    relayout_terms(op, e->c->profile, 0, &shift, &syncs);
     elk_plan pl;
     pl.comp = (e->split_up ? elk_cost_compute(e->c, op, sub) : 0) + e->unf_comp;
-    pl.syncs = syncs + e->unf_syncs;
-    double shb = shift * op->dtype_bytes + e->unf_bytes;
-    return fastest_lb(e, plan_C(e, &pl) * (1 - 1e-9), shb, 0) > e->best * (1 + FASTEST_MARGIN);
+    pl.syncs = e->sub_syncs;
+    return fastest_lb(e, plan_C(e, &pl) * (1 - 1e-9), e->sub_shb, 0) > e->best * (1 + FASTEST_MARGIN);
 }
 
 static void spatial_rec(enum_ctx *e, int d, double prod, double ratio)
@@ -1386,6 +1409,12 @@ static void enum_start(enum_ctx *e, const elk_chip *c, const elk_op *op, double 
         e->suffix_out[d] = (long)(s > e->cores ? e->cores : s);
     }
     e->split_up = compute_splits_up(c, op);
+    {
+        double shift = 0, syncs = 0;
+        relayout_terms(op, c->profile, 0, &shift, &syncs);
+        e->sub_syncs = syncs + e->unf_syncs;
+        e->sub_shb = shift * op->dtype_bytes + e->unf_bytes;
+    }
     thresholds(e);
     if (e->prune || e->fastest) twin_setup(e);
     enum_run(e);
