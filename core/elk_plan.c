@@ -77,6 +77,16 @@ typedef struct {
 
 static unsigned rot_bit(rot r) { return ((unsigned)r.t * 0x9E3779B1u + (unsigned)r.ax * 0x85EBCA6Bu) >> 26; }
 
+/* The last partial-sum add elk_plan_charge_output priced, for one chip: a
+ * spatial plan's plans mostly share their copies and output tile. Owned by
+ * one enumeration (enum_ctx). Invariant: when ok, val is the add's cost at
+ * (kind, r0, n): elk_cost_partial_reduce(c, r0, n) for kind 1,
+ * elk_cost_vector_add(c, n) for kind 2. */
+typedef struct {
+    int kind;
+    double r0, n, val;
+} add_memo;
+
 /* Everything enumeration needs; lives on the stack of elk_plan_enumerate. */
 typedef struct enum_ctx {
     const elk_chip *c;
@@ -90,6 +100,7 @@ typedef struct enum_ctx {
     double util_out;                /* least cores a plan that splits none must use (<= util_cores) */
     int is_out[ELK_MAX_DIMS];       /* dim d indexes the output (is not reduced) */
     unsigned axmask[ELK_MAX_TENSORS]; /* bit d: tensor v indexes dim d (in_axes) */
+    add_memo add_memo;              /* eval_plan's last partial-sum add (kind 0: none) */
     double r0;                      /* the current spatial plan's partial-sum copies:
                                      * the product of p over dims the output does not index */
     long suffix_out[ELK_MAX_DIMS + 1]; /* suffix over the output dims only */
@@ -362,8 +373,18 @@ static void relayout_terms(const elk_op *op, unsigned prof, double s0, double *s
     *syncs += 6;
 }
 
-void elk_plan_charge_output(const elk_chip *c, const elk_op *op, double r0, const long *sub, double s0, elk_plan *pl,
-                            double *shift_elems, double *syncs)
+
+static double memo_add(const elk_chip *c, add_memo *m, int kind, double r0, double n)
+{
+    if (m && m->kind == kind && m->r0 == r0 && m->n == n) return m->val;
+    double v = kind == 1 ? elk_cost_partial_reduce(c, r0, n) : elk_cost_vector_add(c, n);
+    if (m) *m = (add_memo){kind, r0, n, v};
+    return v;
+}
+
+/* elk_plan_charge_output with the memo of its adds (NULL: none) */
+static void charge_output(const elk_chip *c, const elk_op *op, double r0, const long *sub, double s0, elk_plan *pl,
+                          double *shift_elems, double *syncs, add_memo *am)
 {
     double dt = op->dtype_bytes;
     if (r0 > 1 && (c->profile & (1u << ELK_PSW_GATHER))) {
@@ -371,12 +392,12 @@ void elk_plan_charge_output(const elk_chip *c, const elk_op *op, double r0, cons
          * (half of it for two copies) through the port, then the adds */
         double o = 1;
         for (int a = 0; a < op->t[0].naxes; a++) o *= (double)sub[op->t[0].axis[a]];
-        pl->comp += elk_cost_partial_reduce(c, r0, o);
+        pl->comp += memo_add(c, am, 1, r0, o);
         *shift_elems += r0 < 3 ? floor(o / 2) : o;
         *syncs += r0;
     } else if (r0 > 1) {
         double rs = s0 * (r0 - 1) / r0;
-        pl->comp += elk_cost_vector_add(c, rs);
+        pl->comp += memo_add(c, am, 2, 0, rs);
         pl->rs_bytes = rs * dt;
         pl->rs_group = r0;
         *syncs += 1;
@@ -394,6 +415,12 @@ void elk_plan_charge_output(const elk_chip *c, const elk_op *op, double r0, cons
         pl->rd_bytes = s0 / r0 * dt;
         *syncs += 1;
     }
+}
+
+void elk_plan_charge_output(const elk_chip *c, const elk_op *op, double r0, const long *sub, double s0, elk_plan *pl,
+                            double *shift_elems, double *syncs)
+{
+    charge_output(c, op, r0, sub, s0, pl, shift_elems, syncs, NULL);
 }
 
 static void eval_plan(enum_ctx *e, const long *sl, const rot *r)
@@ -482,7 +509,7 @@ static void eval_plan(enum_ctx *e, const long *sl, const rot *r)
     /* the artifact's sync_shift: each rotating tensor's every step costs two */
     if (prof & (1u << ELK_PSW_ROTSYNC)) syncs = 2 * var_shifts;
     /* partial sums over split dims the output does not index */
-    elk_plan_charge_output(e->c, op, e->r0, sub, s[0], &pl, &shift_elems, &syncs);
+    charge_output(e->c, op, e->r0, sub, s[0], &pl, &shift_elems, &syncs, &e->add_memo);
     pl.comp += e->unf_comp;
     syncs += e->unf_syncs;
     pl.shift_bytes = shift_elems * dt + e->unf_bytes;
