@@ -126,6 +126,7 @@ typedef struct enum_ctx {
     int prune;
     front_idx fi;
     int next_prune;   /* all.n at which the kept plans are pruned again */
+    int sorted;       /* all.v[0 .. sorted) is in global_prune's order (its last survivors) */
     long bounded;     /* spatial plans skipped on their bound */
     const atomic_int *cancel;
     long ticks;       /* spatial leaves visited, for polling cancel */
@@ -311,10 +312,14 @@ static double fast_exe(const enum_ctx *e, const elk_plan *p)
 static void fastest_trim(enum_ctx *e)
 {
     double lim = e->best * (1 + FASTEST_MARGIN);
-    int k = 0;
+    int k = 0, sorted = 0;
     for (int i = 0; i < e->all.n; i++)
-        if (fast_exe(e, &e->all.v[i]) <= lim) e->all.v[k++] = e->all.v[i];
+        if (fast_exe(e, &e->all.v[i]) <= lim) {
+            e->all.v[k++] = e->all.v[i];
+            if (i < e->sorted) sorted = k; /* a sorted prefix stays one */
+        }
     e->all.n = k;
+    e->sorted = sorted;
     e->next_prune = 2 * k + 256;
 }
 
@@ -1221,32 +1226,59 @@ typedef struct {
     const double *c;
 } sort_ctx;
 
-/* qsort has no context argument; each thread sorts its own enumeration */
-static _Thread_local sort_ctx t_sort;
-
-static int cmp_idx(const void *pa, const void *pb)
+/* Whether plan i sorts before plan j (i != j): the total order above. */
+static inline int idx_before(const sort_ctx *t, int i, int j)
 {
-    int i = *(const int *)pa, j = *(const int *)pb;
-    const elk_plan *a = &t_sort.v[i], *b = &t_sort.v[j];
-    if (a->hot != b->hot) return a->hot < b->hot ? -1 : 1;
-    if (t_sort.c[i] != t_sort.c[j]) return t_sort.c[i] < t_sort.c[j] ? -1 : 1;
-    if (a->xcyc != b->xcyc) return a->xcyc < b->xcyc ? -1 : 1;
+    const elk_plan *a = &t->v[i], *b = &t->v[j];
+    if (a->hot != b->hot) return a->hot < b->hot;
+    if (t->c[i] != t->c[j]) return t->c[i] < t->c[j];
+    if (a->xcyc != b->xcyc) return a->xcyc < b->xcyc;
     /* enumeration order (spatial_rec's: lexicographic in p), which the
      * symmetry of twin_slot relies on: of twins' equal plans the first wins */
     for (int d = 0; d < ELK_MAX_DIMS; d++)
-        if (a->p[d] != b->p[d]) return a->p[d] < b->p[d] ? -1 : 1;
-    return (i > j) - (i < j);
+        if (a->p[d] != b->p[d]) return a->p[d] < b->p[d];
+    return i < j;
+}
+
+/* Merge the sorted runs a[0..na) and b[0..nb) into out. */
+static void merge_idx(const sort_ctx *t, const int *a, int na, const int *b, int nb, int *out)
+{
+    int i = 0, j = 0, k = 0;
+    while (i < na && j < nb) out[k++] = idx_before(t, b[j], a[i]) ? b[j++] : a[i++];
+    while (i < na) out[k++] = a[i++];
+    while (j < nb) out[k++] = b[j++];
+}
+
+/* Sort a[0..n) by idx_before (a merge sort with the comparison inline:
+ * qsort's calls through a pointer were most of the prune's time; the order
+ * is total, so any correct sort gives the same one). tmp holds n. */
+static void sort_idx(const sort_ctx *t, int *a, int *tmp, int n)
+{
+    if (n <= 16) {
+        for (int i = 1; i < n; i++) {
+            int x = a[i], j = i;
+            for (; j > 0 && idx_before(t, x, a[j - 1]); j--) a[j] = a[j - 1];
+            a[j] = x;
+        }
+        return;
+    }
+    int h = n / 2;
+    sort_idx(t, a, tmp, h);
+    sort_idx(t, a + h, tmp, n - h);
+    merge_idx(t, a, h, a + h, n - h, tmp);
+    memcpy(a, tmp, (size_t)n * sizeof *a);
 }
 
 static int global_prune(struct enum_ctx *e)
 {
     plan_vec *a = &e->all;
     if (a->n == 0) return 0;
-    int *idx = malloc((size_t)a->n * sizeof *idx);
+    int *idx = malloc((size_t)a->n * sizeof *idx), *tmp = malloc((size_t)a->n * sizeof *tmp);
     double *cv = malloc((size_t)a->n * sizeof *cv);
     stair_pt *st = malloc((size_t)(a->n + 1) * sizeof *st);
-    if (!idx || !cv || !st) {
+    if (!idx || !tmp || !cv || !st) {
         free(idx);
+        free(tmp);
         free(cv);
         free(st);
         return -1;
@@ -1255,8 +1287,17 @@ static int global_prune(struct enum_ctx *e)
         idx[i] = i;
         cv[i] = plan_C(e, &a->v[i]);
     }
-    t_sort = (sort_ctx){a->v, cv};
-    qsort(idx, (size_t)a->n, sizeof *idx, cmp_idx);
+    /* the survivors of the last prune lead the buffer in order (indices
+     * ascending in it, so the order's last tie-break agrees): only the
+     * plans kept since are sorted, then merged in */
+    sort_ctx t = {a->v, cv};
+    int k0 = e->sorted < a->n ? e->sorted : a->n;
+    sort_idx(&t, idx + k0, tmp, a->n - k0);
+    if (k0 > 0 && k0 < a->n) {
+        merge_idx(&t, idx, k0, idx + k0, a->n - k0, tmp);
+        memcpy(idx, tmp, (size_t)a->n * sizeof *idx);
+    }
+    free(tmp);
     int ns = 0, keep = 0;
     for (int r = 0; r < a->n; r++) {
         double c = cv[idx[r]], x = a->v[idx[r]].xcyc;
@@ -1288,6 +1329,7 @@ static int global_prune(struct enum_ctx *e)
     free(a->v);
     a->v = out;
     a->n = a->cap = keep;
+    e->sorted = keep;
     return 0;
 }
 
