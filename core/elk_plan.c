@@ -59,6 +59,7 @@ typedef struct {
     int n, cap;
     int recent[FRONT_RECENT]; /* points that dominated lately, tried first */
     double *h, *c, *x;
+    double *pmin;  /* 2 (n + 1): [2i], [2i + 1] the least C and X of points 0 .. i - 1 */
     int *off;
     front_cx *cx;
     size_t cxcap;
@@ -206,6 +207,8 @@ static int front_dominates(enum_ctx *e, double h, double c, double x)
         if (f->h[mid] <= h) lo = mid + 1;
         else hi = mid;
     }
+    /* no point of the prefix is as good in C, or in X: none dominates */
+    if (lo == 0 || f->pmin[2 * lo] > c || f->pmin[2 * lo + 1] > x) return 0;
     int tie = 0;
     for (int i = lo; i > 0; i -= i & -i) {
         const front_cx *nd = f->cx + f->off[i];
@@ -257,22 +260,27 @@ static void refresh_front(enum_ctx *e)
                *x = c ? realloc(f->x, (size_t)n * sizeof *x) : NULL;
         int *off = x ? realloc(f->off, (size_t)(n + 1) * sizeof *off) : NULL;
         front_cx *cx = off ? realloc(f->cx, need * sizeof *cx) : NULL;
+        double *pmin = cx ? realloc(f->pmin, (size_t)(2 * n + 2) * sizeof *pmin) : NULL;
         if (h) f->h = h;
         if (c) f->c = c;
         if (x) f->x = x;
         if (off) f->off = off;
         if (cx) f->cx = cx;
-        if (!cx) {
+        if (pmin) f->pmin = pmin;
+        if (!pmin) {
             e->oom = 1;
             return;
         }
         f->cap = n;
         f->cxcap = need;
     }
+    if (n > 0) f->pmin[0] = f->pmin[1] = INFINITY;
     for (int i = 0; i < n; i++) {
         f->h[i] = e->all.v[i].hot;
         f->c[i] = plan_C(e, &e->all.v[i]);
         f->x[i] = e->all.v[i].xcyc;
+        f->pmin[2 * i + 2] = f->c[i] < f->pmin[2 * i] ? f->c[i] : f->pmin[2 * i];
+        f->pmin[2 * i + 3] = f->x[i] < f->pmin[2 * i + 1] ? f->x[i] : f->pmin[2 * i + 1];
     }
     int o = 0;
     for (int i = 1; i <= n; i++) {
@@ -1070,6 +1078,7 @@ static void enum_free_scratch(enum_ctx *e)
     free(e->fi.c);
     free(e->fi.x);
     free(e->fi.off);
+    free(e->fi.pmin);
     free(e->fi.cx);
     free(e->twins);
     e->twins = NULL;
