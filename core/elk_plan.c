@@ -282,16 +282,36 @@ static void refresh_front(enum_ctx *e)
         f->pmin[2 * i + 2] = f->c[i] < f->pmin[2 * i] ? f->c[i] : f->pmin[2 * i];
         f->pmin[2 * i + 3] = f->x[i] < f->pmin[2 * i + 1] ? f->x[i] : f->pmin[2 * i + 1];
     }
+    /* every node's points in cmp_cx's order: the points sorted once, then
+     * dealt in that order to the nodes holding them (point k is in nodes
+     * k + 1, then up by i & -i), so each node fills already sorted; the
+     * order is total, so these are the arrays sorting each node gives */
+    front_cx *all = malloc((size_t)(n ? n : 1) * sizeof *all);
+    int *fill = malloc((size_t)(n + 1) * sizeof *fill);
+    if (!all || !fill) {
+        free(all);
+        free(fill);
+        f->n = 0; /* its arrays are half rewritten; the enumeration stops */
+        e->oom = 1;
+        return;
+    }
+    for (int k = 0; k < n; k++) all[k] = (front_cx){f->c[k], f->x[k], k};
+    qsort(all, (size_t)n, sizeof *all, cmp_cx);
     int o = 0;
     for (int i = 1; i <= n; i++) {
-        int w = i & -i;
         f->off[i] = o;
-        front_cx *nd = f->cx + o;
-        for (int k = 0; k < w; k++) nd[k] = (front_cx){f->c[i - w + k], f->x[i - w + k], i - w + k};
-        qsort(nd, (size_t)w, sizeof *nd, cmp_cx);
+        fill[i] = 0;
+        o += i & -i;
+    }
+    for (int r = 0; r < n; r++)
+        for (int i = all[r].k + 1; i <= n; i += i & -i) f->cx[f->off[i] + fill[i]++] = all[r];
+    free(all);
+    free(fill);
+    for (int i = 1; i <= n; i++) {
+        int w = i & -i;
+        front_cx *nd = f->cx + f->off[i];
         for (int k = 1; k < w; k++)
             if (nd[k].x > nd[k - 1].x) nd[k] = (front_cx){nd[k].c, nd[k - 1].x, nd[k - 1].k}; /* running least X */
-        o += w;
     }
     f->n = n;
     for (int r = 0; r < FRONT_RECENT; r++) f->recent[r] = 0;
