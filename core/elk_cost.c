@@ -10,15 +10,30 @@
 
 static double cdiv(double a, double b) { return ceil(a / b); }
 
-/* m, n, k and the batch count of a matmul sub-tile (dims [batch.., m, n, k]) */
-static void mm_shape(const elk_op *op, const long *sub, double *b, double *m, double *n, double *k)
+/* cdiv((double)x, q) for a positive integer q (6, 16) by integer division:
+ * for 0 < x < 2^30 the quotient x / q is never within rounding of the next
+ * integer (it is k + r/q with r < q), so ceil of the rounded quotient is the
+ * integer ceiling; outside that range, the double expression itself. */
+static double cdiv_l(long x, long q)
 {
-    int nd = op->ndims;
-    *b = 1;
-    for (int d = 0; d < nd - 3; d++) *b *= (double)sub[d];
-    *m = (double)sub[nd - 3];
-    *n = (double)sub[nd - 2];
-    *k = (double)sub[nd - 1];
+    if (x > 0 && x < (1L << 30)) return (double)((x + q - 1) / q);
+    return cdiv((double)x, (double)q);
+}
+
+/* fmin and fmax as glibc's x86-64 ones compute them (minsd and maxsd: the
+ * second operand when they compare equal; the other operand when one is a
+ * NaN), without a call through the PLT: the planner and the scheduler call
+ * this module's functions millions of times */
+static inline double fmin_inl(double a, double b)
+{
+    if (isnan(b)) return a;
+    return a < b ? a : b;
+}
+
+static inline double fmax_inl(double a, double b)
+{
+    if (isnan(b)) return a;
+    return a > b ? a : b;
 }
 
 static double points(const elk_op *op, const long *sub)
@@ -46,41 +61,47 @@ static double ipu_reduce(const elk_cost_coef *k, double n, double o)
         }
     if (al == 0) al = 48 * ceil(o / 48);
     double x = al * (n / o);
-    if (x <= k->red_knee) return fmin(k->red_cap, k->red_slope * x + k->red_fixed);
+    if (x <= k->red_knee) return fmin_inl(k->red_cap, k->red_slope * x + k->red_fixed);
     return k->red_slope2 * x + k->red_fixed;
 }
 
 /* One m x k by k x n tile: mm_block cycles per 6x16x16 MAC block (64
- * MAC/cycle), plus per-(k,n)-block and per-n-block overheads. */
-static double ipu_mm(const elk_cost_coef *k, double blk, double m, double n, double kk)
+ * MAC/cycle), plus per-(k,n)-block and per-n-block overheads; from its block
+ * counts m6 = ceil(m / 6), n16 = ceil(n / 16), k16 = ceil(k / 16). */
+static double ipu_mm(const elk_cost_coef *k, double blk, double m6, double n16, double k16)
 {
-    return blk * cdiv(m, 6) * cdiv(kk, 16) * cdiv(n, 16) + k->mm_kn * cdiv(kk, 16) * cdiv(n, 16) +
-           k->mm_n * cdiv(n, 16) + k->mm_fixed;
+    return blk * m6 * k16 * n16 + k->mm_kn * k16 * n16 + k->mm_n * n16 + k->mm_fixed;
 }
 
 static double ipu_elem(const elk_cost_coef *k, double n)
 {
-    if (n <= k->elem_knee) return fmin(k->elem_cap, k->elem_slope * n + k->elem_fixed);
+    if (n <= k->elem_knee) return fmin_inl(k->elem_cap, k->elem_slope * n + k->elem_fixed);
     return k->elem_slope2 * n + k->elem_fixed2;
 }
 
 double elk_cost_compute(const elk_chip *c, const elk_op *op, const long *sub)
 {
     const elk_cost_coef *k = &c->cost;
+    if (c->cost.kind == ELK_COSTK_IPU && op->kind == ELK_OP_MATMUL) {
+        /* dims [batch.., m, n, k]; the block counts from the extents as
+         * integers (the planners call this millions of times) */
+        int nd = op->ndims;
+        double b = 1;
+        for (int d = 0; d < nd - 3; d++) b *= (double)sub[d];
+        long m = sub[nd - 3], nn = sub[nd - 2], kk = sub[nd - 1];
+        /* The kernel library may compute C or C^T (swapping the roles of
+         * m and n); the artifact's "m >= n unless m <= 16" rule picks an
+         * orientation, we take the faster one. For decode attention this
+         * is the GEMV orientation (the KV matrix on the 6-row side). */
+        double blk = k->mm_block * 64.0 / c->matmul_macs_per_cycle;
+        double k16 = cdiv_l(kk, 16);
+        double t1 = ipu_mm(k, blk, cdiv_l(m, 6), cdiv_l(nn, 16), k16);
+        double t2 = ipu_mm(k, blk, cdiv_l(nn, 6), cdiv_l(m, 16), k16);
+        return b * fmin_inl(t1, t2);
+    }
     double n = points(op, sub);
     if (c->cost.kind == ELK_COSTK_IPU) {
         switch (op->kind) {
-        case ELK_OP_MATMUL: {
-            double b, m, nn, kk;
-            mm_shape(op, sub, &b, &m, &nn, &kk);
-            /* The kernel library may compute C or C^T (swapping the roles of
-             * m and n); the artifact's "m >= n unless m <= 16" rule picks an
-             * orientation, we take the faster one. For decode attention this
-             * is the GEMV orientation (the KV matrix on the 6-row side). */
-            double blk = k->mm_block * 64.0 / c->matmul_macs_per_cycle;
-            double t1 = ipu_mm(k, blk, m, nn, kk), t2 = ipu_mm(k, blk, nn, m, kk);
-            return b * fmin(t1, t2);
-        }
         case ELK_OP_ELEMWISE: return ipu_elem(k, n) * 2.0 / c->vector_elems_per_cycle;
         case ELK_OP_UNARY: return (k->unary_slope * n + k->unary_fixed) * 2.0 / c->vector_elems_per_cycle;
         case ELK_OP_REDUCE: return ipu_reduce(k, n, out_points(op, sub)) * 2.0 / c->vector_elems_per_cycle;
@@ -143,9 +164,9 @@ double elk_cost_shift_cpb(const elk_chip *c)
      * (a --link-gbps below it would otherwise move more bytes than the port
      * carries) */
     double port = c->cost.kind == ELK_COSTK_IPU
-                      ? fmax(c->cost.xchg_cycles_per_byte / c->noc_scale, 1.0 / elk_chip_link_bytes_per_cycle(c))
+                      ? fmax_inl(c->cost.xchg_cycles_per_byte / c->noc_scale, 1.0 / elk_chip_link_bytes_per_cycle(c))
                       : 1.0 / elk_chip_link_bytes_per_cycle(c);
-    if (c->topology != ELK_TOPO_ALL2ALL) port = fmax(port, 1.0 / elk_chip_mesh_link_bytes_per_cycle(c));
+    if (c->topology != ELK_TOPO_ALL2ALL) port = fmax_inl(port, 1.0 / elk_chip_mesh_link_bytes_per_cycle(c));
     return port;
 }
 
@@ -158,8 +179,8 @@ double elk_cost_shift_cpb(const elk_chip *c)
 static double group_cut(const elk_chip *c, double g)
 {
     switch (c->topology) {
-    case ELK_TOPO_MESH: return g >= c->cores ? fmin(c->mesh_rows, c->mesh_cols) : sqrt(g);
-    case ELK_TOPO_TORUS: return g >= c->cores ? 2.0 * fmin(c->mesh_rows, c->mesh_cols) : sqrt(g);
+    case ELK_TOPO_MESH: return g >= c->cores ? fmin_inl(c->mesh_rows, c->mesh_cols) : sqrt(g);
+    case ELK_TOPO_TORUS: return g >= c->cores ? 2.0 * fmin_inl(c->mesh_rows, c->mesh_cols) : sqrt(g);
     case ELK_TOPO_RING: return g >= c->cores ? 2.0 : 1.0;
     default: return INFINITY;
     }
@@ -170,9 +191,9 @@ double elk_cost_chip_cross(const elk_chip *c)
     /* uniform traffic among n cores: chip k's c_k cores send c_k (n - c_k) / n
      * of a core's bytes to other chips and receive as much; c (n - c) grows
      * up to n / 2, so the busiest chip is a full one or the last one */
-    double n = c->cores, full = fmin(c->cores_per_chip, n);
+    double n = c->cores, full = fmin_inl(c->cores_per_chip, n);
     double last = n - (elk_chip_multi(c) - 1.0) * c->cores_per_chip;
-    return fmax(full * (n - full), last * (n - last)) / n;
+    return fmax_inl(full * (n - full), last * (n - last)) / n;
 }
 
 double elk_cost_alltoall(const elk_chip *c, double bytes_per_core, double group)
@@ -184,13 +205,13 @@ double elk_cost_alltoall(const elk_chip *c, double bytes_per_core, double group)
      * group's traffic counts (checked against the event simulator's
      * dimension-order routing, docs/SIMULATOR.md). */
     if (c->topology != ELK_TOPO_ALL2ALL) {
-        double g = fmin(group, c->cores);
-        t = fmax(t, bytes_per_core * g / 4.0 / group_cut(c, g) / elk_chip_mesh_link_bytes_per_cycle(c));
+        double g = fmin_inl(group, c->cores);
+        t = fmax_inl(t, bytes_per_core * g / 4.0 / group_cut(c, g) / elk_chip_mesh_link_bytes_per_cycle(c));
     }
     int chips = elk_chip_multi(c);
     /* the paper profile's flat factor (elk_chip_xfactor) stands for this */
     if (chips > 1 && group > c->cores_per_chip && !(c->profile & (1u << ELK_PSW_MULTICHIP)))
-        t = fmax(t, bytes_per_core * elk_cost_chip_cross(c) / (c->interchip_gbps / c->clock_ghz));
+        t = fmax_inl(t, bytes_per_core * elk_cost_chip_cross(c) / (c->interchip_gbps / c->clock_ghz));
     return t;
 }
 
@@ -313,7 +334,7 @@ static double ll_max(const line_load *L)
         f0 += L->f0[i], f1 += L->f1[i], b0 += L->b0[i], b1 += L->b1[i];
         /* a mesh has no forward link out of its last router nor a backward
          * one out of its first, and nothing is routed onto them */
-        m = fmax(m, fmax(f0 + f1 * i, b0 + b1 * i));
+        m = fmax_inl(m, fmax_inl(f0 + f1 * i, b0 + b1 * i));
     }
     return m;
 }
@@ -525,7 +546,7 @@ static double grid_entry_busiest(const elk_chip *c, int tr, int tc)
             for (; q < nev && ev[q].line <= j; q++) ll_leg(&L, ev[q].src, ev[q].lo, ev[q].hi, ev[q].amt), any = 1;
             /* a line no event changed carries what the last one did */
             if (any || j == 0) last = ll_max(&L);
-            best = fmax(best, last);
+            best = fmax_inl(best, last);
         }
         free(ev);
         ev = NULL;
@@ -640,7 +661,7 @@ static double tree_busiest(const elk_chip *c, double r)
         nc.pre_flat = elk_tree_flat(&nc, tr, tc); /* as the simulator routes this tile */
         n = elk_tree_loads(&nc, -1, tr, tc, 0, u);
     }
-    for (int i = 0; i < n; i++) m = fmax(m, u[i].cmax);
+    for (int i = 0; i < n; i++) m = fmax_inl(m, u[i].cmax);
     free(u);
     elk_noc_free(&nc);
     if (n < 0 || m <= 0) return 0;
@@ -676,7 +697,7 @@ typedef struct {
 static double pair_env(const pair_ent *p, double x)
 {
     double v = p->E0;
-    for (int i = 0; i < p->nl; i++) v = fmin(v, p->la[i] - p->lb[i] * x);
+    for (int i = 0; i < p->nl; i++) v = fmin_inl(v, p->la[i] - p->lb[i] * x);
     return v;
 }
 
@@ -761,16 +782,16 @@ static int pair_build(const elk_chip *c, double g, double r, pair_ent *p)
         for (int i = t[tp].u0; i < t[tp].u0 + t[tp].nu; i++) b[u[i].link] += u[i].cmax;
         p->tE = p->tP = p->tS = p->E0 = INFINITY;
         for (int l = 0; l < nl; l++) {
-            if (a[l] > 0) p->E0 = fmin(p->E0, lk[l].cap / a[l]);
-            if (a[l] > 0 && b[l] <= 0) p->tE = fmin(p->tE, lk[l].cap / a[l]);
-            if (b[l] > 0 && a[l] <= 0) p->tP = fmin(p->tP, lk[l].cap / b[l]);
-            if (a[l] > 0 && b[l] > 0) p->tS = fmin(p->tS, lk[l].cap / (a[l] + b[l]));
+            if (a[l] > 0) p->E0 = fmin_inl(p->E0, lk[l].cap / a[l]);
+            if (a[l] > 0 && b[l] <= 0) p->tE = fmin_inl(p->tE, lk[l].cap / a[l]);
+            if (b[l] > 0 && a[l] <= 0) p->tP = fmin_inl(p->tP, lk[l].cap / b[l]);
+            if (a[l] > 0 && b[l] > 0) p->tS = fmin_inl(p->tS, lk[l].cap / (a[l] + b[l]));
         }
         /* the preload after the exchange stops at t1 = min(tE, tS) */
-        double t1 = fmin(p->tE, p->tS);
+        double t1 = fmin_inl(p->tE, p->tS);
         p->pE = p->tP;
         for (int l = 0; l < nl; l++)
-            if (a[l] > 0 && b[l] > 0) p->pE = fmin(p->pE, (lk[l].cap - a[l] * t1) / b[l]);
+            if (a[l] > 0 && b[l] > 0) p->pE = fmin_inl(p->pE, (lk[l].cap - a[l] * t1) / b[l]);
         /* the shared links' lines over x in [0, tP]; a line no lower than
          * another at both ends is dropped (linear: nowhere lower) */
         double X = isfinite(p->tP) ? p->tP : p->E0;
@@ -838,7 +859,7 @@ double elk_cost_grid_beside(const elk_chip *c, double g, double r, double xp, do
         return 0;
     static _Thread_local pair_memo memo;
     int tr, tc;
-    r = fmax(1.0, r);
+    r = fmax_inl(1.0, r);
     elk_tree_tile(c->mesh_rows, c->mesh_cols, r, &tr, &tc);
     grid_memo_ent k = grid_key(c, tr, tc);
     double v[PAIR_KEYS];
@@ -864,18 +885,18 @@ double elk_cost_grid_beside(const elk_chip *c, double g, double r, double xp, do
     }
     if (!(p->E0 > 0)) return 0;
     if (solo) *solo = p->E0;
-    double tP = fmin(p->tP, xp), xe, xpb;
-    if (p->tS <= fmin(p->tE, tP)) {
+    double tP = fmin_inl(p->tP, xp), xe, xpb;
+    if (p->tS <= fmin_inl(p->tE, tP)) {
         xe = xpb = p->tS; /* a link both load is full first: equal shares */
     } else if (p->tE <= tP) {
         xe = p->tE; /* the exchange is held by its own links */
-        xpb = fmin(xp, p->pE);
+        xpb = fmin_inl(xp, p->pE);
     } else {
         xpb = tP; /* the preload at its pace; the exchange takes the rest */
         xe = pair_env(p, tP);
     }
     if (pre) *pre = xpb;
-    return xe > 0 ? fmax(1.0, p->E0 / xe) : 0;
+    return xe > 0 ? fmax_inl(1.0, p->E0 / xe) : 0;
 }
 
 /* Unique bytes per cycle the links next to a ring's controllers carry, in
@@ -891,7 +912,7 @@ double elk_cost_grid_beside(const elk_chip *c, double g, double r, double xp, do
  * links over N/4 mean hops) when every router has a controller. */
 static double ring_entry_links(double k, double n)
 {
-    k = fmax(1.0, k);
+    k = fmax_inl(1.0, k);
     double m = ceil(k / 2.0);
     return k / (m * (n - 1.0) / (2.0 * n) - m * (m - 1.0) / (2.0 * k));
 }
@@ -909,7 +930,7 @@ int elk_cost_torus_preload_flat(const elk_chip *c)
 
 double elk_cost_preload_rate(const elk_chip *c, double replication)
 {
-    double r = fmax(1.0, replication);
+    double r = fmax_inl(1.0, replication);
     /* every replica lands in some core's ingress port */
     double ingress = c->cores * elk_chip_link_bytes_per_cycle(c) / r; /* unique bytes/cycle */
     double rate = ingress;
@@ -923,9 +944,9 @@ double elk_cost_preload_rate(const elk_chip *c, double replication)
          * over its 2N links / (N/4), as simulated; r + hops made it 4% slow
          * on 96 cores, and Ideal's estimate above its replay) */
         double link_bytes_per_unique = r - 1 + hops;
-        rate = fmin(rate, links * l / link_bytes_per_unique);
+        rate = fmin_inl(rate, links * l / link_bytes_per_unique);
         if (c->topology == ELK_TOPO_RING) {
-            rate = fmin(rate, ring_entry_links(c->hbm_broadcast ? 1 : c->hbm_controllers, c->cores) * l);
+            rate = fmin_inl(rate, ring_entry_links(c->hbm_broadcast ? 1 : c->hbm_controllers, c->cores) * l);
         } else {
             /* data enters the grid through edge routers, and the busiest
              * link of their routes caps the unique bytes */
@@ -937,10 +958,10 @@ double elk_cost_preload_rate(const elk_chip *c, double replication)
             } else {
                 m = entry_busiest(c, r);
             }
-            if (m > 0) rate = fmin(rate, l / m);
+            if (m > 0) rate = fmin_inl(rate, l / m);
             if (r > 1 && (long)c->mesh_rows * c->mesh_cols <= ELK_COST_TREE_MAX) {
                 double t = tree_busiest(c, r);
-                if (t > 0) rate = fmin(rate, l / t);
+                if (t > 0) rate = fmin_inl(rate, l / t);
             }
         }
     }
@@ -960,12 +981,12 @@ double elk_cost_hbm_rate(const elk_chip *c)
 double elk_cost_preload_cycles(const elk_chip *c, double hbm_bytes, double delivered_bytes)
 {
     if (hbm_bytes <= 0) return 0;
-    double r = fmax(1.0, delivered_bytes / hbm_bytes);
+    double r = fmax_inl(1.0, delivered_bytes / hbm_bytes);
     double t_hbm = hbm_bytes / elk_cost_hbm_rate(c);
     double t_noc = hbm_bytes / elk_cost_preload_rate(c, r);
     /* Controllers send each unique byte once and the fabric makes the
      * replicas (multicast), whether there is one controller or several; the
      * two differ in where data enters the fabric and in queueing, which the
      * event simulator models and this closed form does only on grids. */
-    return fmax(t_hbm, t_noc);
+    return fmax_inl(t_hbm, t_noc);
 }

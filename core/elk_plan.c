@@ -59,6 +59,7 @@ typedef struct {
     int n, cap;
     int recent[FRONT_RECENT]; /* points that dominated lately, tried first */
     double *h, *c, *x;
+    double *pmin;  /* 2 (n + 1): [2i], [2i + 1] the least C and X of points 0 .. i - 1 */
     int *off;
     front_cx *cx;
     size_t cxcap;
@@ -71,8 +72,21 @@ typedef struct {
 typedef struct {
     long key[ELK_MAX_DIMS];
     int used, nseen;
+    uint64_t seen_bits; /* bit rot_bit(r) of every r in seen: a clear bit rules r out */
     rot seen[TWIN_SEEN];
 } twin_ent;
+
+static unsigned rot_bit(rot r) { return ((unsigned)r.t * 0x9E3779B1u + (unsigned)r.ax * 0x85EBCA6Bu) >> 26; }
+
+/* The last partial-sum add elk_plan_charge_output priced, for one chip: a
+ * spatial plan's plans mostly share their copies and output tile. Owned by
+ * one enumeration (enum_ctx). Invariant: when ok, val is the add's cost at
+ * (kind, r0, n): elk_cost_partial_reduce(c, r0, n) for kind 1,
+ * elk_cost_vector_add(c, n) for kind 2. */
+typedef struct {
+    int kind;
+    double r0, n, val;
+} add_memo;
 
 /* Everything enumeration needs; lives on the stack of elk_plan_enumerate. */
 typedef struct enum_ctx {
@@ -86,6 +100,10 @@ typedef struct enum_ctx {
     double util_cores;              /* least cores a plan that splits a reduced dim must use */
     double util_out;                /* least cores a plan that splits none must use (<= util_cores) */
     int is_out[ELK_MAX_DIMS];       /* dim d indexes the output (is not reduced) */
+    unsigned axmask[ELK_MAX_TENSORS]; /* bit d: tensor v indexes dim d (in_axes) */
+    add_memo add_memo;              /* eval_plan's last partial-sum add (kind 0: none) */
+    double r0;                      /* the current spatial plan's partial-sum copies:
+                                     * the product of p over dims the output does not index */
     long suffix_out[ELK_MAX_DIMS + 1]; /* suffix over the output dims only */
     int red_split;                  /* reduced dims split on spatial_rec's current path */
     double pad_thr;
@@ -109,6 +127,7 @@ typedef struct enum_ctx {
     int prune;
     front_idx fi;
     int next_prune;   /* all.n at which the kept plans are pruned again */
+    int sorted;       /* all.v[0 .. sorted) is in global_prune's order (its last survivors) */
     long bounded;     /* spatial plans skipped on their bound */
     const atomic_int *cancel;
     long ticks;       /* spatial leaves visited, for polling cancel */
@@ -137,6 +156,8 @@ typedef struct enum_ctx {
     double msc;       /* the menu's sync cycles per sync: sync_cycles, xfactor apart */
     long lb_sl[ELK_MAX_DIMS]; /* the slice fastest_spatial_lb last priced (lb_sl[0] 0: none) */
     double lb_comp;   /* and its compute */
+    int split_up;     /* compute_splits_up of the chip and operator */
+    double sub_syncs, sub_shb; /* fastest_subtree_bounded's syncs and shift bytes (the same for every subtree) */
 } enum_ctx;
 
 #define FASTEST_MARGIN 1e-9
@@ -186,6 +207,8 @@ static int front_dominates(enum_ctx *e, double h, double c, double x)
         if (f->h[mid] <= h) lo = mid + 1;
         else hi = mid;
     }
+    /* no point of the prefix is as good in C, or in X: none dominates */
+    if (lo == 0 || f->pmin[2 * lo] > c || f->pmin[2 * lo + 1] > x) return 0;
     int tie = 0;
     for (int i = lo; i > 0; i -= i & -i) {
         const front_cx *nd = f->cx + f->off[i];
@@ -237,33 +260,58 @@ static void refresh_front(enum_ctx *e)
                *x = c ? realloc(f->x, (size_t)n * sizeof *x) : NULL;
         int *off = x ? realloc(f->off, (size_t)(n + 1) * sizeof *off) : NULL;
         front_cx *cx = off ? realloc(f->cx, need * sizeof *cx) : NULL;
+        double *pmin = cx ? realloc(f->pmin, (size_t)(2 * n + 2) * sizeof *pmin) : NULL;
         if (h) f->h = h;
         if (c) f->c = c;
         if (x) f->x = x;
         if (off) f->off = off;
         if (cx) f->cx = cx;
-        if (!cx) {
+        if (pmin) f->pmin = pmin;
+        if (!pmin) {
             e->oom = 1;
             return;
         }
         f->cap = n;
         f->cxcap = need;
     }
+    if (n > 0) f->pmin[0] = f->pmin[1] = INFINITY;
     for (int i = 0; i < n; i++) {
         f->h[i] = e->all.v[i].hot;
         f->c[i] = plan_C(e, &e->all.v[i]);
         f->x[i] = e->all.v[i].xcyc;
+        f->pmin[2 * i + 2] = f->c[i] < f->pmin[2 * i] ? f->c[i] : f->pmin[2 * i];
+        f->pmin[2 * i + 3] = f->x[i] < f->pmin[2 * i + 1] ? f->x[i] : f->pmin[2 * i + 1];
     }
+    /* every node's points in cmp_cx's order: the points sorted once, then
+     * dealt in that order to the nodes holding them (point k is in nodes
+     * k + 1, then up by i & -i), so each node fills already sorted; the
+     * order is total, so these are the arrays sorting each node gives */
+    front_cx *all = malloc((size_t)(n ? n : 1) * sizeof *all);
+    int *fill = malloc((size_t)(n + 1) * sizeof *fill);
+    if (!all || !fill) {
+        free(all);
+        free(fill);
+        f->n = 0; /* its arrays are half rewritten; the enumeration stops */
+        e->oom = 1;
+        return;
+    }
+    for (int k = 0; k < n; k++) all[k] = (front_cx){f->c[k], f->x[k], k};
+    qsort(all, (size_t)n, sizeof *all, cmp_cx);
     int o = 0;
     for (int i = 1; i <= n; i++) {
-        int w = i & -i;
         f->off[i] = o;
-        front_cx *nd = f->cx + o;
-        for (int k = 0; k < w; k++) nd[k] = (front_cx){f->c[i - w + k], f->x[i - w + k], i - w + k};
-        qsort(nd, (size_t)w, sizeof *nd, cmp_cx);
+        fill[i] = 0;
+        o += i & -i;
+    }
+    for (int r = 0; r < n; r++)
+        for (int i = all[r].k + 1; i <= n; i += i & -i) f->cx[f->off[i] + fill[i]++] = all[r];
+    free(all);
+    free(fill);
+    for (int i = 1; i <= n; i++) {
+        int w = i & -i;
+        front_cx *nd = f->cx + f->off[i];
         for (int k = 1; k < w; k++)
             if (nd[k].x > nd[k - 1].x) nd[k] = (front_cx){nd[k].c, nd[k - 1].x, nd[k - 1].k}; /* running least X */
-        o += w;
     }
     f->n = n;
     for (int r = 0; r < FRONT_RECENT; r++) f->recent[r] = 0;
@@ -292,10 +340,14 @@ static double fast_exe(const enum_ctx *e, const elk_plan *p)
 static void fastest_trim(enum_ctx *e)
 {
     double lim = e->best * (1 + FASTEST_MARGIN);
-    int k = 0;
+    int k = 0, sorted = 0;
     for (int i = 0; i < e->all.n; i++)
-        if (fast_exe(e, &e->all.v[i]) <= lim) e->all.v[k++] = e->all.v[i];
+        if (fast_exe(e, &e->all.v[i]) <= lim) {
+            e->all.v[k++] = e->all.v[i];
+            if (i < e->sorted) sorted = k; /* a sorted prefix stays one */
+        }
     e->all.n = k;
+    e->sorted = sorted;
     e->next_prune = 2 * k + 256;
 }
 
@@ -354,8 +406,18 @@ static void relayout_terms(const elk_op *op, unsigned prof, double s0, double *s
     *syncs += 6;
 }
 
-void elk_plan_charge_output(const elk_chip *c, const elk_op *op, double r0, const long *sub, double s0, elk_plan *pl,
-                            double *shift_elems, double *syncs)
+
+static double memo_add(const elk_chip *c, add_memo *m, int kind, double r0, double n)
+{
+    if (m && m->kind == kind && m->r0 == r0 && m->n == n) return m->val;
+    double v = kind == 1 ? elk_cost_partial_reduce(c, r0, n) : elk_cost_vector_add(c, n);
+    if (m) *m = (add_memo){kind, r0, n, v};
+    return v;
+}
+
+/* elk_plan_charge_output with the memo of its adds (NULL: none) */
+static void charge_output(const elk_chip *c, const elk_op *op, double r0, const long *sub, double s0, elk_plan *pl,
+                          double *shift_elems, double *syncs, add_memo *am)
 {
     double dt = op->dtype_bytes;
     if (r0 > 1 && (c->profile & (1u << ELK_PSW_GATHER))) {
@@ -363,12 +425,12 @@ void elk_plan_charge_output(const elk_chip *c, const elk_op *op, double r0, cons
          * (half of it for two copies) through the port, then the adds */
         double o = 1;
         for (int a = 0; a < op->t[0].naxes; a++) o *= (double)sub[op->t[0].axis[a]];
-        pl->comp += elk_cost_partial_reduce(c, r0, o);
+        pl->comp += memo_add(c, am, 1, r0, o);
         *shift_elems += r0 < 3 ? floor(o / 2) : o;
         *syncs += r0;
     } else if (r0 > 1) {
         double rs = s0 * (r0 - 1) / r0;
-        pl->comp += elk_cost_vector_add(c, rs);
+        pl->comp += memo_add(c, am, 2, 0, rs);
         pl->rs_bytes = rs * dt;
         pl->rs_group = r0;
         *syncs += 1;
@@ -386,6 +448,12 @@ void elk_plan_charge_output(const elk_chip *c, const elk_op *op, double r0, cons
         pl->rd_bytes = s0 / r0 * dt;
         *syncs += 1;
     }
+}
+
+void elk_plan_charge_output(const elk_chip *c, const elk_op *op, double r0, const long *sub, double s0, elk_plan *pl,
+                            double *shift_elems, double *syncs)
+{
+    charge_output(c, op, r0, sub, s0, pl, shift_elems, syncs, NULL);
 }
 
 static void eval_plan(enum_ctx *e, const long *sl, const rot *r)
@@ -474,10 +542,7 @@ static void eval_plan(enum_ctx *e, const long *sl, const rot *r)
     /* the artifact's sync_shift: each rotating tensor's every step costs two */
     if (prof & (1u << ELK_PSW_ROTSYNC)) syncs = 2 * var_shifts;
     /* partial sums over split dims the output does not index */
-    double r0 = 1;
-    for (int d = 0; d < nd; d++)
-        if (!in_axes(&op->t[0], d)) r0 *= e->p[d];
-    elk_plan_charge_output(e->c, op, r0, sub, s[0], &pl, &shift_elems, &syncs);
+    charge_output(e->c, op, e->r0, sub, s[0], &pl, &shift_elems, &syncs, &e->add_memo);
     pl.comp += e->unf_comp;
     syncs += e->unf_syncs;
     pl.shift_bytes = shift_elems * dt + e->unf_bytes;
@@ -581,7 +646,7 @@ static int prune_options(enum_ctx *e, const long *sl, rot (*opts)[MAX_ROTS], int
         hsum += hmin[v];
     }
     /* the terms no rotation choice changes (eval_plan's, in its order) */
-    int split_up = compute_splits_up(e->c, op);
+    int split_up = e->split_up;
     int out_rot = 0;
     double osub = 1;
     for (int a = 0; a < op->t[0].naxes; a++) {
@@ -589,9 +654,7 @@ static int prune_options(enum_ctx *e, const long *sl, rot (*opts)[MAX_ROTS], int
         out_rot |= Tmax[d] > 1;
         osub *= (double)((sl[d] + Tmax[d] - 1) / Tmax[d]);
     }
-    double r0 = 1;
-    for (int d = 0; d < nd; d++)
-        if (!in_axes(&op->t[0], d)) r0 *= e->p[d];
+    double r0 = e->r0;
     double add = 0, shift = 0, syncs = 0;
     if (r0 > 1 && (prof & (1u << ELK_PSW_GATHER))) {
         if (!out_rot) add = elk_cost_partial_reduce(e->c, r0, s0);
@@ -604,6 +667,8 @@ static int prune_options(enum_ctx *e, const long *sl, rot (*opts)[MAX_ROTS], int
     }
     relayout_terms(op, prof, s0, &shift, &syncs);
     double sync_per = prof & (1u << ELK_PSW_ROTSYNC) ? 2 : 1;
+    double comp_sl = 0;
+    int have_sl = 0;
     for (int v = 1; v < nt; v++) {
         int k = 0;
         for (int i = 0; i < nopt[v]; i++) {
@@ -614,24 +679,47 @@ static int prune_options(enum_ctx *e, const long *sl, rot (*opts)[MAX_ROTS], int
             int dead = hot > e->sram && (e->all.n > 0 || e->fastest);
             if (!dead && (e->fi.n > 0 || (e->fastest && e->best < INFINITY))) {
                 elk_plan pl;
-                long sub[ELK_MAX_DIMS];
-                for (int d = 0; d < nd; d++) sub[d] = sl[d];
                 /* a rotation of t along d runs >= t - 1 shift steps of this
                  * slice, each a sync (two under rotsync), and splits the
                  * compute t ways, never for less (compute_splits_up) */
                 double rsteps = r->t > 1 ? r->t - 1 : 0;
-                if (r->t > 1) sub[r->ax] = (sl[r->ax] + r->t - 1) / r->t;
-                pl.comp = split_up ? elk_cost_compute(e->c, op, sub) * (r->t > 1 ? r->t : 1) : 0;
-                pl.comp += add;
-                pl.comp += e->unf_comp;
                 pl.syncs = sync_per * rsteps + syncs + e->unf_syncs;
                 pl.shift_bytes = (rsteps * ev[v][i] + shift) * dt + e->unf_bytes;
                 double x = e->xf * (pl.shift_bytes * e->cpb + e->a2a_rs + e->a2a_rd) * (1 - 1e-9);
-                double cc = plan_C(e, &pl) * (1 - 1e-9);
-                /* the fastest search: C + X bounds the menu's execution
-                 * (shaded, the same sum in another order) */
-                dead = e->fastest ? (cc + x) * (1 - 1e-9) > e->best * (1 + FASTEST_MARGIN)
-                                  : front_dominates(e, hot, cc, x);
+                double lim = e->best * (1 + FASTEST_MARGIN);
+                if (e->fastest && split_up && r->t > 1) {
+                    /* the fastest search tries the unsplit slice's compute
+                     * first (fastest_spatial_lb's, no more than the split
+                     * one's, rounding apart, which the shading covers): about
+                     * half the options that fall, fall to it, and need no
+                     * compute of their own */
+                    pl.comp = e->lb_comp;
+                    pl.comp += add;
+                    pl.comp += e->unf_comp;
+                    dead = (plan_C(e, &pl) * (1 - 1e-9) + x) * (1 - 1e-9) > lim;
+                }
+                if (!dead) {
+                    double cu = 0;
+                    if (split_up && r->t > 1) {
+                        long sub[ELK_MAX_DIMS];
+                        for (int d = 0; d < nd; d++) sub[d] = sl[d];
+                        sub[r->ax] = (sl[r->ax] + r->t - 1) / r->t;
+                        cu = elk_cost_compute(e->c, op, sub) * r->t;
+                    } else if (split_up) {
+                        /* the unsplit slice, once per spatial plan (its
+                         * compute times 1 is itself) */
+                        if (!have_sl) comp_sl = elk_cost_compute(e->c, op, sl);
+                        have_sl = 1;
+                        cu = comp_sl;
+                    }
+                    pl.comp = cu;
+                    pl.comp += add;
+                    pl.comp += e->unf_comp;
+                    double cc = plan_C(e, &pl) * (1 - 1e-9);
+                    /* the fastest search: C + X bounds the menu's execution
+                     * (shaded, the same sum in another order) */
+                    dead = e->fastest ? (cc + x) * (1 - 1e-9) > lim : front_dominates(e, hot, cc, x);
+                }
             }
             if (!dead) opts[v][k++] = *r;
         }
@@ -702,6 +790,7 @@ static twin_ent *twin_slot(enum_ctx *e, const long *sl, int *fresh)
     memcpy(t->key, key, sizeof key);
     t->used = 1;
     t->nseen = 0;
+    t->seen_bits = 0;
     return t;
 }
 
@@ -720,7 +809,7 @@ static void fastest_spatial_lb(enum_ctx *e, const long *sl, double s0, double r0
      * consecutive p) */
     if (memcmp(e->lb_sl, sl, (size_t)e->nd * sizeof *sl)) {
         memcpy(e->lb_sl, sl, (size_t)e->nd * sizeof *sl);
-        e->lb_comp = compute_splits_up(e->c, op) ? elk_cost_compute(e->c, op, sl) : 0;
+        e->lb_comp = e->split_up ? elk_cost_compute(e->c, op, sl) : 0;
     }
     double comp = e->lb_comp;
     double shift = 0, syncs = 0;
@@ -777,7 +866,8 @@ static void spatial_leaf(enum_ctx *e)
         double s0 = 1, r0 = 1, dt = op->dtype_bytes;
         for (int a = 0; a < op->t[0].naxes; a++) s0 *= (double)sl[op->t[0].axis[a]];
         for (int d = 0; d < nd; d++)
-            if (!in_axes(&op->t[0], d)) r0 *= e->p[d];
+            if (!(e->axmask[0] >> d & 1)) r0 *= e->p[d];
+        e->r0 = r0;
         unsigned prof = e->c->profile;
         double cc = 0, shb = 0, lim = e->best * (1 + FASTEST_MARGIN);
         int bound = e->fastest && e->best < INFINITY;
@@ -806,7 +896,7 @@ static void spatial_leaf(enum_ctx *e)
         const elk_tensor *t = &op->t[v];
         long rep = 1;
         for (int d = 0; d < nd; d++)
-            if (!in_axes(t, d)) rep *= e->p[d];
+            if (!(e->axmask[v] >> d & 1)) rep *= e->p[d];
         nopt[v] = 0;
         opts[v][nopt[v]++] = (rot){1, -1};
         if (rep <= 1) continue;
@@ -833,11 +923,15 @@ static void spatial_leaf(enum_ctx *e)
         int v = e->vary, k = 0;
         for (int i = 0; i < nopt[v]; i++) {
             int seen = 0;
-            for (int j = 0; j < tw->nseen && !seen; j++)
+            unsigned bit = rot_bit(opts[v][i]);
+            for (int j = 0; j < tw->nseen && !seen && (tw->seen_bits >> bit & 1); j++)
                 seen = tw->seen[j].t == opts[v][i].t && tw->seen[j].ax == opts[v][i].ax;
             if (seen) continue;
             opts[v][k++] = opts[v][i];
-            if (tw->nseen < TWIN_SEEN) tw->seen[tw->nseen++] = opts[v][i];
+            if (tw->nseen < TWIN_SEEN) {
+                tw->seen[tw->nseen++] = opts[v][i];
+                tw->seen_bits |= (uint64_t)1 << bit;
+            }
         }
         nopt[v] = k;
         if (k == 0) {
@@ -866,6 +960,41 @@ static void spatial_leaf(enum_ctx *e)
     local_prune(e);
 }
 
+/* The least p >= 1 with prod * p >= thr, as the leaf compares them (prod
+ * and p products of splits: exact in doubles). */
+static long least_split(double thr, double prod)
+{
+    long p = (long)ceil(thr / prod);
+    if (p < 1) p = 1;
+    while (p > 1 && (double)(p - 1) * prod >= thr) p--;
+    while ((double)p * prod < thr) p++;
+    return p;
+}
+
+/* The fastest search's bound on every leaf below level d (splits prod so
+ * far): fastest_spatial_lb's terms at their least. Each dim left is split
+ * at most min(D, cores / prod) ways, so every slice below is at least that
+ * split's, and where compute_splits_up holds compute is monotone in every
+ * extent (each of its formulas is a non-decreasing function of the extents
+ * with non-negative coefficients); the partial-sum terms are at least 0 and
+ * the re-layout's shift too, its syncs are what they are. The same
+ * expressions in the same order on smaller operands, so rounding keeps the
+ * order: when this passes best's margin, so does every leaf's own bound,
+ * and the leaves would each be bounded (best only falls). */
+static int fastest_subtree_bounded(enum_ctx *e, int d, double prod)
+{
+    const elk_op *op = e->op;
+    long sub[ELK_MAX_DIMS], cap = (long)(e->cores / prod);
+    for (int i = 0; i < e->nd; i++) {
+        long h = cap < e->D[i] ? cap : e->D[i];
+        sub[i] = i < d ? e->sl[i] : (e->D[i] + h - 1) / h;
+    }
+    elk_plan pl;
+    pl.comp = (e->split_up ? elk_cost_compute(e->c, op, sub) : 0) + e->unf_comp;
+    pl.syncs = e->sub_syncs;
+    return fastest_lb(e, plan_C(e, &pl) * (1 - 1e-9), e->sub_shb, 0) > e->best * (1 + FASTEST_MARGIN);
+}
+
 static void spatial_rec(enum_ctx *e, int d, double prod, double ratio)
 {
     if (e->oom || e->cancelled) return;
@@ -878,6 +1007,8 @@ static void spatial_rec(enum_ctx *e, int d, double prod, double ratio)
     }
     /* threads split the work by whole innermost loops, dealt round-robin */
     if (e->nthr > 1 && d == e->nd - 1 && e->chunk++ % e->nthr != e->tid) return;
+    /* a whole subtree the fastest search's best already beats */
+    if (e->fastest && e->best < INFINITY && fastest_subtree_bounded(e, d, prod)) return;
     long hi = (long)(e->cores / prod);
     if (hi > e->D[d]) hi = e->D[d];
     double rest = (double)e->suffix[d + 1];
@@ -891,6 +1022,15 @@ static void spatial_rec(enum_ctx *e, int d, double prod, double ratio)
     /* the coarse space steps the splits geometrically: by about a quarter,
      * the innermost (which fills the cores) by about a sixteenth */
     long geo = e->coarse ? (d < e->nd - 1 ? 4 : 16) : 0;
+    int last = d == e->nd - 1;
+    /* the innermost level starts where the leaf's utilisation test can
+     * first pass when its threshold does not depend on p (a split path, or
+     * an output dim): below it no p recurses, nor moves next (the coarse
+     * space's steps start at lo, so it keeps lo) */
+    if (last && !geo && (e->red_split || e->is_out[d])) {
+        long least = least_split(e->red_split ? e->util_cores : e->util_out, prod);
+        if (least > lo) lo = least;
+    }
     for (long p = lo, next; p <= hi; p = next) {
         next = p + (geo && p >= geo ? p / geo : 1);
         e->p[d] = (int)p;
@@ -910,13 +1050,19 @@ static void spatial_rec(enum_ctx *e, int d, double prod, double ratio)
             continue;
         }
         int red = !e->is_out[d] && p > 1;
-        e->red_split += red;
-        spatial_rec(e, d + 1, prod * p, fill);
-        e->red_split -= red;
+        /* spatial_leaf's utilisation test, before the call: lo is a floor
+         * (and 1 for a reduced dim on util_out's path), so most innermost
+         * loops start below it, and most leaves would fail it there (the
+         * same product: prod * p is the leaf's used, exact in doubles) */
+        if (!last || prod * p >= (e->red_split + red ? e->util_cores : e->util_out)) {
+            e->red_split += red;
+            spatial_rec(e, d + 1, prod * p, fill);
+            e->red_split -= red;
+        }
         /* a reduced dim split at p < the full floor's bound: only p = 1 was
          * wanted (util_out's path) */
         if (!e->is_out[d] && p == 1 && lo_out < LONG_MAX) {
-            long full = (long)floor(e->util_cores / (prod * rest));
+            long full = last && !geo ? least_split(e->util_cores, prod) : (long)floor(e->util_cores / (prod * rest));
             if (full > next) next = full < 2 ? 2 : full;
         }
     }
@@ -952,6 +1098,7 @@ static void enum_free_scratch(enum_ctx *e)
     free(e->fi.c);
     free(e->fi.x);
     free(e->fi.off);
+    free(e->fi.pmin);
     free(e->fi.cx);
     free(e->twins);
     e->twins = NULL;
@@ -1108,32 +1255,59 @@ typedef struct {
     const double *c;
 } sort_ctx;
 
-/* qsort has no context argument; each thread sorts its own enumeration */
-static _Thread_local sort_ctx t_sort;
-
-static int cmp_idx(const void *pa, const void *pb)
+/* Whether plan i sorts before plan j (i != j): the total order above. */
+static inline int idx_before(const sort_ctx *t, int i, int j)
 {
-    int i = *(const int *)pa, j = *(const int *)pb;
-    const elk_plan *a = &t_sort.v[i], *b = &t_sort.v[j];
-    if (a->hot != b->hot) return a->hot < b->hot ? -1 : 1;
-    if (t_sort.c[i] != t_sort.c[j]) return t_sort.c[i] < t_sort.c[j] ? -1 : 1;
-    if (a->xcyc != b->xcyc) return a->xcyc < b->xcyc ? -1 : 1;
+    const elk_plan *a = &t->v[i], *b = &t->v[j];
+    if (a->hot != b->hot) return a->hot < b->hot;
+    if (t->c[i] != t->c[j]) return t->c[i] < t->c[j];
+    if (a->xcyc != b->xcyc) return a->xcyc < b->xcyc;
     /* enumeration order (spatial_rec's: lexicographic in p), which the
      * symmetry of twin_slot relies on: of twins' equal plans the first wins */
     for (int d = 0; d < ELK_MAX_DIMS; d++)
-        if (a->p[d] != b->p[d]) return a->p[d] < b->p[d] ? -1 : 1;
-    return (i > j) - (i < j);
+        if (a->p[d] != b->p[d]) return a->p[d] < b->p[d];
+    return i < j;
+}
+
+/* Merge the sorted runs a[0..na) and b[0..nb) into out. */
+static void merge_idx(const sort_ctx *t, const int *a, int na, const int *b, int nb, int *out)
+{
+    int i = 0, j = 0, k = 0;
+    while (i < na && j < nb) out[k++] = idx_before(t, b[j], a[i]) ? b[j++] : a[i++];
+    while (i < na) out[k++] = a[i++];
+    while (j < nb) out[k++] = b[j++];
+}
+
+/* Sort a[0..n) by idx_before (a merge sort with the comparison inline:
+ * qsort's calls through a pointer were most of the prune's time; the order
+ * is total, so any correct sort gives the same one). tmp holds n. */
+static void sort_idx(const sort_ctx *t, int *a, int *tmp, int n)
+{
+    if (n <= 16) {
+        for (int i = 1; i < n; i++) {
+            int x = a[i], j = i;
+            for (; j > 0 && idx_before(t, x, a[j - 1]); j--) a[j] = a[j - 1];
+            a[j] = x;
+        }
+        return;
+    }
+    int h = n / 2;
+    sort_idx(t, a, tmp, h);
+    sort_idx(t, a + h, tmp, n - h);
+    merge_idx(t, a, h, a + h, n - h, tmp);
+    memcpy(a, tmp, (size_t)n * sizeof *a);
 }
 
 static int global_prune(struct enum_ctx *e)
 {
     plan_vec *a = &e->all;
     if (a->n == 0) return 0;
-    int *idx = malloc((size_t)a->n * sizeof *idx);
+    int *idx = malloc((size_t)a->n * sizeof *idx), *tmp = malloc((size_t)a->n * sizeof *tmp);
     double *cv = malloc((size_t)a->n * sizeof *cv);
     stair_pt *st = malloc((size_t)(a->n + 1) * sizeof *st);
-    if (!idx || !cv || !st) {
+    if (!idx || !tmp || !cv || !st) {
         free(idx);
+        free(tmp);
         free(cv);
         free(st);
         return -1;
@@ -1142,8 +1316,17 @@ static int global_prune(struct enum_ctx *e)
         idx[i] = i;
         cv[i] = plan_C(e, &a->v[i]);
     }
-    t_sort = (sort_ctx){a->v, cv};
-    qsort(idx, (size_t)a->n, sizeof *idx, cmp_idx);
+    /* the survivors of the last prune lead the buffer in order (indices
+     * ascending in it, so the order's last tie-break agrees): only the
+     * plans kept since are sorted, then merged in */
+    sort_ctx t = {a->v, cv};
+    int k0 = e->sorted < a->n ? e->sorted : a->n;
+    sort_idx(&t, idx + k0, tmp, a->n - k0);
+    if (k0 > 0 && k0 < a->n) {
+        merge_idx(&t, idx, k0, idx + k0, a->n - k0, tmp);
+        memcpy(idx, tmp, (size_t)a->n * sizeof *idx);
+    }
+    free(tmp);
     int ns = 0, keep = 0;
     for (int r = 0; r < a->n; r++) {
         double c = cv[idx[r]], x = a->v[idx[r]].xcyc;
@@ -1175,6 +1358,7 @@ static int global_prune(struct enum_ctx *e)
     free(a->v);
     a->v = out;
     a->n = a->cap = keep;
+    e->sorted = keep;
     return 0;
 }
 
@@ -1317,8 +1501,17 @@ static void enum_start(enum_ctx *e, const elk_chip *c, const elk_op *op, double 
     e->suffix_out[e->nd] = 1;
     for (int d = e->nd - 1; d >= 0; d--) {
         e->is_out[d] = in_axes(&op->t[0], d);
+        for (int v = 0; v < op->ntensors; v++)
+            if (in_axes(&op->t[v], d)) e->axmask[v] |= 1u << d;
         double s = (double)e->suffix_out[d + 1] * (e->is_out[d] ? (double)(e->D[d] < e->cores ? e->D[d] : e->cores) : 1);
         e->suffix_out[d] = (long)(s > e->cores ? e->cores : s);
+    }
+    e->split_up = compute_splits_up(c, op);
+    {
+        double shift = 0, syncs = 0;
+        relayout_terms(op, c->profile, 0, &shift, &syncs);
+        e->sub_syncs = syncs + e->unf_syncs;
+        e->sub_shb = shift * op->dtype_bytes + e->unf_bytes;
     }
     thresholds(e);
     if (e->prune || e->fastest) twin_setup(e);
