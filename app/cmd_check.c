@@ -21,6 +21,7 @@ typedef struct {
     const elk_check_space *sp;
     unsigned long seed;
     const char *profile;      /* --profile: forced on every point, or NULL */
+    int first;                /* --first: the index of results[0]'s point */
     int n;
     int next;
     int failed;               /* a point could not be evaluated (out of memory) */
@@ -39,9 +40,9 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&w->mu);
         if (k < 0) return NULL;
         elk_check_args a;
-        elk_check_draw(w->sp, w->seed, k, &a);
+        elk_check_draw(w->sp, w->seed, w->first + k, &a);
         if (w->profile) elk_check_args_set(&a, ELK_KNOB_PROFILE, w->profile);
-        elk_status st = elk_check_eval(w->sp, &a, k, &w->results[k]);
+        elk_status st = elk_check_eval(w->sp, &a, w->first + k, &w->results[k]);
         pthread_mutex_lock(&w->mu);
         if (st != ELK_OK) w->failed = 1;
         w->done[k] = 1;
@@ -52,7 +53,7 @@ static void *worker(void *arg)
 
 static void help(const elk_opt *opts)
 {
-    printf("usage: elk check [--points N] [--seed S] [--jobs J] [--profile P] [--gate LIST] [-v|--verbose]\n\n"
+    printf("usage: elk check [--points N] [--first K] [--seed S] [--jobs J] [--profile P] [--gate LIST] [-v|--verbose]\n\n"
            "Draws N random design points (every chip and model preset, every topology,\n"
            "decode, prefill and train-fwd, and the knobs over their ranges; point k depends\n"
            "only on the seed and k) and checks every invariant of the model on each: the\n"
@@ -265,10 +266,13 @@ static void work_free(work *w, pthread_t *th)
 
 int elk_cmd_check(int argc, char **argv)
 {
-    const char *points_s = "200", *seed_s = "1", *jobs_s = "1", *gate_s = NULL, *profile = NULL;
+    const char *points_s = "200", *first_s = "0", *seed_s = "1", *jobs_s = "1", *gate_s = NULL, *profile = NULL;
     int want_help = 0, verbose = 0;
     elk_opt opts[] = {
         {"points", 1, &points_s, NULL, "N\tpoints to draw (default 200)"},
+        {"first", 1, &first_s, NULL,
+         "K\tstart at point K: points K .. K+N-1 of the seed's sequence, each as a full run draws it "
+         "(default 0), so one violation's point is re-checked alone"},
         {"seed", 1, &seed_s, NULL, "S\tseed of GSL's mt19937 (default 1)"},
         {"jobs", 1, &jobs_s, NULL, "J\tthreads (default 1)"},
         {"profile", 1, &profile, NULL,
@@ -289,10 +293,14 @@ int elk_cmd_check(int argc, char **argv)
         help(opts);
         return 0;
     }
-    long npoints, seed, jobs;
+    long npoints, first, seed, jobs;
     elk_error err;
     if (elk_parse_long(points_s, 1, 10000000, &npoints)) {
         elk_cli_error("check: --points %s: expected an integer 1 .. 10000000", points_s);
+        return ELK_EXIT_USAGE;
+    }
+    if (elk_parse_long(first_s, 0, 10000000 - npoints, &first)) {
+        elk_cli_error("check: --first %s: expected an integer 0 .. %ld", first_s, 10000000 - npoints);
         return ELK_EXIT_USAGE;
     }
     if (elk_parse_long(seed_s, 0, 4294967295L, &seed)) {
@@ -329,6 +337,7 @@ int elk_cmd_check(int argc, char **argv)
     w.sp = &sp;
     w.seed = (unsigned long)seed;
     w.profile = profile;
+    w.first = (int)first;
     w.n = (int)npoints;
     w.results = calloc((size_t)w.n, sizeof *w.results);
     w.done = calloc((size_t)w.n, 1);
@@ -349,7 +358,11 @@ int elk_cmd_check(int argc, char **argv)
         return ELK_EXIT_FAIL;
     }
 
-    printf("elk check: %d point%s, seed %ld, %d invariants\n", w.n, w.n == 1 ? "" : "s", seed, ELK_CHECK_COUNT);
+    if (w.first > 0)
+        printf("elk check: %d point%s from point %d, seed %ld, %d invariants\n", w.n, w.n == 1 ? "" : "s", w.first, seed,
+               ELK_CHECK_COUNT);
+    else
+        printf("elk check: %d point%s, seed %ld, %d invariants\n", w.n, w.n == 1 ? "" : "s", seed, ELK_CHECK_COUNT);
     tally t;
     memset(&t, 0, sizeof t);
     collect(&w, verbose, &t);

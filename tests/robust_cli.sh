@@ -166,5 +166,15 @@ expect 2 "$ELK" trace --model tiny --cores 4194304 --policy elk-dyn --mode detai
     has_err 'trace: --mode detailed: 4194304 cores, at most 65536'
 [ ! -e trace.json ] && ok || fail "a refused trace wrote trace.json"
 
+# elk check --first K: point K alone, drawn as the full run draws it (its
+# block in -v output is the same), and a --first past the range is refused
+"$ELK" check --points 2 --seed 21 -v >full.out 2>/dev/null
+"$ELK" check --first 1 --points 1 --seed 21 -v >one.out 2>/dev/null
+blk() { awk '/^point 1:/{p=1; print; next} p && /^  /{print; next} {p=0}' "$1"; }
+if [ -n "$(blk full.out)" ] && [ "$(blk full.out)" = "$(blk one.out)" ]; then ok; else
+    fail "check --first 1 --points 1 does not re-check the full run's point 1"
+fi
+expect 2 "$ELK" check --first 9999999 --points 2 && has_err 'check: --first 9999999: expected an integer 0 .. 9999998'
+
 echo "robust_cli: $checks checks, $failed failed"
 [ "$failed" -eq 0 ]
