@@ -1,4 +1,5 @@
 #include "elk_cost.h"
+#include "elk_tree.h"
 #include "elk_noc.h"
 #include "elk_tree.h"
 
@@ -170,17 +171,49 @@ double elk_cost_shift_cpb(const elk_chip *c)
     return port;
 }
 
+/* The cut of a group of g cores on a mesh or torus as the simulator lays it
+ * out (elk_noc's exchange_grid): a tile of elk_tree_tile's shape, the most
+ * square factorisation of g, so a prime group is a strip. Each member
+ * receives its bytes from the g - 1 others, so the busiest link of the cut
+ * halving the tile's longer side carries half (m - half) / (m - 1) / across
+ * of a member's bytes; returned as the cut c with that load g / 4 / c, the
+ * form elk_cost_alltoall prices. sqrt(g) (a square tile, self-traffic
+ * counted) priced Mixtral decode's distribution in groups of 29 (batch 29)
+ * on a 4096-core tt-galaxy mesh at 9.7 us; the replay ran each on a 1 x 29
+ * strip in 66 us (issue 9, check point 227). Memoised per thread: the plan
+ * enumeration asks for a few group sizes many times. */
+static double tile_cut(const elk_chip *c, double g)
+{
+    static _Thread_local struct {
+        int R, C;
+        double g, cut;
+    } memo[8];
+    unsigned h = (unsigned)llround(g) & 7u;
+    if (memo[h].R == c->mesh_rows && memo[h].C == c->mesh_cols && memo[h].g == g) return memo[h].cut;
+    int tr, tc;
+    elk_tree_tile(c->mesh_rows, c->mesh_cols, g, &tr, &tc);
+    int lx = tc >= tr, side = lx ? tc : tr, across = lx ? tr : tc;
+    double m = (double)tr * tc, half = (double)(side / 2) * across;
+    double cut = m >= 2 ? g / 4.0 / (half * (m - half) / (m - 1) / across) : sqrt(g);
+    assert(cut > 0);
+    memo[h].R = c->mesh_rows;
+    memo[h].C = c->mesh_cols;
+    memo[h].g = g;
+    memo[h].cut = cut;
+    return cut;
+}
+
 /* Links crossing, in one direction, the narrowest cut of a group of g cores:
- * a square sub-block of a grid (its side), or the whole grid's shorter side.
- * A torus doubles only the whole grid's cut: there every ring closes, while a
+ * a sub-block of a grid (tile_cut), or the whole grid's shorter side. A
+ * torus doubles only the whole grid's cut: there every ring closes, while a
  * sub-block's shortest routes stay inside it as on a mesh (the simulator's
  * tiles agree), so its cut is the mesh's. A whole ring has two links; a
  * group of consecutive cores on it is a line, cut by one. */
 static double group_cut(const elk_chip *c, double g)
 {
     switch (c->topology) {
-    case ELK_TOPO_MESH: return g >= c->cores ? fmin_inl(c->mesh_rows, c->mesh_cols) : sqrt(g);
-    case ELK_TOPO_TORUS: return g >= c->cores ? 2.0 * fmin_inl(c->mesh_rows, c->mesh_cols) : sqrt(g);
+    case ELK_TOPO_MESH: return g >= c->cores ? fmin_inl(c->mesh_rows, c->mesh_cols) : tile_cut(c, g);
+    case ELK_TOPO_TORUS: return g >= c->cores ? 2.0 * fmin_inl(c->mesh_rows, c->mesh_cols) : tile_cut(c, g);
     case ELK_TOPO_RING: return g >= c->cores ? 2.0 : 1.0;
     default: return INFINITY;
     }

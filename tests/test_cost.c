@@ -180,14 +180,22 @@ static const struct {
     /* 8x8 mesh, 2 B/cycle links: port time 1000*0.5 = 500; the whole grid's
      * cut is 8 links: 1000*64/4 bytes cross it: 16000 / 8 / 2 = 1000 */
     {ELK_TOPO_MESH, 8, 8, 2, 64, 1000, "whole 8x8 mesh: bisection-bound"},
-    /* a 4-core sub-block: cut sqrt(4) = 2: 1000*4/4 / 2 / 2 = 250 < 500 */
+    /* a 2x2 sub-block: 2 links carry 2 x 2 members' pairs of 3 others:
+     * 1000*4/3 / 2 / 2 = 333 < 500 */
     {ELK_TOPO_MESH, 8, 8, 2, 4, 500, "2x2 block of an 8x8 mesh: port-bound"},
     /* a group larger than the chip counts as the whole chip */
     {ELK_TOPO_MESH, 8, 8, 2, 1000, 1000, "group 1000 on 64 cores: the whole grid"},
     /* torus: the whole grid's cut doubles: 16000 / 16 / 2 = 500 */
     {ELK_TOPO_TORUS, 8, 8, 2, 64, 500, "whole 8x8 torus"},
-    /* a sub-block of a torus cuts as a mesh's */
-    {ELK_TOPO_TORUS, 8, 8, 1, 16, 1000, "4x4 block of a torus, 1 B/cycle links: 1000*16/4 / 4 / 1"},
+    /* a sub-block of a torus cuts as a mesh's: the 4x4 tile's middle cut,
+     * 4 links, carries 8 x 8 members' pairs of 15 others: 1000*64/15 / 4 / 1 */
+    {ELK_TOPO_TORUS, 8, 8, 1, 16, 1000 * 64.0 / 15 / 4, "4x4 block of a torus, 1 B/cycle links"},
+    /* a group of 8 is a 2x4 tile: the cut halving its long side is 2 links
+     * for 4 x 4 members of 7 others: 1000*16/7 / 2 / 1 (sqrt(8) said 707) */
+    {ELK_TOPO_MESH, 8, 8, 1, 8, 1000 * 16.0 / 7 / 2, "2x4 tile of an 8x8 mesh"},
+    /* a prime group is a strip (as the simulator lays it out): 1x7, its
+     * middle link carries 3 x 4 pairs of 6: 1000*12/6 / 1 / 1 (sqrt(7) said 661) */
+    {ELK_TOPO_MESH, 8, 8, 1, 7, 1000 * 12.0 / 6, "a group of 7 on an 8x8 mesh: a 1x7 strip"},
     /* ring of 16: the whole ring's cut is two links: 1000*16/4 / 2 / 2 = 1000 */
     {ELK_TOPO_RING, 1, 16, 2, 16, 1000, "whole ring of 16"},
     /* consecutive cores of a ring are a line, cut by one link: 1000*8/4 / 1 / 2 = 1000 */
