@@ -2,6 +2,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -384,6 +385,17 @@ static double a2a_slowdown(const elk_sctx *x, int j, double d, const net_phases 
     return a > 0 ? beside / a : 1;
 }
 
+/* A preload's slowdown of a phase group (and the group's time alone)
+ * depends on the preload and the op's phases, not on the iterate's L:
+ * contended_len's iterates ask for the same ones again, so each call keeps
+ * those of the PX_KEEP positions below q it has met (bit q - 1 - r of
+ * have[grp]); a preload further back is priced every time. */
+enum { PX_KEEP = 64 };
+typedef struct {
+    uint64_t have[2];
+    double f[2][PX_KEEP], alone[2][PX_KEEP];
+} px_memo;
+
 /* shared_extra on a mesh, torus or all-to-all, placed as the simulator
  * runs it: the preloads overlapping op i's window [D - L, D] start as early
  * as they can, so they stream back to back from the window's start; the
@@ -413,7 +425,7 @@ static double a2a_slowdown(const elk_sctx *x, int j, double d, const net_phases 
  * with every byte of the window charged, simulated 2.72, now 2.71).
  * Returns -1 when the grid's templates are not available. */
 static double placed_extra(const elk_sctx *x, double L, double D, int q, double own, double xc, double pause,
-                           const net_phases *ph, double *bytes)
+                           const net_phases *ph, px_memo *pm, double *bytes)
 {
     const elk_chip *c = x->c;
     double s = D - L;
@@ -436,10 +448,23 @@ static double placed_extra(const elk_sctx *x, double L, double D, int q, double 
             double a = cum, b = cum + ov;
             cum = b;
             if (b <= t || x->nocT[j] <= 0 || x->deliv[j] <= 0 || hbm_of(x, j) <= 0) continue;
-            double alone, f = c->topology == ELK_TOPO_ALL2ALL
-                                  ? a2a_slowdown(x, j, d, ph, k0, k1, &alone)
-                                  : phases_slowdown(c, ph, k0, k1, x->deliv[j] / hbm_of(x, j),
-                                                    x->deliv[j] / c->cores / d, &alone);
+            int slot = q - 1 - r;
+            uint64_t bit = slot < PX_KEEP ? (uint64_t)1 << slot : 0;
+            double alone = 0, f;
+            if (pm->have[grp] & bit) {
+                f = pm->f[grp][slot];
+                alone = pm->alone[grp][slot];
+            } else {
+                f = c->topology == ELK_TOPO_ALL2ALL
+                        ? a2a_slowdown(x, j, d, ph, k0, k1, &alone)
+                        : phases_slowdown(c, ph, k0, k1, x->deliv[j] / hbm_of(x, j), x->deliv[j] / c->cores / d,
+                                          &alone);
+                if (bit) {
+                    pm->f[grp][slot] = f;
+                    pm->alone[grp][slot] = alone;
+                    pm->have[grp] |= bit;
+                }
+            }
             if (!(f > 0)) return -1;
             if (left < 0) {
                 left = grp ? min2(alone, max2(0, xc - head)) : min2(alone, xc);
@@ -493,10 +518,12 @@ static double contended_len(const elk_sctx *x, double own, double xc, double xb,
      * left open (docs/VALIDATION.md). */
     int grid2d = c->topology == ELK_TOPO_MESH || c->topology == ELK_TOPO_TORUS;
     double pause = 0; /* the compute's port pauses, the last iterate's */
+    px_memo pm;
+    pm.have[0] = pm.have[1] = 0;
     for (int it = 0; it < 6; it++) {
         double bytes = 0, ex = 0;
         if (L > 0 && (grid2d || c->topology == ELK_TOPO_ALL2ALL) && ph && ph->n > 0 &&
-            (ex = placed_extra(x, L, D, q, own, xc, pause, ph, &bytes)) >= 0) {
+            (ex = placed_extra(x, L, D, q, own, xc, pause, ph, &pm, &bytes)) >= 0) {
             /* the phases placed as the replay runs them */
         } else if (L > 0 && grid2d) {
             ex = min2(1.0, window_noc(x, D - L, D, q, &bytes) / L) * xc;
