@@ -347,6 +347,25 @@ static const net_phases *op_phases(const elk_sctx *x, int i, int en, int k, net_
     return ph;
 }
 
+/* op_phases is a pure function of (op, entry, cold option), and one op's
+ * candidates mostly ask it of the same entry (the allocator's), then
+ * commit of the one taken: elk_sctx_schedule_op keeps the last answer. */
+typedef struct {
+    int en, k;              /* en -1: none yet */
+    const net_phases *p;    /* op_phases' answer: NULL or &ph */
+    net_phases ph;
+} phases_memo;
+
+static const net_phases *op_phases_memo(const elk_sctx *x, int i, int en, int k, phases_memo *m)
+{
+    if (m->en != en || m->k != k) {
+        m->en = en;
+        m->k = k;
+        m->p = op_phases(x, i, en, k, &m->ph);
+    }
+    return m->p;
+}
+
 /* The slowdown of phases [k0, k1) of ph beside a preload of replication r
  * at pace xp (bytes per core per cycle): their time beside it over their
  * time alone (in *alone, cycles), each phase's rates from the simulator's
@@ -737,7 +756,7 @@ static int basic_target_of(const elk_sctx *x, int qmin)
  * that cannot, since contention only lengthens it (contended_len >= own),
  * gets L = INFINITY without its contended length. */
 static int candidate(elk_sctx *x, int i, int q, int nw, double cold_sum, const wsum_t *ws, double D, double beat,
-                     int *entry, int *cand_k, double *L)
+                     phases_memo *pm, int *entry, int *cand_k, double *L)
 {
     const elk_menu *mi = menu_of(x, i);
     double sram = x->pr->sram;
@@ -781,8 +800,8 @@ static int candidate(elk_sctx *x, int i, int q, int nw, double cold_sum, const w
         *L = INFINITY;
         return 1;
     }
-    net_phases ph;
-    *L = contended_len(x, e->exe + dist, e->xcyc + dist, e->xbytes + db, D, q, op_phases(x, i, *entry, k, &ph)) + delta;
+    *L = contended_len(x, e->exe + dist, e->xcyc + dist, e->xbytes + db, D, q, op_phases_memo(x, i, *entry, k, pm)) +
+         delta;
     return 1;
 }
 
@@ -894,7 +913,7 @@ static void stretch_preloads(elk_sctx *x, int i, int q)
 /* Fix op i's choice: its plan and cold layout, the cold options the
  * allocator chose for the preloads beside it (which may move their
  * preloads earlier and so its deadline), its interval and residency. */
-static void commit(elk_sctx *x, int i, pick_t *b)
+static void commit(elk_sctx *x, int i, pick_t *b, phases_memo *pm)
 {
     const elk_menu *mi = menu_of(x, i);
     x->entry[i] = b->entry;
@@ -904,8 +923,7 @@ static void commit(elk_sctx *x, int i, pick_t *b)
     double own = e->exe + x->dist[i];
     double xb = net_bytes(x, i);
     double D = b->D;
-    net_phases ph;
-    const net_phases *php = op_phases(x, i, b->entry, x->copt[i], &ph);
+    const net_phases *php = op_phases_memo(x, i, b->entry, x->copt[i], pm);
     if (x->pol == ELK_POL_BASIC || x->pol == ELK_POL_STATIC) b->L = contended_len(x, own, e->xcyc + x->dist[i], xb, D, b->q, php);
     if (x->pol == ELK_POL_DYN || x->pol == ELK_POL_FULL) {
         int changed = 0;
@@ -984,6 +1002,8 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
     int basic_target = x->pol == ELK_POL_BASIC ? basic_target_of(x, qmin) : -1;
     /* Elk-Dyn and Elk-Full by their own rule take the latest start */
     int by_start = (x->pol == ELK_POL_DYN || x->pol == ELK_POL_FULL) && !x->list_mode && !x->replay && x->force_q < 0;
+    phases_memo phm;
+    phm.en = -1;
     for (int q = qmin;; q++) {
         if (q > qmin) {
             int j = x->order[q - 1];
@@ -997,7 +1017,7 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
         double D = last ? next : x->ps[q];
         int entry = -1;
         double L = 0;
-        if (!candidate(x, i, q, nw, cold_sum, &ws, D, by_start ? best.start : -INFINITY, &entry, &cand_k, &L)) {
+        if (!candidate(x, i, q, nw, cold_sum, &ws, D, by_start ? best.start : -INFINITY, &phm, &entry, &cand_k, &L)) {
             if (x->pol == ELK_POL_BASIC && q < basic_target && best.q >= 0) break;
             if (q == qmin && nforced) return -1;
             break;
@@ -1039,7 +1059,7 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
      * (a failed last candidate's changes undone first) */
     undo_mods(x);
     for (int m = 0; m < x->nbmod; m++) x->Wc[x->bmod_i[m]] = x->bmod_v[m];
-    commit(x, i, &best);
+    commit(x, i, &best, &phm);
     return 0;
 }
 
