@@ -413,6 +413,11 @@ enum { PX_KEEP = 64 };
 typedef struct {
     uint64_t have[2];
     double f[2][PX_KEEP], alone[2][PX_KEEP];
+    /* the last iterate's window start s and first position lo (q: none
+     * yet): every pe over lo..q-1 is above s, so a window starting no
+     * later goes on walking down from lo */
+    double s;
+    int lo;
 } px_memo;
 
 /* shared_extra on a mesh, torus or all-to-all, placed as the simulator
@@ -448,8 +453,10 @@ static double placed_extra(const elk_sctx *x, double L, double D, int q, double 
 {
     const elk_chip *c = x->c;
     double s = D - L;
-    int lo = q;
-    for (int r = q - 1; r >= x->placed_lo && x->pe[r] > s; r--) lo = r;
+    int lo = pm->lo < q && s <= pm->s ? pm->lo : q;
+    for (int r = lo - 1; r >= x->placed_lo && x->pe[r] > s; r--) lo = r;
+    pm->s = s;
+    pm->lo = lo;
     double extra = 0, t = 0, head = 0; /* t: the op's clock from s; head: the distribution alone */
     double c0 = 0;                      /* where the compute starts on that clock */
     for (int grp = 0; grp < 2; grp++) {
@@ -537,12 +544,14 @@ static double contended_len(const elk_sctx *x, double own, double xc, double xb,
      * left open (docs/VALIDATION.md). */
     int grid2d = c->topology == ELK_TOPO_MESH || c->topology == ELK_TOPO_TORUS;
     double pause = 0; /* the compute's port pauses, the last iterate's */
+    int placed = (grid2d || c->topology == ELK_TOPO_ALL2ALL) && ph && ph->n > 0;
     px_memo pm;
     pm.have[0] = pm.have[1] = 0;
+    pm.lo = q;
+    pm.s = 0;
     for (int it = 0; it < 6; it++) {
         double bytes = 0, ex = 0;
-        if (L > 0 && (grid2d || c->topology == ELK_TOPO_ALL2ALL) && ph && ph->n > 0 &&
-            (ex = placed_extra(x, L, D, q, own, xc, pause, ph, &pm, &bytes)) >= 0) {
+        if (L > 0 && placed && (ex = placed_extra(x, L, D, q, own, xc, pause, ph, &pm, &bytes)) >= 0) {
             /* the phases placed as the replay runs them */
         } else if (L > 0 && grid2d) {
             ex = min2(1.0, window_noc(x, D - L, D, q, &bytes) / L) * xc;
