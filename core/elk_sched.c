@@ -2,6 +2,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -346,6 +347,25 @@ static const net_phases *op_phases(const elk_sctx *x, int i, int en, int k, net_
     return ph;
 }
 
+/* op_phases is a pure function of (op, entry, cold option), and one op's
+ * candidates mostly ask it of the same entry (the allocator's), then
+ * commit of the one taken: elk_sctx_schedule_op keeps the last answer. */
+typedef struct {
+    int en, k;              /* en -1: none yet */
+    const net_phases *p;    /* op_phases' answer: NULL or &ph */
+    net_phases ph;
+} phases_memo;
+
+static const net_phases *op_phases_memo(const elk_sctx *x, int i, int en, int k, phases_memo *m)
+{
+    if (m->en != en || m->k != k) {
+        m->en = en;
+        m->k = k;
+        m->p = op_phases(x, i, en, k, &m->ph);
+    }
+    return m->p;
+}
+
 /* The slowdown of phases [k0, k1) of ph beside a preload of replication r
  * at pace xp (bytes per core per cycle): their time beside it over their
  * time alone (in *alone, cycles), each phase's rates from the simulator's
@@ -384,6 +404,22 @@ static double a2a_slowdown(const elk_sctx *x, int j, double d, const net_phases 
     return a > 0 ? beside / a : 1;
 }
 
+/* A preload's slowdown of a phase group (and the group's time alone)
+ * depends on the preload and the op's phases, not on the iterate's L:
+ * contended_len's iterates ask for the same ones again, so each call keeps
+ * those of the PX_KEEP positions below q it has met (bit q - 1 - r of
+ * have[grp]); a preload further back is priced every time. */
+enum { PX_KEEP = 64 };
+typedef struct {
+    uint64_t have[2];
+    double f[2][PX_KEEP], alone[2][PX_KEEP];
+    /* the last iterate's window start s and first position lo (q: none
+     * yet): every pe over lo..q-1 is above s, so a window starting no
+     * later goes on walking down from lo */
+    double s;
+    int lo;
+} px_memo;
+
 /* shared_extra on a mesh, torus or all-to-all, placed as the simulator
  * runs it: the preloads overlapping op i's window [D - L, D] start as early
  * as they can, so they stream back to back from the window's start; the
@@ -413,12 +449,14 @@ static double a2a_slowdown(const elk_sctx *x, int j, double d, const net_phases 
  * with every byte of the window charged, simulated 2.72, now 2.71).
  * Returns -1 when the grid's templates are not available. */
 static double placed_extra(const elk_sctx *x, double L, double D, int q, double own, double xc, double pause,
-                           const net_phases *ph, double *bytes)
+                           const net_phases *ph, px_memo *pm, double *bytes)
 {
     const elk_chip *c = x->c;
     double s = D - L;
-    int lo = q;
-    for (int r = q - 1; r >= x->placed_lo && x->pe[r] > s; r--) lo = r;
+    int lo = pm->lo < q && s <= pm->s ? pm->lo : q;
+    for (int r = lo - 1; r >= x->placed_lo && x->pe[r] > s; r--) lo = r;
+    pm->s = s;
+    pm->lo = lo;
     double extra = 0, t = 0, head = 0; /* t: the op's clock from s; head: the distribution alone */
     double c0 = 0;                      /* where the compute starts on that clock */
     for (int grp = 0; grp < 2; grp++) {
@@ -436,10 +474,23 @@ static double placed_extra(const elk_sctx *x, double L, double D, int q, double 
             double a = cum, b = cum + ov;
             cum = b;
             if (b <= t || x->nocT[j] <= 0 || x->deliv[j] <= 0 || hbm_of(x, j) <= 0) continue;
-            double alone, f = c->topology == ELK_TOPO_ALL2ALL
-                                  ? a2a_slowdown(x, j, d, ph, k0, k1, &alone)
-                                  : phases_slowdown(c, ph, k0, k1, x->deliv[j] / hbm_of(x, j),
-                                                    x->deliv[j] / c->cores / d, &alone);
+            int slot = q - 1 - r;
+            uint64_t bit = slot < PX_KEEP ? (uint64_t)1 << slot : 0;
+            double alone = 0, f;
+            if (pm->have[grp] & bit) {
+                f = pm->f[grp][slot];
+                alone = pm->alone[grp][slot];
+            } else {
+                f = c->topology == ELK_TOPO_ALL2ALL
+                        ? a2a_slowdown(x, j, d, ph, k0, k1, &alone)
+                        : phases_slowdown(c, ph, k0, k1, x->deliv[j] / hbm_of(x, j), x->deliv[j] / c->cores / d,
+                                          &alone);
+                if (bit) {
+                    pm->f[grp][slot] = f;
+                    pm->alone[grp][slot] = alone;
+                    pm->have[grp] |= bit;
+                }
+            }
             if (!(f > 0)) return -1;
             if (left < 0) {
                 left = grp ? min2(alone, max2(0, xc - head)) : min2(alone, xc);
@@ -493,10 +544,14 @@ static double contended_len(const elk_sctx *x, double own, double xc, double xb,
      * left open (docs/VALIDATION.md). */
     int grid2d = c->topology == ELK_TOPO_MESH || c->topology == ELK_TOPO_TORUS;
     double pause = 0; /* the compute's port pauses, the last iterate's */
+    int placed = (grid2d || c->topology == ELK_TOPO_ALL2ALL) && ph && ph->n > 0;
+    px_memo pm;
+    pm.have[0] = pm.have[1] = 0;
+    pm.lo = q;
+    pm.s = 0;
     for (int it = 0; it < 6; it++) {
         double bytes = 0, ex = 0;
-        if (L > 0 && (grid2d || c->topology == ELK_TOPO_ALL2ALL) && ph && ph->n > 0 &&
-            (ex = placed_extra(x, L, D, q, own, xc, pause, ph, &bytes)) >= 0) {
+        if (L > 0 && placed && (ex = placed_extra(x, L, D, q, own, xc, pause, ph, &pm, &bytes)) >= 0) {
             /* the phases placed as the replay runs them */
         } else if (L > 0 && grid2d) {
             ex = min2(1.0, window_noc(x, D - L, D, q, &bytes) / L) * xc;
@@ -710,7 +765,7 @@ static int basic_target_of(const elk_sctx *x, int qmin)
  * that cannot, since contention only lengthens it (contended_len >= own),
  * gets L = INFINITY without its contended length. */
 static int candidate(elk_sctx *x, int i, int q, int nw, double cold_sum, const wsum_t *ws, double D, double beat,
-                     int *entry, int *cand_k, double *L)
+                     phases_memo *pm, int *entry, int *cand_k, double *L)
 {
     const elk_menu *mi = menu_of(x, i);
     double sram = x->pr->sram;
@@ -754,8 +809,8 @@ static int candidate(elk_sctx *x, int i, int q, int nw, double cold_sum, const w
         *L = INFINITY;
         return 1;
     }
-    net_phases ph;
-    *L = contended_len(x, e->exe + dist, e->xcyc + dist, e->xbytes + db, D, q, op_phases(x, i, *entry, k, &ph)) + delta;
+    *L = contended_len(x, e->exe + dist, e->xcyc + dist, e->xbytes + db, D, q, op_phases_memo(x, i, *entry, k, pm)) +
+         delta;
     return 1;
 }
 
@@ -867,7 +922,7 @@ static void stretch_preloads(elk_sctx *x, int i, int q)
 /* Fix op i's choice: its plan and cold layout, the cold options the
  * allocator chose for the preloads beside it (which may move their
  * preloads earlier and so its deadline), its interval and residency. */
-static void commit(elk_sctx *x, int i, pick_t *b)
+static void commit(elk_sctx *x, int i, pick_t *b, phases_memo *pm)
 {
     const elk_menu *mi = menu_of(x, i);
     x->entry[i] = b->entry;
@@ -877,8 +932,7 @@ static void commit(elk_sctx *x, int i, pick_t *b)
     double own = e->exe + x->dist[i];
     double xb = net_bytes(x, i);
     double D = b->D;
-    net_phases ph;
-    const net_phases *php = op_phases(x, i, b->entry, x->copt[i], &ph);
+    const net_phases *php = op_phases_memo(x, i, b->entry, x->copt[i], pm);
     if (x->pol == ELK_POL_BASIC || x->pol == ELK_POL_STATIC) b->L = contended_len(x, own, e->xcyc + x->dist[i], xb, D, b->q, php);
     if (x->pol == ELK_POL_DYN || x->pol == ELK_POL_FULL) {
         int changed = 0;
@@ -957,6 +1011,8 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
     int basic_target = x->pol == ELK_POL_BASIC ? basic_target_of(x, qmin) : -1;
     /* Elk-Dyn and Elk-Full by their own rule take the latest start */
     int by_start = (x->pol == ELK_POL_DYN || x->pol == ELK_POL_FULL) && !x->list_mode && !x->replay && x->force_q < 0;
+    phases_memo phm;
+    phm.en = -1;
     for (int q = qmin;; q++) {
         if (q > qmin) {
             int j = x->order[q - 1];
@@ -970,7 +1026,7 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
         double D = last ? next : x->ps[q];
         int entry = -1;
         double L = 0;
-        if (!candidate(x, i, q, nw, cold_sum, &ws, D, by_start ? best.start : -INFINITY, &entry, &cand_k, &L)) {
+        if (!candidate(x, i, q, nw, cold_sum, &ws, D, by_start ? best.start : -INFINITY, &phm, &entry, &cand_k, &L)) {
             if (x->pol == ELK_POL_BASIC && q < basic_target && best.q >= 0) break;
             if (q == qmin && nforced) return -1;
             break;
@@ -1012,7 +1068,7 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
      * (a failed last candidate's changes undone first) */
     undo_mods(x);
     for (int m = 0; m < x->nbmod; m++) x->Wc[x->bmod_i[m]] = x->bmod_v[m];
-    commit(x, i, &best);
+    commit(x, i, &best, &phm);
     return 0;
 }
 
