@@ -29,7 +29,8 @@ typedef struct {
  * slice (elements), which tensors rotate (bit v), and the iteration count. */
 typedef void (*leaf_fn)(void *u, int tm[MD][MT], const long *sub, const double *s, unsigned rot, double iters);
 /* Whether no leaf below a node can count: levels 0..d-1 are chosen (their
- * slices s, rotation bits, iterations and extents sub[0..d)). */
+ * slices s, rotation bits, iterations and extents sub[0..d)); sub[d..] hold
+ * the whole per-core extents, so sub is the tile of leaving the rest whole. */
 typedef int (*cut_fn)(void *u, int d, const double *s, unsigned rot, double iters, const long *sub);
 
 /* One tuple as level d of the tree applies it to dim d (which, with the
@@ -343,7 +344,8 @@ static int cmp_lists(const tctx *x, int a, int b)
  * fires (its root's running product is empty), so every combination reaches
  * the leaf check, replicas % product == 0; a partial product that does not
  * divide the replicas cannot become one that does, so pruning on it here
- * keeps the same leaves in the same order. */
+ * keeps the same leaves in the same order. Level d puts sub[d] back to the
+ * whole extent when done (cut_fn's contract). */
 static void tree_rec(tctx *x, int d, double eff, const double *s, unsigned rot, double iters, long *sub)
 {
     if (x->oom) return;
@@ -382,6 +384,7 @@ static void tree_rec(tctx *x, int d, double eff, const double *s, unsigned rot, 
         if (x->cut && d + 1 < x->nd && x->cut(x->u, d + 1, s2, rot | e->rot, iters * e->mx, sub)) continue;
         tree_rec(x, d + 1, eff2, s2, rot | e->rot, iters * e->mx, sub);
     }
+    sub[d] = x->sl[d];
 }
 
 /* Level d's entries from list perm[d], against dim d's extent. */
@@ -504,6 +507,7 @@ static int temporal_run(tctx *x, const long *D, const int *p)
     double s0[MT];
     long sub[MD];
     for (int v = 0; v < MT; v++) s0[v] = 1;
+    memcpy(sub, x->sl, sizeof sub);
     tree_rec(x, 0, 1.0, s0, 0, 1.0, sub);
     x->perm = NULL;
     return x->oom ? -1 : 0;
@@ -1087,9 +1091,7 @@ static int p1_cut(void *u, int d, const double *s, unsigned rot, double iters, c
     long at = -2;
     if (a->mono) {
         if (st_beats_at(q, hot, comp * (1 - 2e-9), &at)) return 1; /* on clb above */
-        long sb[MD];
-        for (int k = 0; k < x->nd; k++) sb[k] = k < d ? sub[k] : x->sl[k];
-        comp = path_compute(&a->t, a->c, d - 1, sb) * iters / a->c->compute_scale;
+        comp = path_compute(&a->t, a->c, d - 1, sub) * iters / a->c->compute_scale;
         if (st_beats_at(q, hot, comp * (1 - 1e-9), &at)) return 1;
     } else {
         comp = 0;
