@@ -156,6 +156,7 @@ typedef struct {
     int *perm; /* perm[d]: the list level d draws from (the sort) */
     lent *lv[MD]; /* level d's entries: list perm[d] applied to dim d */
     int clv[MD];
+    int nds[MD]; /* level d's distinct extents */
     int tm[MD][MT];
     uint32_t quo[MD + 1][MT]; /* rep[v] over the product of the t[v] of levels < d (it divides) */
     /* Compute cycles with levels 0..d chosen and the rest whole, per distinct
@@ -303,7 +304,9 @@ static void dim_list(tctx *x, int d)
         cur[F.vs[0]] = (int)a;
         for (int j = 0; j < F.nf[1]; j++) {
             uint32_t b = (uint32_t)F.f[1][j];
-            if (a > 1 && b > 1 && a % b && b % a) continue;
+            /* comparable iff the larger is a multiple of the smaller (the
+             * smaller's remainder by the larger is itself, never 0) */
+            if (a > 1 && b > 1 && (a < b ? b % a : a % b)) continue;
             if (!(b > a ? F.ok[1][j] : F.ok[0][i])) continue;
             cur[F.vs[1]] = (int)b;
             if (list_push(x, d, cur)) {
@@ -424,6 +427,7 @@ static int levels(tctx *x)
             if (k == nds) ds[nds++] = e->sub;
             e->sidx = k;
         }
+        x->nds[d] = nds;
     }
     for (int v = 0; v < x->nt; v++) x->sfx[x->nd][v] = 1;
     for (int d = x->nd - 1; d >= 0; d--)
@@ -440,7 +444,7 @@ static int levels(tctx *x)
         }
         /* a new spatial plan: the memo of the last one is stale */
         x->gen[d]++;
-        for (int i = 0; i < n; i++) x->cgen[d][i] = x->gen[d] - 1;
+        for (int i = 0; i < x->nds[d]; i++) x->cgen[d][i] = x->gen[d] - 1;
     }
     return 0;
 }
@@ -1168,6 +1172,7 @@ typedef struct {
 struct bcache {
     int ok[MT], na[MT], no[MT], ndv[MT];
     long ext[MT][MD], rep[MT];
+    double hm[MT], em[MT]; /* the least h and e of the options */
     const long *dv[MT];
     bopt o[MT][BOPT_MAX];
 };
@@ -1318,6 +1323,7 @@ static int p1_cut_spatial(const pass1 *q, const int *p, double *comp_sl)
     b.nodes = 0;
     if (!a->bc) a->bc = calloc(1, sizeof *a->bc); /* NULL: built every time */
     struct bcache *bc = a->bc;
+    double hmv[MT], emv[MT]; /* each tensor's least h and e */
     for (int v = 0; v < op->ntensors; v++) {
         long ext[MD] = {0};
         int na = 0;
@@ -1333,6 +1339,8 @@ static int p1_cut_spatial(const pass1 *q, const int *p, double *comp_sl)
             b.rep[v] = rep;
             b.dv[v] = bc->dv[v];
             b.ndv[v] = bc->ndv[v];
+            hmv[v] = bc->hm[v];
+            emv[v] = bc->em[v];
             continue;
         }
         int ndv;
@@ -1351,7 +1359,7 @@ static int p1_cut_spatial(const pass1 *q, const int *p, double *comp_sl)
         b.rep[v] = rep;
         b.dv[v] = dv;
         b.ndv[v] = ndv;
-        double e = 1;
+        double e = 1, hm = INFINITY, em = INFINITY;
         for (int k = 0; k < na; k++) e *= (double)ext[k];
         for (int i = 0; i < ndv; i++) {
             double T = (double)dv[i];
@@ -1359,10 +1367,14 @@ static int p1_cut_spatial(const pass1 *q, const int *p, double *comp_sl)
             int cheap = na == 2;
             double sv = cheap ? (T <= e ? dmax(1.0, e / T) : 0) : slice_lb(ext, na, dv[i], dv, ndv);
             if (sv == 0) continue; /* no splits multiply to T */
-            double h = sv * dt * (T > 1 ? 2 : 1);
-            b.o[v][b.no[v]++] = (bopt){h, term_xchg(a, v, sv, T, (double)rep, 1), T, !cheap}; /* o >= 1 */
+            double h = sv * dt * (T > 1 ? 2 : 1), ex = term_xchg(a, v, sv, T, (double)rep, 1); /* o >= 1 */
+            b.o[v][b.no[v]++] = (bopt){h, ex, T, !cheap};
+            hm = h < hm ? h : hm;
+            em = ex < em ? ex : em;
         }
         if (b.no[v] == 0) return 0; /* cannot happen (T = 1); keep p */
+        hmv[v] = hm;
+        emv[v] = em;
         if (bc) {
             bc->ok[v] = 1;
             bc->na[v] = na;
@@ -1370,6 +1382,8 @@ static int p1_cut_spatial(const pass1 *q, const int *p, double *comp_sl)
             bc->ndv[v] = ndv;
             bc->rep[v] = rep;
             bc->dv[v] = dv;
+            bc->hm[v] = hm;
+            bc->em[v] = em;
             memcpy(bc->ext[v], ext, sizeof ext);
             memcpy(bc->o[v], b.o[v], (size_t)b.no[v] * sizeof b.o[v][0]);
         }
@@ -1386,13 +1400,8 @@ static int p1_cut_spatial(const pass1 *q, const int *p, double *comp_sl)
     b.comp_1 = a->comp_1;
     b.hmin[b.nt] = b.emin[b.nt] = 0;
     for (int v = b.nt - 1; v >= 0; v--) {
-        double hm = INFINITY, em = INFINITY;
-        for (int i = 0; i < b.no[v]; i++) {
-            hm = b.o[v][i].h < hm ? b.o[v][i].h : hm;
-            em = b.o[v][i].e < em ? b.o[v][i].e : em;
-        }
-        b.hmin[v] = b.hmin[v + 1] + hm;
-        b.emin[v] = b.emin[v + 1] + em;
+        b.hmin[v] = b.hmin[v + 1] + hmv[v];
+        b.emin[v] = b.emin[v + 1] + emv[v];
     }
     return !bound_rec(&b, 0, 0, base, 1);
 }
