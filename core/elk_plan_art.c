@@ -144,7 +144,8 @@ typedef struct {
     int nd, nt;
     double pad;
     int sortbug;
-    unsigned axm[MT]; /* bit d: tensor v indexes dim d (in_axes, set by temporal_run) */
+    unsigned axm[MT]; /* bit d: tensor v indexes dim d (in_axes, set by temporal_run once axm_set) */
+    int axm_set;
     long sl[MD];  /* spatial_len: per-core extent of each dim */
     long rep[MT]; /* replicas of each tensor */
     const long *div[MT]; /* their divisors, ascending (in dm, or in own) */
@@ -467,12 +468,18 @@ static int temporal_run(tctx *x, const long *D, const int *p)
 {
     const elk_op *op = x->op;
     for (int d = 0; d < x->nd; d++) x->sl[d] = (D[d] + p[d] - 1) / p[d];
+    if (!x->axm_set) { /* the operator's, the same for every spatial plan */
+        for (int v = 0; v < x->nt; v++) {
+            x->axm[v] = 0;
+            for (int d = 0; d < x->nd; d++)
+                if (in_axes(&op->t[v], d)) x->axm[v] |= 1u << d;
+        }
+        x->axm_set = 1;
+    }
     for (int v = 0; v < x->nt; v++) {
         x->rep[v] = 1;
-        x->axm[v] = 0;
         for (int d = 0; d < x->nd; d++)
-            if (!in_axes(&op->t[v], d)) x->rep[v] *= p[d];
-            else x->axm[v] |= 1u << d;
+            if (!((x->axm[v] >> d) & 1u)) x->rep[v] *= p[d];
     }
     for (int v = 0; v < x->nt; v++) {
         if (x->dm) {
