@@ -29,7 +29,8 @@ typedef struct {
  * slice (elements), which tensors rotate (bit v), and the iteration count. */
 typedef void (*leaf_fn)(void *u, int tm[MD][MT], const long *sub, const double *s, unsigned rot, double iters);
 /* Whether no leaf below a node can count: levels 0..d-1 are chosen (their
- * slices s, rotation bits, iterations and extents sub[0..d)). */
+ * slices s, rotation bits, iterations and extents sub[0..d)); sub[d..] hold
+ * the whole per-core extents, so sub is the tile of leaving the rest whole. */
 typedef int (*cut_fn)(void *u, int d, const double *s, unsigned rot, double iters, const long *sub);
 
 /* One tuple as level d of the tree applies it to dim d (which, with the
@@ -143,7 +144,8 @@ typedef struct {
     int nd, nt;
     double pad;
     int sortbug;
-    unsigned axm[MT]; /* bit d: tensor v indexes dim d (in_axes, set by temporal_run) */
+    unsigned axm[MT]; /* bit d: tensor v indexes dim d (in_axes, set by temporal_run once axm_set) */
+    int axm_set;
     long sl[MD];  /* spatial_len: per-core extent of each dim */
     long rep[MT]; /* replicas of each tensor */
     const long *div[MT]; /* their divisors, ascending (in dm, or in own) */
@@ -155,6 +157,7 @@ typedef struct {
     int *perm; /* perm[d]: the list level d draws from (the sort) */
     lent *lv[MD]; /* level d's entries: list perm[d] applied to dim d */
     int clv[MD];
+    int nds[MD]; /* level d's distinct extents */
     int tm[MD][MT];
     uint32_t quo[MD + 1][MT]; /* rep[v] over the product of the t[v] of levels < d (it divides) */
     /* Compute cycles with levels 0..d chosen and the rest whole, per distinct
@@ -302,7 +305,9 @@ static void dim_list(tctx *x, int d)
         cur[F.vs[0]] = (int)a;
         for (int j = 0; j < F.nf[1]; j++) {
             uint32_t b = (uint32_t)F.f[1][j];
-            if (a > 1 && b > 1 && a % b && b % a) continue;
+            /* comparable iff the larger is a multiple of the smaller (the
+             * smaller's remainder by the larger is itself, never 0) */
+            if (a > 1 && b > 1 && (a < b ? b % a : a % b)) continue;
             if (!(b > a ? F.ok[1][j] : F.ok[0][i])) continue;
             cur[F.vs[1]] = (int)b;
             if (list_push(x, d, cur)) {
@@ -343,7 +348,8 @@ static int cmp_lists(const tctx *x, int a, int b)
  * fires (its root's running product is empty), so every combination reaches
  * the leaf check, replicas % product == 0; a partial product that does not
  * divide the replicas cannot become one that does, so pruning on it here
- * keeps the same leaves in the same order. */
+ * keeps the same leaves in the same order. Level d puts sub[d] back to the
+ * whole extent when done (cut_fn's contract). */
 static void tree_rec(tctx *x, int d, double eff, const double *s, unsigned rot, double iters, long *sub)
 {
     if (x->oom) return;
@@ -382,6 +388,7 @@ static void tree_rec(tctx *x, int d, double eff, const double *s, unsigned rot, 
         if (x->cut && d + 1 < x->nd && x->cut(x->u, d + 1, s2, rot | e->rot, iters * e->mx, sub)) continue;
         tree_rec(x, d + 1, eff2, s2, rot | e->rot, iters * e->mx, sub);
     }
+    sub[d] = x->sl[d];
 }
 
 /* Level d's entries from list perm[d], against dim d's extent. */
@@ -421,6 +428,7 @@ static int levels(tctx *x)
             if (k == nds) ds[nds++] = e->sub;
             e->sidx = k;
         }
+        x->nds[d] = nds;
     }
     for (int v = 0; v < x->nt; v++) x->sfx[x->nd][v] = 1;
     for (int d = x->nd - 1; d >= 0; d--)
@@ -437,7 +445,7 @@ static int levels(tctx *x)
         }
         /* a new spatial plan: the memo of the last one is stale */
         x->gen[d]++;
-        for (int i = 0; i < n; i++) x->cgen[d][i] = x->gen[d] - 1;
+        for (int i = 0; i < x->nds[d]; i++) x->cgen[d][i] = x->gen[d] - 1;
     }
     return 0;
 }
@@ -460,12 +468,18 @@ static int temporal_run(tctx *x, const long *D, const int *p)
 {
     const elk_op *op = x->op;
     for (int d = 0; d < x->nd; d++) x->sl[d] = (D[d] + p[d] - 1) / p[d];
+    if (!x->axm_set) { /* the operator's, the same for every spatial plan */
+        for (int v = 0; v < x->nt; v++) {
+            x->axm[v] = 0;
+            for (int d = 0; d < x->nd; d++)
+                if (in_axes(&op->t[v], d)) x->axm[v] |= 1u << d;
+        }
+        x->axm_set = 1;
+    }
     for (int v = 0; v < x->nt; v++) {
         x->rep[v] = 1;
-        x->axm[v] = 0;
         for (int d = 0; d < x->nd; d++)
-            if (!in_axes(&op->t[v], d)) x->rep[v] *= p[d];
-            else x->axm[v] |= 1u << d;
+            if (!((x->axm[v] >> d) & 1u)) x->rep[v] *= p[d];
     }
     for (int v = 0; v < x->nt; v++) {
         if (x->dm) {
@@ -504,6 +518,7 @@ static int temporal_run(tctx *x, const long *D, const int *p)
     double s0[MT];
     long sub[MD];
     for (int v = 0; v < MT; v++) s0[v] = 1;
+    memcpy(sub, x->sl, sizeof sub);
     tree_rec(x, 0, 1.0, s0, 0, 1.0, sub);
     x->perm = NULL;
     return x->oom ? -1 : 0;
@@ -1087,9 +1102,7 @@ static int p1_cut(void *u, int d, const double *s, unsigned rot, double iters, c
     long at = -2;
     if (a->mono) {
         if (st_beats_at(q, hot, comp * (1 - 2e-9), &at)) return 1; /* on clb above */
-        long sb[MD];
-        for (int k = 0; k < x->nd; k++) sb[k] = k < d ? sub[k] : x->sl[k];
-        comp = path_compute(&a->t, a->c, d - 1, sb) * iters / a->c->compute_scale;
+        comp = path_compute(&a->t, a->c, d - 1, sub) * iters / a->c->compute_scale;
         if (st_beats_at(q, hot, comp * (1 - 1e-9), &at)) return 1;
     } else {
         comp = 0;
@@ -1166,6 +1179,7 @@ typedef struct {
 struct bcache {
     int ok[MT], na[MT], no[MT], ndv[MT];
     long ext[MT][MD], rep[MT];
+    double hm[MT], em[MT]; /* the least h and e of the options */
     const long *dv[MT];
     bopt o[MT][BOPT_MAX];
 };
@@ -1316,6 +1330,7 @@ static int p1_cut_spatial(const pass1 *q, const int *p, double *comp_sl)
     b.nodes = 0;
     if (!a->bc) a->bc = calloc(1, sizeof *a->bc); /* NULL: built every time */
     struct bcache *bc = a->bc;
+    double hmv[MT], emv[MT]; /* each tensor's least h and e */
     for (int v = 0; v < op->ntensors; v++) {
         long ext[MD] = {0};
         int na = 0;
@@ -1331,6 +1346,8 @@ static int p1_cut_spatial(const pass1 *q, const int *p, double *comp_sl)
             b.rep[v] = rep;
             b.dv[v] = bc->dv[v];
             b.ndv[v] = bc->ndv[v];
+            hmv[v] = bc->hm[v];
+            emv[v] = bc->em[v];
             continue;
         }
         int ndv;
@@ -1349,7 +1366,7 @@ static int p1_cut_spatial(const pass1 *q, const int *p, double *comp_sl)
         b.rep[v] = rep;
         b.dv[v] = dv;
         b.ndv[v] = ndv;
-        double e = 1;
+        double e = 1, hm = INFINITY, em = INFINITY;
         for (int k = 0; k < na; k++) e *= (double)ext[k];
         for (int i = 0; i < ndv; i++) {
             double T = (double)dv[i];
@@ -1357,10 +1374,14 @@ static int p1_cut_spatial(const pass1 *q, const int *p, double *comp_sl)
             int cheap = na == 2;
             double sv = cheap ? (T <= e ? dmax(1.0, e / T) : 0) : slice_lb(ext, na, dv[i], dv, ndv);
             if (sv == 0) continue; /* no splits multiply to T */
-            double h = sv * dt * (T > 1 ? 2 : 1);
-            b.o[v][b.no[v]++] = (bopt){h, term_xchg(a, v, sv, T, (double)rep, 1), T, !cheap}; /* o >= 1 */
+            double h = sv * dt * (T > 1 ? 2 : 1), ex = term_xchg(a, v, sv, T, (double)rep, 1); /* o >= 1 */
+            b.o[v][b.no[v]++] = (bopt){h, ex, T, !cheap};
+            hm = h < hm ? h : hm;
+            em = ex < em ? ex : em;
         }
         if (b.no[v] == 0) return 0; /* cannot happen (T = 1); keep p */
+        hmv[v] = hm;
+        emv[v] = em;
         if (bc) {
             bc->ok[v] = 1;
             bc->na[v] = na;
@@ -1368,6 +1389,8 @@ static int p1_cut_spatial(const pass1 *q, const int *p, double *comp_sl)
             bc->ndv[v] = ndv;
             bc->rep[v] = rep;
             bc->dv[v] = dv;
+            bc->hm[v] = hm;
+            bc->em[v] = em;
             memcpy(bc->ext[v], ext, sizeof ext);
             memcpy(bc->o[v], b.o[v], (size_t)b.no[v] * sizeof b.o[v][0]);
         }
@@ -1384,13 +1407,8 @@ static int p1_cut_spatial(const pass1 *q, const int *p, double *comp_sl)
     b.comp_1 = a->comp_1;
     b.hmin[b.nt] = b.emin[b.nt] = 0;
     for (int v = b.nt - 1; v >= 0; v--) {
-        double hm = INFINITY, em = INFINITY;
-        for (int i = 0; i < b.no[v]; i++) {
-            hm = b.o[v][i].h < hm ? b.o[v][i].h : hm;
-            em = b.o[v][i].e < em ? b.o[v][i].e : em;
-        }
-        b.hmin[v] = b.hmin[v + 1] + hm;
-        b.emin[v] = b.emin[v + 1] + em;
+        b.hmin[v] = b.hmin[v + 1] + hmv[v];
+        b.emin[v] = b.emin[v + 1] + emv[v];
     }
     return !bound_rec(&b, 0, 0, base, 1);
 }
