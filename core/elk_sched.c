@@ -888,6 +888,31 @@ static double grown_dist(elk_sctx *x, int w, double old)
  * 48-core wse2 at 0.188 TB/s: stretched, the estimate was 19.6% above the
  * simulation, and 1.9% below it unstretched); grids keep their window_noc
  * stretch, the paper profile its artifact rules. */
+/* The time op i's network moves its bytes alone, without its syncs (a
+ * sync waits, it moves nothing): its plan's shift, reduce-scatter and
+ * relayout and its cold option's distribution, each at its cost-model time
+ * alone. -1 when the menu has no plan set (the tests' hand-built
+ * problems). */
+static double net_time_alone(const elk_sctx *x, int i)
+{
+    const elk_chip *c = x->c;
+    const elk_problem *pr = x->pr;
+    int sid = pr->graph.ops[i].shape_id;
+    const elk_plan_set *set = pr->sets ? pr->sets[sid] : NULL;
+    if (!set) return -1;
+    const elk_menu_entry *e = &pr->menus[sid].e[x->entry[i]];
+    const elk_plan *pl = &set->plans[e->plan];
+    double t = pl->shift_bytes > 0 ? pl->shift_bytes * elk_cost_shift_cpb(c) : 0;
+    if (pl->rs_bytes > 0 && pl->rs_group > 1) t += elk_cost_alltoall(c, pl->rs_bytes, pl->rs_group);
+    if (pl->rd_bytes > 0 && c->cores > 1) t += elk_cost_alltoall(c, pl->rd_bytes, c->cores);
+    int k = x->copt[i];
+    if (x->dist[i] > 0 && k >= 0 && k < pl->nopt) {
+        const elk_cold_opt *co = &set->opts[pl->opt0 + k];
+        if (co->dist_bytes > 0 && co->dist_group >= 2) t += elk_cost_alltoall(c, co->dist_bytes, co->dist_group);
+    }
+    return t;
+}
+
 static void stretch_preloads(elk_sctx *x, int i, int q)
 {
     const elk_chip *c = x->c;
@@ -896,6 +921,14 @@ static void stretch_preloads(elk_sctx *x, int i, int q)
     const elk_menu_entry *e = &m->e[x->entry[i]];
     double xc = e->xcyc + x->dist[i], bx = net_bytes(x, i);
     if (xc <= 0 || bx <= 0) return;
+    /* the exchange's rate is its bytes over the time it moves them: its
+     * syncs wait and move nothing, and counting them made the exchange a
+     * slow flow that held every preload beside it to its pace (a 32-core
+     * wse2 ring, Gemma2-27B decode: gate_up pieces of 1.5 us compute and
+     * 3.6 us of syncs, each preload beside one estimated 10.4 us against
+     * 6.75 replayed, every policy +56%) */
+    double t = net_time_alone(x, i);
+    if (t > 0 && t < xc) xc = t;
     double r0 = bx / xc, s = x->es[i];
     int moved = 0;
     for (int r = q - 1; r >= x->placed_lo && bx > 0; r--) {

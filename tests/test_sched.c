@@ -996,6 +996,18 @@ static const struct {
      "--topology mesh --hbm-tbps 10.4 --noc-scale 0.867 --link-gbps 64.0 --sram-kib 1170 --compute-scale 1.51 "
      "--hbm-controllers 32",
      ELK_POL_BASIC, 0.01},
+    /* elk check --points 2000 --seed 1 (session 13), point 693: a 32-core
+     * ring with 4 controllers, gate_up pieces of 1.5 us compute and 3.6 us
+     * of syncs; stretch_preloads took the syncs for transfer time, so the
+     * exchange was a slow flow holding every preload beside it to its pace
+     * (10.4 us a piece against 6.75 replayed): every policy +56% (Basic
+     * 111.76 ms against 71.45); the exchange's rate is now its bytes over
+     * net_time_alone and Basic is within 0.1% */
+    {"ring: syncs are not transfer time",
+     "--chip wse2 --model gemma2-27b --workload decode --batch 1 --seq 2600 --layers 4 --cores 32 "
+     "--topology ring --hbm-tbps 0.425 --noc-scale 2.18 --sram-kib 45.8 --compute-scale 1.78 "
+     "--hbm-controllers 4",
+     ELK_POL_BASIC, 0.02},
 };
 
 START_TEST(regress_estimate_near_simulation)
