@@ -1,5 +1,4 @@
 #include "elk_cost.h"
-#include "elk_tree.h"
 #include "elk_noc.h"
 #include "elk_tree.h"
 

@@ -298,14 +298,19 @@ typedef struct {
     double t[4], r0[4], rs[4], eq[4];
 } net_phases;
 
+/* A phase's time alone: an exchange in groups of g at the cost model's
+ * time, the ring shift (g 0) at the shift's cycles per byte. */
+static double phase_alone(const elk_chip *c, double bytes, double g)
+{
+    return g >= 1 ? elk_cost_alltoall(c, bytes, g) : bytes * elk_cost_shift_cpb(c);
+}
+
 /* Op i's phases with menu entry en and cold option k (relative to the
- * entry's; -1 or no distribution: none). NULL on rings, under the paper
- * profile's rules and for a menu without its plan set (the tests'
- * hand-built problems), which keep shared_extra's whole-op rule. */
-static const net_phases *op_phases(const elk_sctx *x, int i, int en, int k, net_phases *ph)
+ * entry's; -1 or no distribution: none), their bytes and groups only; NULL
+ * for a menu without its plan set (the tests' hand-built problems). */
+static const net_phases *phase_list(const elk_sctx *x, int i, int en, int k, net_phases *ph)
 {
     const elk_chip *c = x->c;
-    if (x->artifact_noc || c->topology == ELK_TOPO_RING) return NULL;
     const elk_problem *pr = x->pr;
     int sid = pr->graph.ops[i].shape_id;
     const elk_plan_set *set = pr->sets ? pr->sets[sid] : NULL;
@@ -333,10 +338,19 @@ static const net_phases *op_phases(const elk_sctx *x, int i, int en, int k, net_
         ph->bytes[ph->n] = pl->rd_bytes;
         ph->g[ph->n++] = c->cores;
     }
+    return ph;
+}
+
+/* Op i's phases as phase_list gives them, with (on all-to-all) each one's
+ * time alone and port terms. NULL on rings, under the paper profile's
+ * rules and without a plan set, which keep shared_extra's whole-op rule. */
+static const net_phases *op_phases(const elk_sctx *x, int i, int en, int k, net_phases *ph)
+{
+    const elk_chip *c = x->c;
+    if (x->artifact_noc || c->topology == ELK_TOPO_RING || !phase_list(x, i, en, k, ph)) return NULL;
     if (c->topology == ELK_TOPO_ALL2ALL)
         for (int q = 0; q < ph->n; q++) {
-            double t = ph->g[q] >= 1 ? elk_cost_alltoall(c, ph->bytes[q], ph->g[q])
-                                     : ph->bytes[q] * elk_cost_shift_cpb(c);
+            double t = phase_alone(c, ph->bytes[q], ph->g[q]);
             ph->t[q] = t;
             if (!(t > 0)) continue;
             double r0 = ph->bytes[q] / t, rs = max2(elk_chip_link_bytes_per_cycle(c), r0);
@@ -889,27 +903,15 @@ static double grown_dist(elk_sctx *x, int w, double old)
  * simulation, and 1.9% below it unstretched); grids keep their window_noc
  * stretch, the paper profile its artifact rules. */
 /* The time op i's network moves its bytes alone, without its syncs (a
- * sync waits, it moves nothing): its plan's shift, reduce-scatter and
- * relayout and its cold option's distribution, each at its cost-model time
- * alone. -1 when the menu has no plan set (the tests' hand-built
- * problems). */
+ * sync waits, it moves nothing): its phases (phase_list) each at its time
+ * alone, the distribution last. -1 without a plan set. */
 static double net_time_alone(const elk_sctx *x, int i)
 {
-    const elk_chip *c = x->c;
-    const elk_problem *pr = x->pr;
-    int sid = pr->graph.ops[i].shape_id;
-    const elk_plan_set *set = pr->sets ? pr->sets[sid] : NULL;
-    if (!set) return -1;
-    const elk_menu_entry *e = &pr->menus[sid].e[x->entry[i]];
-    const elk_plan *pl = &set->plans[e->plan];
-    double t = pl->shift_bytes > 0 ? pl->shift_bytes * elk_cost_shift_cpb(c) : 0;
-    if (pl->rs_bytes > 0 && pl->rs_group > 1) t += elk_cost_alltoall(c, pl->rs_bytes, pl->rs_group);
-    if (pl->rd_bytes > 0 && c->cores > 1) t += elk_cost_alltoall(c, pl->rd_bytes, c->cores);
-    int k = x->copt[i];
-    if (x->dist[i] > 0 && k >= 0 && k < pl->nopt) {
-        const elk_cold_opt *co = &set->opts[pl->opt0 + k];
-        if (co->dist_bytes > 0 && co->dist_group >= 2) t += elk_cost_alltoall(c, co->dist_bytes, co->dist_group);
-    }
+    net_phases ph;
+    if (!phase_list(x, i, x->entry[i], x->copt[i], &ph)) return -1;
+    double t = 0;
+    for (int q = ph.nhead; q < ph.n; q++) t += phase_alone(x->c, ph.bytes[q], ph.g[q]);
+    for (int q = 0; q < ph.nhead; q++) t += phase_alone(x->c, ph.bytes[q], ph.g[q]);
     return t;
 }
 
