@@ -1462,7 +1462,7 @@ static int cold_options(const enum_ctx *e, const elk_plan *pl, elk_cold_opt **op
 
 /* Set up enumeration of the full or the coarse space and run it. */
 static void enum_start(enum_ctx *e, const elk_chip *c, const elk_op *op, double sram_bytes, const elk_plan_opts *o,
-                       int coarse, int fastest)
+                       int coarse, int fastest, double best0)
 {
     memset(e, 0, sizeof *e);
     e->c = c;
@@ -1482,7 +1482,7 @@ static void enum_start(enum_ctx *e, const elk_chip *c, const elk_op *op, double 
     e->cb = o->all_cb;
     e->ctx = o->ctx;
     e->fastest = fastest;
-    e->best = INFINITY;
+    e->best = best0;
     e->msc = c->sync_cycles;
     e->prune = !fastest && !o->exhaustive && !o->all_cb;
     e->next_prune = 256;
@@ -1528,10 +1528,13 @@ static void enum_start(enum_ctx *e, const elk_chip *c, const elk_op *op, double 
  * filter (global_prune) on the kept plans therefore leaves exactly the
  * set's plans within the margin, the menu's fastest among them. */
 static elk_status enumerate_fastest(const elk_chip *c, const elk_op *op, double sram_bytes, const elk_plan_opts *o,
-                                    double *exe, double *hot, long *spatial, elk_error *err)
+                                    double lim, double *exe, double *hot, long *spatial, elk_error *err)
 {
     enum_ctx e;
-    enum_start(&e, c, op, sram_bytes, o, 0, 1);
+    /* a finite lim is a best already known: everything the search would
+     * prune once it had found a plan that fast is pruned from the start,
+     * and the least at or below lim is found as it would be without it */
+    enum_start(&e, c, op, sram_bytes, o, 0, 1, lim);
     if (spatial) *spatial = e.spatial;
     if (e.cancelled) {
         free(e.all.v);
@@ -1541,6 +1544,11 @@ static elk_status enumerate_fastest(const elk_chip *c, const elk_op *op, double 
     if (e.oom || global_prune(&e)) {
         free(e.all.v);
         return elk_fail(err, ELK_ENOMEM, "out of memory enumerating plans of %s", op->name);
+    }
+    if (e.all.n == 0 && lim < INFINITY) {
+        free(e.all.v);
+        *exe = *hot = INFINITY; /* none at or below lim */
+        return ELK_OK;
     }
     if (e.all.n == 0) {
         free(e.all.v);
@@ -1568,7 +1576,7 @@ static elk_status enumerate_space(const elk_chip *c, const elk_op *op, double sr
 {
     memset(set, 0, sizeof *set);
     enum_ctx e;
-    enum_start(&e, c, op, sram_bytes, o, coarse, 0);
+    enum_start(&e, c, op, sram_bytes, o, coarse, 0, INFINITY);
     if (e.cancelled) {
         free(e.all.v);
         return elk_fail(err, ELK_ECANCEL, "cancelled");
@@ -1842,11 +1850,21 @@ typedef struct cache_ent {
      * it), and the answer for it (st, err) */
     elk_chip chip;
     int busy;
-    double f_exe, f_hot;
+    /* state 3, once searched: f_known, the fastest (st, err, f_exe, f_hot);
+     * else only that no plan's execution is at or below f_lb (-INFINITY:
+     * nothing known) */
+    int f_known;
+    double f_exe, f_hot, f_lb;
+    /* state 1: the fastest of the last menu built from the set (m_known),
+     * and the chip it was built at (names apart) */
+    int m_known;
+    elk_chip *m_chip; /* owned; allocated with the first menu kept */
+    double m_exe, m_hot;
     int refs;
     size_t bytes;
     unsigned long long used;
-    struct cache_ent *next;
+    struct cache_ent *next;  /* every entry, newest first */
+    struct cache_ent *hnext; /* the entries of one bucket of tab, newest first */
 } cache_ent;
 
 /* Owns every entry. Invariants: an entry's set never changes once its state
@@ -1858,6 +1876,12 @@ struct elk_plan_cache {
     pthread_mutex_t mu;
     pthread_cond_t done;
     cache_ent *head;
+    /* the entries again by key hash (tab[hash & mask]): a run asks for tens
+     * of thousands of piece shapes, and walking the list for each was a
+     * tenth of its time. ntab entries linked; mask + 1 buckets, a power of
+     * two */
+    cache_ent **tab;
+    size_t mask, ntab;
     long hits, misses, entries, evicted;
     size_t bytes, budget, peak;
     unsigned long long clock;
@@ -1868,15 +1892,78 @@ static size_t set_bytes(const elk_plan_set *s)
     return sizeof(cache_ent) + (size_t)s->nplans * sizeof *s->plans + (size_t)s->nopts * sizeof *s->opts;
 }
 
+#define CACHE_TAB0 1024
+
 elk_plan_cache *elk_plan_cache_alloc(void)
 {
     elk_plan_cache *pc = calloc(1, sizeof *pc);
-    if (pc) {
-        pthread_mutex_init(&pc->mu, NULL);
-        pthread_cond_init(&pc->done, NULL);
-        pc->budget = ELK_PLAN_CACHE_BUDGET;
+    if (!pc) return NULL;
+    pc->tab = calloc(CACHE_TAB0, sizeof *pc->tab);
+    if (!pc->tab) {
+        free(pc);
+        return NULL;
     }
+    pc->mask = CACHE_TAB0 - 1;
+    pthread_mutex_init(&pc->mu, NULL);
+    pthread_cond_init(&pc->done, NULL);
+    pc->budget = ELK_PLAN_CACHE_BUDGET;
     return pc;
+}
+
+/* The first entry of key hash h's bucket (pc->mu held). */
+static cache_ent *bucket(const elk_plan_cache *pc, uint64_t h) { return pc->tab[h & pc->mask]; }
+
+/* Link a new entry first in the list and its bucket (pc->mu held); the
+ * table doubles past one entry a bucket, and stays as it is when it
+ * cannot (longer chains, the same answers). */
+static void cache_link(elk_plan_cache *pc, cache_ent *ne)
+{
+    ne->next = pc->head;
+    pc->head = ne;
+    if (++pc->ntab > pc->mask + 1) {
+        size_t nb = 2 * (pc->mask + 1);
+        cache_ent **t = calloc(nb, sizeof *t);
+        if (t) {
+            /* from the oldest, so each bucket stays newest first */
+            size_t n = 0;
+            for (cache_ent *e = pc->head; e; e = e->next) n++;
+            cache_ent **all = malloc(n * sizeof *all);
+            if (all) {
+                size_t i = n;
+                for (cache_ent *e = pc->head; e; e = e->next) all[--i] = e;
+                for (i = 0; i < n; i++) {
+                    if (all[i] == ne) continue;
+                    all[i]->hnext = t[all[i]->hash & (nb - 1)];
+                    t[all[i]->hash & (nb - 1)] = all[i];
+                }
+                free(all);
+                free(pc->tab);
+                pc->tab = t;
+                pc->mask = nb - 1;
+            } else {
+                free(t);
+            }
+        }
+    }
+    ne->hnext = pc->tab[ne->hash & pc->mask];
+    pc->tab[ne->hash & pc->mask] = ne;
+}
+
+/* Unlink an entry from its bucket and the list (pc->mu held). */
+static void cache_unlink(elk_plan_cache *pc, cache_ent *ne)
+{
+    for (cache_ent **pe = &pc->tab[ne->hash & pc->mask]; *pe; pe = &(*pe)->hnext)
+        if (*pe == ne) {
+            *pe = ne->hnext;
+            break;
+        }
+    for (cache_ent **pe = &pc->head; *pe; pe = &(*pe)->next)
+        if (*pe == ne) {
+            *pe = ne->next;
+            break;
+        }
+    assert(pc->ntab > 0);
+    pc->ntab--;
 }
 
 void elk_plan_cache_set_budget(elk_plan_cache *pc, size_t bytes)
@@ -1893,9 +1980,11 @@ void elk_plan_cache_free(elk_plan_cache *pc)
         cache_ent *n = e->next;
         assert(e->refs == 0); /* every problem is freed before its cache */
         elk_plan_set_free(&e->set);
+        free(e->m_chip);
         free(e);
         e = n;
     }
+    free(pc->tab);
     pthread_cond_destroy(&pc->done);
     pthread_mutex_destroy(&pc->mu);
     free(pc);
@@ -1906,18 +1995,17 @@ void elk_plan_cache_free(elk_plan_cache *pc)
 static void evict(elk_plan_cache *pc)
 {
     while (pc->budget && pc->bytes > pc->budget) {
-        cache_ent **victim = NULL;
-        for (cache_ent **pe = &pc->head; *pe; pe = &(*pe)->next) {
-            cache_ent *e = *pe;
-            if (e->state == 1 && e->refs == 0 && (!victim || e->used < (*victim)->used)) victim = pe;
-        }
+        cache_ent *victim = NULL;
+        for (cache_ent *e = pc->head; e; e = e->next)
+            if (e->state == 1 && e->refs == 0 && (!victim || e->used < victim->used)) victim = e;
         if (!victim) return;
-        cache_ent *e = *victim;
-        *victim = e->next;
+        cache_ent *e = victim;
+        cache_unlink(pc, e);
         assert(pc->bytes >= e->bytes);
         pc->bytes -= e->bytes;
         pc->evicted++;
         elk_plan_set_free(&e->set);
+        free(e->m_chip);
         free(e);
     }
 }
@@ -1946,13 +2034,35 @@ static uint64_t fnv(const char *s)
  * compared exchange cycles at one NoC speed, and a NoC change scales every
  * plan's exchange alike, except the inter-chip term, which does not scale
  * with noc_scale; the mesh-to-port link ratio is in the key. */
+/* Append the decimal of v and then the character sep (0: none) at k[len],
+ * as snprintf's "%ld" would: the key is built for every fastest ask of
+ * the cut searches, and snprintf's calls were most of it. Returns the new
+ * length. */
+static int put_long(char *k, int len, size_t n, long v, char sep)
+{
+    char b[24];
+    int m = 0;
+    unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
+    do {
+        b[m++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0) b[m++] = '-';
+    (void)n;
+    assert((size_t)len + (size_t)m + 2 < n); /* ELK_MAX_DIMS dims and a few tensors fit the key */
+    while (m) k[len++] = b[--m];
+    if (sep) k[len++] = sep;
+    k[len] = 0;
+    return len;
+}
+
 static void make_key(const elk_chip *c, const elk_op *op, char *k, size_t n)
 {
     int len = snprintf(k, n, "%d:%d:%d|", op->kind, op->ndims, op->dtype_bytes);
-    for (int d = 0; d < op->ndims; d++) len += snprintf(k + len, n - (size_t)len, "%ld,", op->dim[d]);
+    for (int d = 0; d < op->ndims; d++) len = put_long(k, len, n, op->dim[d], ',');
     for (int t = 0; t < op->ntensors; t++) {
         len += snprintf(k + len, n - (size_t)len, "|%d:", op->t[t].role == ELK_TR_KV ? ELK_TR_WEIGHT : op->t[t].role);
-        for (int a = 0; a < op->t[t].naxes; a++) len += snprintf(k + len, n - (size_t)len, "%d", op->t[t].axis[a]);
+        for (int a = 0; a < op->t[t].naxes; a++) len = put_long(k, len, n, op->t[t].axis[a], 0);
     }
     uint64_t ch = 1469598103934665603ULL;
     const unsigned char *cb = (const unsigned char *)&c->cost;
@@ -1994,7 +2104,7 @@ int elk_plan_cache_ready(elk_plan_cache *pc, const elk_chip *c, const elk_op *op
     uint64_t h = fnv(key);
     int ready = 0;
     pthread_mutex_lock(&pc->mu);
-    for (cache_ent *e = pc->head; e && !ready; e = e->next)
+    for (cache_ent *e = bucket(pc, h); e && !ready; e = e->hnext)
         ready = e->hash == h && !strcmp(e->key, key) && e->state == 1;
     pthread_mutex_unlock(&pc->mu);
     return ready;
@@ -2035,12 +2145,42 @@ static elk_status fastest_of_set(elk_plan_cache *pc, const elk_chip *c, const el
     elk_menu m;
     elk_status st = cache_get(pc, c, op, o, &set, err, key);
     if (st != ELK_OK) return st;
+    /* the last menu's fastest, kept with the set (the cut searches ask for
+     * the same pieces' fastest again and again, and a menu is built from
+     * the whole set) */
+    cache_ent *e = (cache_ent *)((char *)set - offsetof(cache_ent, set));
+    elk_chip ck = *c; /* the whole chip, HBM too: the menu is c's */
+    memset(ck.name, 0, sizeof ck.name);
+    memset(ck.description, 0, sizeof ck.description);
+    pthread_mutex_lock(&pc->mu);
+    int known = e->m_known && !memcmp(&ck, e->m_chip, sizeof ck);
+    if (known) {
+        *exe = e->m_exe;
+        *hot = e->m_hot;
+    }
+    pthread_mutex_unlock(&pc->mu);
+    if (known) {
+        elk_plan_cache_release(pc, set);
+        return ELK_OK;
+    }
     st = elk_menu_build(c, op, set, &m, err);
-    elk_plan_cache_release(pc, set);
-    if (st != ELK_OK) return st;
+    if (st != ELK_OK) {
+        elk_plan_cache_release(pc, set);
+        return st;
+    }
     *exe = m.n > 0 ? m.e[m.n - 1].exe : INFINITY;
     *hot = m.n > 0 ? m.e[m.n - 1].hot : INFINITY;
     elk_menu_free(&m);
+    pthread_mutex_lock(&pc->mu);
+    if (!e->m_chip) e->m_chip = malloc(sizeof *e->m_chip);
+    e->m_known = e->m_chip != NULL; /* none kept when out of memory: the next ask builds its menu */
+    if (e->m_known) {
+        *e->m_chip = ck;
+        e->m_exe = *exe;
+        e->m_hot = *hot;
+    }
+    pthread_mutex_unlock(&pc->mu);
+    elk_plan_cache_release(pc, set);
     return ELK_OK;
 }
 
@@ -2057,8 +2197,10 @@ static cache_ent *entry_new(elk_plan_cache *pc, const char *key, uint64_t h)
     return ne;
 }
 
-elk_status elk_plan_cache_fastest(elk_plan_cache *pc, const elk_chip *c, const elk_op *op, const elk_plan_opts *o,
-                                  double *exe, double *hot, elk_error *err)
+/* elk_plan_cache_fastest and _below: lim INFINITY asks for the fastest
+ * plan, a finite lim only for one at or below it. */
+static elk_status fastest_get(elk_plan_cache *pc, const elk_chip *c, const elk_op *op, const elk_plan_opts *o,
+                              double lim, double *exe, double *hot, elk_error *err)
 {
     *exe = *hot = INFINITY;
     if ((o && o->coarse) || (c->profile & (1u << ELK_PSW_PLANTABLES)))
@@ -2069,8 +2211,9 @@ elk_status elk_plan_cache_fastest(elk_plan_cache *pc, const elk_chip *c, const e
     elk_chip ck, ek;
     chip_canon(c, &ck);
     pthread_mutex_lock(&pc->mu);
+    cache_ent *ne = NULL;
 again:
-    for (cache_ent *e = pc->head; e; e = e->next) {
+    for (cache_ent *e = bucket(pc, h); e; e = e->hnext) {
         if (e->hash != h || strcmp(e->key, key)) continue;
         if (e->state != 3) break; /* a set, being built, or failed: the set's way */
         if (e->busy) {
@@ -2078,58 +2221,79 @@ again:
             goto again;
         }
         chip_canon(&e->chip, &ek);
-        if (memcmp(&ck, &ek, sizeof ck)) break; /* another chip: its menu of the first chip's set */
-        pc->hits++;
-        elk_status st = e->st;
-        if (st == ELK_OK) {
-            *exe = e->f_exe;
-            *hot = e->f_hot;
-        } else if (err) {
-            *err = e->err;
+        if (memcmp(&ck, &ek, sizeof ck)) {
+            /* another chip's fastest: this chip's menu of that chip's set;
+             * another chip's bound says nothing here and fixes nothing:
+             * the entry is this chip's, as if this ask had been the first */
+            if (e->f_known || (o && o->cached_only)) break;
+            e->chip = *c;
+            e->f_lb = -INFINITY;
         }
-        pthread_mutex_unlock(&pc->mu);
-        return st;
+        if (!e->f_known && !(lim <= e->f_lb) && o && o->cached_only) break; /* the set's way reports the miss */
+        if (e->f_known || lim <= e->f_lb) {
+            pc->hits++;
+            elk_status st = e->f_known ? e->st : ELK_OK;
+            if (st == ELK_OK && e->f_known) {
+                *exe = e->f_exe;
+                *hot = e->f_hot;
+            } else if (st != ELK_OK && err) {
+                *err = e->err;
+            }
+            pthread_mutex_unlock(&pc->mu);
+            return st;
+        }
+        /* known only to have nothing at or below a lower bound than lim:
+         * searched again, up to lim */
+        ne = e;
+        ne->busy = 1;
+        break;
     }
-    int have = 0;
-    for (cache_ent *e = pc->head; e && !have; e = e->next) have = e->hash == h && !strcmp(e->key, key);
-    /* a cached-only ask searches nothing: the set's way reports the miss */
-    if (have || (o && o->cached_only)) {
-        pthread_mutex_unlock(&pc->mu);
-        return fastest_of_set(pc, c, op, o, exe, hot, err, key);
+    if (!ne) {
+        int have = 0;
+        for (cache_ent *e = bucket(pc, h); e && !have; e = e->hnext) have = e->hash == h && !strcmp(e->key, key);
+        /* a cached-only ask searches nothing: the set's way reports the miss */
+        if (have || (o && o->cached_only)) {
+            pthread_mutex_unlock(&pc->mu);
+            return fastest_of_set(pc, c, op, o, exe, hot, err, key);
+        }
+        ne = entry_new(pc, key, h);
+        if (!ne) return elk_fail(err, ELK_ENOMEM, "out of memory");
+        ne->state = 3;
+        ne->busy = 1;
+        ne->chip = *c;
+        ne->f_lb = -INFINITY;
+        cache_link(pc, ne);
     }
-    cache_ent *ne = entry_new(pc, key, h);
-    if (!ne) return elk_fail(err, ELK_ENOMEM, "out of memory");
-    ne->state = 3;
-    ne->busy = 1;
-    ne->chip = *c;
-    ne->next = pc->head;
-    pc->head = ne;
     pthread_mutex_unlock(&pc->mu);
 
     elk_error e2;
     elk_error_clear(&e2);
     elk_plan_opts po = {.cancel = o ? o->cancel : NULL};
     double fe = INFINITY, fh = INFINITY;
-    elk_status st = enumerate_fastest(c, op, elk_chip_sram_bytes(c), &po, &fe, &fh, NULL, &e2);
+    elk_status st = enumerate_fastest(c, op, elk_chip_sram_bytes(c), &po, lim, &fe, &fh, NULL, &e2);
 
     pthread_mutex_lock(&pc->mu);
     if (st == ELK_ECANCEL || st == ELK_ENOMEM) {
-        /* nothing to keep: unlink the claim, as a cancelled get does */
-        for (cache_ent **pe = &pc->head; *pe; pe = &(*pe)->next)
-            if (*pe == ne) {
-                *pe = ne->next;
-                break;
-            }
+        /* nothing learnt: a new claim is unlinked, as a cancelled get's is;
+         * a bound kept from before stays */
+        int fresh = !(ne->f_lb > -INFINITY);
+        if (fresh) cache_unlink(pc, ne);
+        ne->busy = 0;
         pthread_cond_broadcast(&pc->done);
         pthread_mutex_unlock(&pc->mu);
-        free(ne);
+        if (fresh) free(ne);
         if (err) *err = e2;
         return st;
     }
-    ne->st = st;
-    ne->err = e2;
-    ne->f_exe = fe;
-    ne->f_hot = fh;
+    if (st == ELK_OK && !(fe < INFINITY) && lim < INFINITY) {
+        ne->f_lb = lim; /* none at or below lim */
+    } else {
+        ne->f_known = 1;
+        ne->st = st;
+        ne->err = e2;
+        ne->f_exe = fe;
+        ne->f_hot = fh;
+    }
     ne->busy = 0;
     pthread_cond_broadcast(&pc->done);
     pthread_mutex_unlock(&pc->mu);
@@ -2139,6 +2303,20 @@ again:
     } else if (err) {
         *err = e2;
     }
+    return st;
+}
+
+elk_status elk_plan_cache_fastest(elk_plan_cache *pc, const elk_chip *c, const elk_op *op, const elk_plan_opts *o,
+                                  double *exe, double *hot, elk_error *err)
+{
+    return fastest_get(pc, c, op, o, INFINITY, exe, hot, err);
+}
+
+elk_status elk_plan_cache_fastest_below(elk_plan_cache *pc, const elk_chip *c, const elk_op *op,
+                                        const elk_plan_opts *o, double lim, double *exe, double *hot, elk_error *err)
+{
+    elk_status st = fastest_get(pc, c, op, o, lim, exe, hot, err);
+    if (st == ELK_OK && !(*exe <= lim * (1 + FASTEST_MARGIN))) *exe = *hot = INFINITY;
     return st;
 }
 
@@ -2204,7 +2382,7 @@ static elk_status cache_get(elk_plan_cache *pc, const elk_chip *c, const elk_op 
     uint64_t h = fnv(key);
     pthread_mutex_lock(&pc->mu);
 again:
-    for (cache_ent *e = pc->head; e; e = e->next) {
+    for (cache_ent *e = bucket(pc, h); e; e = e->hnext) {
         if (e->hash != h || strcmp(e->key, key)) continue;
         if ((e->state == 0 || e->state == 3) && o && o->cached_only) break;
         if (e->state == 3 && e->busy) {
@@ -2238,8 +2416,7 @@ again:
     /* claim the key, enumerate outside the lock, publish */
     cache_ent *ne = entry_new(pc, key, h);
     if (!ne) return elk_fail(err, ELK_ENOMEM, "out of memory");
-    ne->next = pc->head;
-    pc->head = ne;
+    cache_link(pc, ne);
     pc->misses++;
     pc->entries++;
     pthread_mutex_unlock(&pc->mu);
@@ -2252,11 +2429,7 @@ again:
     pthread_mutex_lock(&pc->mu);
     if (st == ELK_ECANCEL) {
         /* nothing to keep: unlink the claim so a later get enumerates */
-        for (cache_ent **pe = &pc->head; *pe; pe = &(*pe)->next)
-            if (*pe == ne) {
-                *pe = ne->next;
-                break;
-            }
+        cache_unlink(pc, ne);
         pc->entries--;
         pthread_cond_broadcast(&pc->done);
         pthread_mutex_unlock(&pc->mu);

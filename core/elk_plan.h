@@ -206,6 +206,16 @@ elk_status elk_plan_cache_get_opts(elk_plan_cache *pc, const elk_chip *c, const 
  * take the set's way. o may be NULL. */
 elk_status elk_plan_cache_fastest(elk_plan_cache *pc, const elk_chip *c, const elk_op *op, const elk_plan_opts *o,
                                   double *exe, double *hot, elk_error *err);
+/* The same, wanted only if its execution is at most lim: otherwise *exe
+ * and *hot are INFINITY. A search that knows it need not beat lim prunes
+ * from its start what a found plan that fast would prune, so asking with a
+ * bound costs a fraction of the full search; that nothing is at or below
+ * lim is kept beside the key, and a later ask with a higher bound (or none)
+ * searches again. Where the answer comes from a set (coarse asks,
+ * plantables chips, a set already cached), the fastest is compared with
+ * lim. */
+elk_status elk_plan_cache_fastest_below(elk_plan_cache *pc, const elk_chip *c, const elk_op *op,
+                                        const elk_plan_opts *o, double lim, double *exe, double *hot, elk_error *err);
 /* Whether the full set of op on c is cached and ready (a get would not
  * enumerate). */
 int elk_plan_cache_ready(elk_plan_cache *pc, const elk_chip *c, const elk_op *op);

@@ -536,7 +536,44 @@ static void check_fastest(const elk_chip *c, const elk_op *op)
         for (int i = 0; i < ref.nplans; i++) ck_assert(memcmp(&got->plans[i], &ref.plans[i], sizeof ref.plans[i]) == 0);
         elk_plan_cache_release(pc, got);
         elk_plan_set_free(&ref);
+        /* from the set now, each chip its own menu's (the menu's fastest
+         * kept with the set is the last chip's), bounded asks compared */
+        for (int k = 0; k < 4; k++) {
+            const elk_chip *ck = k & 1 ? &c2 : c;
+            double want = k & 1 ? e2 : e0, wh = k & 1 ? h2 : h0;
+            ck_assert_int_eq(elk_plan_cache_fastest(pc, ck, op, NULL, &e1, &h1, &err), ELK_OK);
+            ck_assert(e1 == want && h1 == wh);
+            ck_assert_int_eq(elk_plan_cache_fastest_below(pc, ck, op, NULL, want, &e1, &h1, &err), ELK_OK);
+            ck_assert(e1 == want && h1 == wh);
+            ck_assert_int_eq(elk_plan_cache_fastest_below(pc, ck, op, NULL, want * (1 - 1e-6), &e1, &h1, &err),
+                             ELK_OK);
+            ck_assert(e1 == INFINITY && h1 == INFINITY);
+        }
     }
+    elk_plan_cache_free(pc);
+    if (s0 != ELK_OK || !(e0 > 0)) return;
+    /* a bounded search: nothing below the fastest, then the fastest exactly
+     * once the bound admits it (searched again: only the bound was kept),
+     * and from the answer kept, above and below */
+    static const double f[] = {1 - 1e-6, 0.5, 1, 3, 1 - 1e-6, 0.25};
+    static const int found[] = {0, 0, 1, 1, 0, 0};
+    pc = elk_plan_cache_alloc();
+    ck_assert_ptr_nonnull(pc);
+    for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) {
+        ck_assert_int_eq(elk_plan_cache_fastest_below(pc, c, op, NULL, e0 * f[k], &e1, &h1, &err), ELK_OK);
+        ck_assert_msg(found[k] ? e1 == e0 && h1 == h0 : e1 == INFINITY && h1 == INFINITY,
+                      "%s on %d cores, below %g x the fastest %.17g: %.17g", op->name, c->cores, f[k], e0, e1);
+    }
+    ck_assert_int_eq(elk_plan_cache_fastest(pc, c, op, NULL, &e1, &h1, &err), ELK_OK);
+    ck_assert(e1 == e0 && h1 == h0);
+    elk_plan_cache_free(pc);
+    /* a bound kept, then the unbounded ask searches in full */
+    pc = elk_plan_cache_alloc();
+    ck_assert_ptr_nonnull(pc);
+    ck_assert_int_eq(elk_plan_cache_fastest_below(pc, c, op, NULL, e0 * 0.9, &e1, &h1, &err), ELK_OK);
+    ck_assert(e1 == INFINITY);
+    ck_assert_int_eq(elk_plan_cache_fastest(pc, c, op, NULL, &e1, &h1, &err), ELK_OK);
+    ck_assert(e1 == e0 && h1 == h0);
     elk_plan_cache_free(pc);
 }
 
