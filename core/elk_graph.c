@@ -596,19 +596,24 @@ static void split_with_pieces(const elk_op *op, double cap, int k, elk_split *s)
     }
 }
 
-static int split_ladder_m(const elk_op *op, double cap_bytes, double margin, elk_split *opt, int max);
+static int split_ladder_m(const elk_op *op, double cap_bytes, double margin, int full, elk_split *opt, int max);
 
 int elk_split_ladder(const elk_op *op, double cap_bytes, elk_split *opt, int max)
 {
-    return split_ladder_m(op, cap_bytes, ELK_SPLIT_LADDER_MARGIN, opt, max);
+    return split_ladder_m(op, cap_bytes, ELK_SPLIT_LADDER_MARGIN, 0, opt, max);
 }
 
 int elk_split_ladder_any(const elk_op *op, double cap_bytes, elk_split *opt, int max)
 {
-    return split_ladder_m(op, cap_bytes, INFINITY, opt, max);
+    return split_ladder_m(op, cap_bytes, INFINITY, 0, opt, max);
 }
 
-static int split_ladder_m(const elk_op *op, double cap_bytes, double margin, elk_split *opt, int max)
+int elk_split_ladder_full(const elk_op *op, double cap_bytes, elk_split *opt, int max)
+{
+    return split_ladder_m(op, cap_bytes, INFINITY, 1, opt, max);
+}
+
+static int split_ladder_m(const elk_op *op, double cap_bytes, double margin, int full, elk_split *opt, int max)
 {
     if (!(cap_bytes > 0) || op_bytes(op) * margin <= cap_bytes) return 0;
     int n = 0;
@@ -625,12 +630,13 @@ static int split_ladder_m(const elk_op *op, double cap_bytes, double margin, elk
             continue;
         }
         /* past ELK_SPLIT_LADDER_MAX, the fewest and twice them: a larger cap
-         * can halve the fewest, and the cut it had is then still offered */
+         * can halve the fewest, and the cut it had is then still offered
+         * (full: every power of two up to the dim's extent) */
         for (long k0 = k; n < max; k *= 2) {
             if (k > D || k > ELK_SPLIT_MAX_PIECES) break;
             split_with_pieces(op, cap_bytes, (int)k, &s);
             opt[n++] = s;
-            if (k >= ELK_SPLIT_LADDER_MAX && k >= 2 * k0) break;
+            if (!full && k >= ELK_SPLIT_LADDER_MAX && k >= 2 * k0) break;
         }
     }
     return n;
@@ -746,7 +752,7 @@ static elk_split split_decide(splitter *sp, const elk_op *op)
 {
     elk_split none = {ELK_SPLIT_PARALLEL, 0, 1, 1, 0, 0}, opt[ELK_SPLIT_LADDER_OPTS];
     int n = !sp->ladder ? elk_split_options(op, sp->cap, opt)
-            : split_ladder_m(op, sp->cap, sp->ladder == 2 ? INFINITY : ELK_SPLIT_LADDER_MARGIN, opt,
+            : split_ladder_m(op, sp->cap, sp->ladder == 2 ? INFINITY : ELK_SPLIT_LADDER_MARGIN, 0, opt,
                              ELK_SPLIT_LADDER_OPTS);
     if (!n) return none;
     int idx = 0;

@@ -174,6 +174,12 @@ int elk_split_ladder(const elk_op *op, double cap_bytes, elk_split *opt, int max
  * FFN on a 1536-core tt-mesh torus: fc1 whole 199 us at 1875 KiB, 8 pieces
  * 145 us in all at 1500). */
 int elk_split_ladder_any(const elk_op *op, double cap_bytes, elk_split *opt, int max);
+/* The same with every power of two of pieces from the fewest that fit up to
+ * the dim's extent (or ELK_SPLIT_MAX_PIECES): nothing offered at one cap is
+ * missing at a larger one, past ELK_SPLIT_LADDER_MAX too (Ideal's cuts,
+ * elk_problem.c). At most ELK_SPLIT_LADDER_FULL_OPTS. */
+#define ELK_SPLIT_LADDER_FULL_OPTS (ELK_MAX_DIMS * 13 + 1)
+int elk_split_ladder_full(const elk_op *op, double cap_bytes, elk_split *opt, int max);
 
 /* Extent of piece p of a dim of extent D cut into k pieces: the first D % k
  * pieces get one more, so the pieces cover D exactly and never overshoot. */

@@ -105,6 +105,17 @@ static double fastest_plan(const split_ctx *sc, const elk_op *op, double *hot)
 
 static double fastest_exe(const split_ctx *sc, const elk_op *op) { return fastest_plan(sc, op, NULL); }
 
+/* op's fastest execution if it is at most lim, else INFINITY (a search
+ * told what it must beat prunes most of itself). */
+static double fastest_below(const split_ctx *sc, const elk_op *op, double lim)
+{
+    elk_error err;
+    double e, h;
+    if (!(lim > 0)) return INFINITY;
+    if (elk_plan_cache_fastest_below(sc->pc, sc->c, op, sc->po, lim, &e, &h, &err) != ELK_OK) return INFINITY;
+    return e;
+}
+
 /* Whether an op well inside the split's cap (no cut offered by the margin
  * rule) is still worth timing its cuts: its fastest plan holds more than
  * 1/ELK_SPLIT_LADDER_MARGIN of a core's SRAM, so it is the space that stops
@@ -186,6 +197,42 @@ static double least_cut(const split_ctx *sc, const elk_op *op, const elk_split *
         }
     }
     return bestT;
+}
+
+/* cut_exe of s if it is below lim, else INFINITY: each part's search is
+ * told what the parts before it leave of lim (every part's execution is
+ * non-negative), with room for the rounding of the shares. */
+static double cut_exe_below(const split_ctx *sc, const elk_op *op, const elk_split *s, double lim)
+{
+    const double slack = 1 + 1e-9;
+    if (s->pieces == 1) return fastest_below(sc, op, lim * slack);
+    long D = op->dim[s->dim];
+    int K = s->pieces, nlong = (int)(D % K);
+    elk_op piece;
+    elk_split_piece(op, s, K - 1, &piece);
+    double E = (K - nlong) * fastest_below(sc, &piece, lim / (K - nlong) * slack);
+    if (nlong > 0 && isfinite(E)) {
+        elk_split_piece(op, s, 0, &piece); /* a longer one */
+        E += nlong * fastest_below(sc, &piece, (lim - E) / nlong * slack);
+    }
+    if (s->kind == ELK_SPLIT_REDUCED && isfinite(E)) {
+        elk_op add;
+        elk_split_add(op, 1, &add);
+        E += (K - 1) * fastest_below(sc, &add, (lim - E) / (K - 1) * slack);
+    }
+    return E < lim ? E : INFINITY;
+}
+
+/* The lesser of lim and the least cut_exe over opt (least_cut's least,
+ * fit or not, where it is below lim), each candidate's searches bounded by
+ * the least so far. */
+static double least_cut_below(const split_ctx *sc, const elk_op *op, const elk_split *opt, int n, double lim)
+{
+    for (int k = 0; k < n; k++) {
+        double E = cut_exe_below(sc, op, &opt[k], lim);
+        if (E < lim) lim = E;
+    }
+    return lim;
 }
 
 static int pick_split(const elk_op *op, const elk_split *opt, int n, void *ctx)
@@ -414,24 +461,27 @@ static int along_art_dim(const elk_op *op, elk_split *opt, int n)
 }
 
 /* Ideal's cut of each operator (elk_sched_run_ideal): the least summed
- * execution over the graph's own cut and every cut of elk_split_ladder_any,
- * fitting or not (an unfit cut is planned all the same). The ladder's cuts
- * are powers of two of pieces from the fewest that fit up to 64, so it only
- * gains cuts as SRAM grows, and Ideal's execution of an operator never rises
- * with SRAM (nor with anything that only speeds plans up) even where the
- * graph's cut is a fixed rule that can (the artifact's, plantables:
- * Llama2-13B prefill's QKV on ipu-mk2 runs 2 x 2703 us in two pieces at
- * 524 KiB and 5480 us whole at 655). Gaps left: an op well inside the cap
- * whose fastest plan leaves most of SRAM free runs whole untimed
- * (space_bound), though its pieces can still be faster for other reasons
- * (Llama2-13B decode's Q.K^T on a 384-core big-sram chip: 4 pieces 37.0 us
- * at 1020 KiB, whole 38.1 at 1275); under plantables the margin rule
- * stands, so an op within a factor 2 of the cap at one SRAM and not at more
- * leaves the ladder; and an op needing more than 64 pieces is offered only
- * its fewest power of two. Still a bound: every policy runs
- * the graph's cut, no faster than its pieces' fastest plans. The timed
- * chooser (pick_split) already took the least over the fitting ones for the
- * layer's representative (memo). orig: the n0 ops before the split, in order: the graph's k-th
+ * execution over the graph's own cut and every cut of elk_split_ladder_full,
+ * fitting or not (an unfit cut is planned all the same): every power of two
+ * of pieces along every dim from the fewest that fit, for every op, however
+ * far inside the cap. More SRAM only lowers the fewest that fit, so the set
+ * only gains cuts as SRAM grows, and Ideal's execution of an operator never
+ * rises with SRAM (nor with anything that only speeds plans up) even where
+ * the graph's cut is a rule that can (the artifact's: Llama2-13B prefill's
+ * QKV on ipu-mk2 runs 2 x 2703 us in two pieces at 524 KiB and 5480 us
+ * whole at 655; or the timed chooser's, which stops past
+ * ELK_SPLIT_LADDER_MAX and times an op well inside the cap only where its
+ * space binds: Gemma2-27B training's lm_head on a 64-core torus, 256
+ * pieces at 1970 KiB, offered 64 and 128 at 2462.5). Each cut is timed by
+ * searches bounded by the least so far (cut_exe_below), most of which end
+ * at their first bound. Under plantables Ideal keeps the artifact's ladder
+ * along its dim (its tables are costly and the bounded search is not
+ * theirs), so an op within a factor 2 of the cap at one SRAM and not at
+ * more leaves the ladder there. Still a bound: every policy runs the
+ * graph's cut, no faster than its pieces' fastest plans. The timed chooser
+ * (pick_split) already took the least over the fitting cuts it timed for
+ * the layer's representative (memo), which bounds the searches from the
+ * start. orig: the n0 ops before the split, in order: the graph's k-th
  * operator (a run of pieces) is orig[k]. Returns non-zero when out of
  * memory. */
 static int ideal_cuts(elk_problem *pr, split_ctx *sc, const elk_op *orig, int n0, int ns0, double cap)
@@ -451,17 +501,23 @@ static int ideal_cuts(elk_problem *pr, split_ctx *sc, const elk_op *orig, int n0
         int sid = op->shape_id >= 0 && op->shape_id < ns0 ? op->shape_id : -1;
         double best = sid >= 0 ? memo[sid] : NAN;
         if (sid < 0 || !done[sid]) {
-            elk_split opt[ELK_SPLIT_LADDER_OPTS];
+            elk_split opt[ELK_SPLIT_LADDER_FULL_OPTS];
             int art = (sc->c->profile & (1u << ELK_PSW_PLANTABLES)) != 0, at;
-            int n = art ? along_art_dim(op, opt, elk_split_ladder(op, cap, opt, ELK_SPLIT_LADDER_OPTS))
-                        : elk_split_ladder_any(op, cap, opt, ELK_SPLIT_LADDER_OPTS);
-            /* the unfit too (they are planned all the same): pick_split
-             * takes the finest when none fits, which can beat every cut that
-             * fits with more SRAM (DiT-XL's fc2 on wse2: 64 unfit pieces at
-             * 71.2 KiB, 8 that fit at 89 and 4.4% slower) */
-            double unfit = n ? least_cut(sc, op, opt, n, 1, &at, NULL) : INFINITY;
-            if (isnan(best)) best = n ? least_cut(sc, op, opt, n, 2, &at, NULL) : INFINITY;
-            best = fmin(best, unfit);
+            if (art) {
+                int n = along_art_dim(op, opt, elk_split_ladder(op, cap, opt, ELK_SPLIT_LADDER_OPTS));
+                /* the unfit too (they are planned all the same): pick_split
+                 * takes the finest when none fits, which can beat every cut
+                 * that fits with more SRAM (DiT-XL's fc2 on wse2: 64 unfit
+                 * pieces at 71.2 KiB, 8 that fit at 89 and 4.4% slower) */
+                double unfit = n ? least_cut(sc, op, opt, n, 1, &at, NULL) : INFINITY;
+                if (isnan(best)) best = n ? least_cut(sc, op, opt, n, 2, &at, NULL) : INFINITY;
+                best = fmin(best, unfit);
+            } else {
+                /* every cut of the full ladder, fit or not, below what
+                 * pick_split found (the whole op, for one it did not time) */
+                int n = elk_split_ladder_full(op, cap, opt, ELK_SPLIT_LADDER_FULL_OPTS);
+                best = least_cut_below(sc, op, opt, n, isnan(best) ? INFINITY : best);
+            }
             if (sid >= 0) {
                 memo[sid] = best;
                 done[sid] = 1;
@@ -746,6 +802,7 @@ static int ladder_step(const cut_rec *rc, int k, int finer)
  * and scheduled twice (the least-sum cuts made finer are also the walk's
  * first step). */
 #define CUT_WALK_MAX 12
+
 typedef struct {
     elk_problem *pr;
     double best;

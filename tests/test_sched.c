@@ -683,6 +683,31 @@ static const ideal_pair ideal_pairs[] = {
      "--chip tt-galaxy --model llama2-13b --workload train-fwd --batch 4 --seq 460 --layers 2 --cores 256 "
      "--topology mesh --hbm-tbps 7.29 --noc-scale 0.278 --sram-kib 3030 --compute-scale 1.14",
      "sram-kib", "3787.5"},
+    /* elk check --points 2000 --seed 1, point 1086 (session 14): lm_head
+     * ran fastest in 256 pieces at 1970 KiB (27.4 ms summed; 128 the
+     * fewest that fit); at 2462.5 the fewest were 64, and the ladder past
+     * ELK_SPLIT_LADDER_MAX offered 64 and 128 only (33.0 ms): 47.05
+     * against 42.80 ms until Ideal took every power of two
+     * (elk_split_ladder_full) */
+    {"ladder past 64 pieces, more SRAM",
+     "--chip tt-mesh --model gemma2-27b --workload train-fwd --batch 2 --seq 910 --layers 1 --cores 64 "
+     "--topology torus --hbm-tbps 3.57 --noc-scale 0.469 --sram-kib 1970 --compute-scale 0.685",
+     "sram-kib", "2462.5"},
+    /* the same run, point 465: Q.K^T's fastest plan fills more than half of
+     * SRAM at 1020 KiB and is timed in 4 pieces (37.0 us); at 1275 it does
+     * not, and ran whole untimed (38.1 us): 1.2637 against 1.2591 ms until
+     * Ideal timed the cuts of every op */
+    {"op whose space stops binding, more SRAM",
+     "--chip big-sram --model llama2-13b --workload decode --batch 10 --seq 1000 --layers 4 --cores 384 "
+     "--topology all-to-all --hbm-tbps 17.2 --noc-scale 2.25 --sram-kib 1020 --compute-scale 1.11",
+     "sram-kib", "1275"},
+    /* the same run, point 975, a ring: gate_up in 4 pieces at 1590 KiB
+     * (649 us summed), whole and untimed at 1987.5 (693 us): 5.7247
+     * against 5.5933 ms */
+    {"op whose space stops binding, more SRAM, ring",
+     "--chip big-sram --model gemma2-27b --workload train-fwd --batch 2 --seq 55 --layers 3 --cores 1536 "
+     "--topology ring --hbm-tbps 4.49 --noc-scale 3.94 --sram-kib 1590 --compute-scale 0.550 --hbm-controllers 4",
+     "sram-kib", "1987.5"},
 };
 
 /* Policy pol's estimated latency at a design point written as elk run's
