@@ -1156,23 +1156,28 @@ static void enum_run(enum_ctx *e)
 }
 
 /* A depth-first search for out_reach: the most cores a split of the output
- * dims od[k..] can add to prod cores at padding share fill. */
+ * dims od[k..] can add to pa x pb cores at padding share fill, each split
+ * dim joining group a (its product at most capa) or b (at most capb): on a
+ * grid the two mesh axes (grid_fits), elsewhere one group of every core. */
 typedef struct {
     const long *D;
     const int *od;
     int nod;
-    double cap, thr, best;
+    double cap, capa, capb, thr, best;
     long budget; /* nodes left; the search gives up (best = cap) at 0 */
 } reach_dfs;
 
-static void reach_rec(reach_dfs *r, int k, double prod, double fill)
+static void reach_rec(reach_dfs *r, int k, double pa, double pb, double fill)
 {
+    double prod = pa * pb;
     if (prod > r->best) r->best = prod;
     if (k == r->nod || r->best >= r->cap || r->budget <= 0) return;
     double up = prod;
     for (int j = k; j < r->nod; j++) up *= (double)r->D[r->od[j]];
     if (fmin(up, r->cap) <= r->best) return;
-    long D = r->D[r->od[k]], hi = (long)fmin((double)D, floor(r->cap / prod));
+    long D = r->D[r->od[k]];
+    double room = fmin(r->cap / prod, fmax(r->capa / pa, r->capb / pb));
+    long hi = (long)fmin((double)D, floor(room));
     for (long p = hi; p >= 1 && r->best < r->cap; p--) {
         if (--r->budget <= 0) {
             r->best = r->cap;
@@ -1181,20 +1186,28 @@ static void reach_rec(reach_dfs *r, int k, double prod, double fill)
         long sub = (D + p - 1) / p;
         double f = fill * ((double)D / ((double)sub * (double)p));
         if (f < r->thr * (1 - 1e-12)) continue;
-        reach_rec(r, k + 1, prod * (double)p, f);
+        if (p == 1) {
+            reach_rec(r, k + 1, pa, pb, f);
+        } else {
+            if (pa * (double)p <= r->capa) reach_rec(r, k + 1, pa * (double)p, pb, f);
+            if (pb * (double)p <= r->capb && r->best < r->cap) reach_rec(r, k + 1, pa, pb * (double)p, f);
+        }
         /* smaller p on this dim can only win by more cores elsewhere */
         if (prod * (double)p * (up / (prod * (double)D)) <= r->best) break;
     }
 }
 
 /* The most cores (at most cap) a plan that splits only the output's dims
- * can use within the padding threshold. A plan that splits no reduced dim
- * must use a share of this (util_out), not of every core: otherwise, when
- * the output has too little parallelism (a norm's statistics at batch 1, a
- * decode matmul at a small batch), the floor admits only plans that split
- * a reduced dim and pay its partial sums, while twice the batch admits the
- * plan without them, and Ideal got faster when the batch doubled
- * (docs/VALIDATION.md, batch-monotone). A plan that splits a reduced dim
+ * can use within the padding threshold, and on a grid in two groups of
+ * dims that fit the mesh's axes (grid_fits). A plan that splits no reduced
+ * dim must use a share of this (util_out), not of every core: otherwise,
+ * when the output has too little parallelism (a norm's statistics at
+ * batch 1, a decode matmul at a small batch), the floor admits only plans
+ * that split a reduced dim and pay its partial sums, while twice the batch
+ * admits the plan without them, and Ideal got faster when the batch doubled
+ * (docs/VALIDATION.md, batch-monotone; on a 128-core 8 x 16 mesh decode's
+ * Q.K^T at batch 1, heads 2 x 2 x sequence 150, reaches 64 cores on the
+ * axes, not 128, and was held to 115). A plan that splits a reduced dim
  * keeps the artifact's floor (util_cores): lowering it for those too made
  * a million-core enumeration 8x slower (0.56 s to 4.7 s) for nothing the
  * batch needs. */
@@ -1203,8 +1216,8 @@ static double out_reach(const enum_ctx *e, double cap)
     int od[ELK_MAX_DIMS], nod = 0;
     for (int d = 0; d < e->nd; d++)
         if (in_axes(&e->op->t[0], d)) od[nod++] = d;
-    reach_dfs r = {e->D, od, nod, cap, e->pad_thr, 1, 200000};
-    reach_rec(&r, 0, 1, 1);
+    reach_dfs r = {e->D, od, nod, cap, e->grid ? e->rows : cap, e->grid ? e->cols : 1, e->pad_thr, 1, 200000};
+    reach_rec(&r, 0, 1, 1, 1);
     return fmin(r.best, cap);
 }
 

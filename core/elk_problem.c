@@ -803,6 +803,16 @@ static int ladder_step(const cut_rec *rc, int k, int finer)
  * first step). */
 #define CUT_WALK_MAX 12
 
+/* The walk's steps for nrec shapes: CUT_WALK_MAX, and three a shape where
+ * there are more than four, up to twice as many (each round takes a step
+ * of every shape: with five the 12 steps ran out one short of lm_head's
+ * best cut, which four reached with the last, Mixtral decode on a 768-core
+ * torus). */
+static int cut_walk_max(int nrec)
+{
+    int m = nrec > CUT_WALK_MAX / 3 ? 3 * nrec : CUT_WALK_MAX;
+    return m < 2 * CUT_WALK_MAX ? m : 2 * CUT_WALK_MAX;
+}
 typedef struct {
     elk_problem *pr;
     double best;
@@ -813,7 +823,7 @@ typedef struct {
     const elk_op *orig;
     int n0, ns0;
     double cap;
-    int *bestpick, *seen; /* nrec ints; (CUT_WALK_MAX + 6) x nrec */
+    int *bestpick, *seen; /* nrec ints; (cut_walk_max(nrec) + 6) x nrec */
     int nseen;
 } cut_search;
 
@@ -823,7 +833,7 @@ static int cut_try(cut_search *cs)
 {
     const split_ctx *sc = cs->sc;
     size_t n = (size_t)sc->nrec;
-    assert(cs->nseen < CUT_WALK_MAX + 6); /* the least-sum, four proposals, the walk's steps */
+    assert(cs->nseen < cut_walk_max(sc->nrec) + 6); /* the least-sum, four proposals, the walk's steps */
     int *v = cs->seen + (size_t)cs->nseen * n;
     for (size_t q = 0; q < n; q++) v[q] = sc->rec[q].pick;
     for (int t = 0; t < cs->nseen; t++)
@@ -846,10 +856,11 @@ static void cut_walk(cut_search *cs)
 {
     split_ctx *sc = cs->sc;
     int steps = 0, moved = 1;
-    while (moved && steps < CUT_WALK_MAX) {
+    int most = cut_walk_max(sc->nrec);
+    while (moved && steps < most) {
         moved = 0;
-        for (int r = 0; r < sc->nrec && steps < CUT_WALK_MAX; r++)
-            for (int finer = 1; finer >= 0 && steps < CUT_WALK_MAX; finer--) {
+        for (int r = 0; r < sc->nrec && steps < most; r++)
+            for (int finer = 1; finer >= 0 && steps < most; finer--) {
                 int from = cs->bestpick[r], k = ladder_step(&sc->rec[r], from, finer);
                 if (k < 0) continue;
                 for (int q = 0; q < sc->nrec; q++) sc->rec[q].pick = cs->bestpick[q];
@@ -900,7 +911,7 @@ elk_status elk_problem_init_graph_opts(elk_problem *pr, const elk_chip *c, const
     if (st == ELK_OK && sc.rec && sc.nrec > 0 && !(po && po->coarse)) {
         cut_search cs = {pr, graph_latency(pr, INFINITY), &tmpl, pc, po, &sc, orig, n0, ns0, cap,
                          malloc((size_t)sc.nrec * sizeof(int)),
-                         malloc((size_t)(CUT_WALK_MAX + 6) * (size_t)sc.nrec * sizeof(int)), 0};
+                         malloc((size_t)(cut_walk_max(sc.nrec) + 6) * (size_t)sc.nrec * sizeof(int)), 0};
         if (cs.bestpick && cs.seen) {
             for (int r = 0; r < sc.nrec; r++) sc.rec[r].pick = cs.bestpick[r] = sc.rec[r].least;
             memcpy(cs.seen, cs.bestpick, (size_t)sc.nrec * sizeof(int));

@@ -835,7 +835,12 @@ static const ideal_pair full_pairs[] = {
     /* the flow shop cut lm_head in 8 at 1370 KiB (0.6363 ms), where it is
      * within ELK_SPLIT_LADDER_MARGIN of the cap; at 1712.5 it was not, had
      * no cuts to choose from and ran whole (0.6380) until the graph's last
-     * HBM op was offered its cuts at any size */
+     * HBM op was offered its cuts at any size. Session 14: with the grid's
+     * output floor (out_reach) the walk reached lm_head's 8 pieces with
+     * its last step at 1370 and, one more shape's cut taking a step each
+     * round, ran out of its 12 steps one short of them at 1712.5 (0.652522
+     * against 0.652265 ms), until a step that pays was followed the same
+     * way first */
     {"tail op leaves the ladder",
      "--chip tt-galaxy --model mixtral-8x7b --workload decode --batch 9 --seq 320 --layers 1 --cores 768 "
      "--topology torus --hbm-tbps 5.29 --noc-scale 0.956 --link-gbps 68.7 --sram-kib 1370 --compute-scale 0.661",
