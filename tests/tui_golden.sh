@@ -23,6 +23,10 @@ SOCK=elkgold-$$
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/elk-tui-golden.XXXXXX") || exit 2
 cleanup() {
     tmux -L "$SOCK" kill-server >/dev/null 2>&1
+    # a workbench still exiting when its session was killed outlives the
+    # server (under ASan its exit-time leak check once spun on for minutes
+    # with the pty gone): none of this run's may stay behind
+    command -v pkill >/dev/null 2>&1 && pkill -KILL -f -- "--log $WORK/log" >/dev/null 2>&1
     rm -rf "$WORK"
 }
 trap cleanup EXIT
