@@ -99,6 +99,26 @@ static void note_whole_k(const elk_plan *pl, void *ctx)
     whole_k_seen |= pl->p[1] == 1 && pl->p[0] == whole_k_m;
 }
 
+/* The reduce op_red(m) on c: every plan of its space passed to cb before
+ * dominance pruning, then its menu's fastest execution. */
+static double red_fastest(const elk_chip *c, long m, elk_plan_cb cb)
+{
+    elk_op op;
+    op_red(&op, m);
+    elk_plan_set set;
+    elk_error err;
+    elk_plan_opts all = {.all_cb = cb};
+    ck_assert_msg(elk_plan_enumerate(c, &op, elk_chip_sram_bytes(c), &set, &all, &err) == ELK_OK, "%s", err.msg);
+    elk_plan_set_free(&set);
+    ck_assert(elk_plan_enumerate(c, &op, elk_chip_sram_bytes(c), &set, NULL, &err) == ELK_OK);
+    elk_menu mn;
+    ck_assert(elk_menu_build(c, &op, &set, &mn, &err) == ELK_OK);
+    double f = mn.e[mn.n - 1].exe;
+    elk_menu_free(&mn);
+    elk_plan_set_free(&set);
+    return f;
+}
+
 /* The utilisation floor is a share of the cores a split of the output's
  * dims can use, not of every core. On 4 cores the floor was ceil(0.52 x 4)
  * = 3 cores at m = 1 and ceil(0.85 x 4) = 4 at m = 2, so both had to split
@@ -112,23 +132,10 @@ START_TEST(floor_from_output_parallelism)
     chip4(&c);
     double fastest[3] = {0};
     for (long m = 1; m <= 2; m++) {
-        elk_op op;
-        op_red(&op, m);
-        elk_plan_set set;
-        elk_error err;
         whole_k_seen = 0;
         whole_k_m = m;
-        elk_plan_opts all = {.all_cb = note_whole_k}; /* every plan of the space, before dominance pruning */
-        ck_assert_msg(elk_plan_enumerate(&c, &op, elk_chip_sram_bytes(&c), &set, &all, &err) == ELK_OK, "%s",
-                      err.msg);
+        fastest[m] = red_fastest(&c, m, note_whole_k);
         ck_assert_msg(whole_k_seen, "m = %ld: no plan that leaves k whole", m);
-        elk_plan_set_free(&set);
-        ck_assert(elk_plan_enumerate(&c, &op, elk_chip_sram_bytes(&c), &set, NULL, &err) == ELK_OK);
-        elk_menu mn;
-        ck_assert(elk_menu_build(&c, &op, &set, &mn, &err) == ELK_OK);
-        fastest[m] = mn.e[mn.n - 1].exe;
-        elk_menu_free(&mn);
-        elk_plan_set_free(&set);
     }
     ck_assert_double_le(fastest[1], fastest[2]);
 }
@@ -157,22 +164,9 @@ START_TEST(floor_from_output_parallelism_on_grid)
     c.mesh_rows = c.mesh_cols = 2;
     double fastest[2] = {0};
     for (int k = 0; k < 2; k++) {
-        elk_op op;
-        op_red(&op, 4L << k);
-        elk_plan_set set;
-        elk_error err;
         whole_k_p0 = 0;
-        elk_plan_opts all = {.all_cb = note_whole_k_p0};
-        ck_assert_msg(elk_plan_enumerate(&c, &op, elk_chip_sram_bytes(&c), &set, &all, &err) == ELK_OK, "%s",
-                      err.msg);
+        fastest[k] = red_fastest(&c, 4L << k, note_whole_k_p0);
         ck_assert_int_eq(whole_k_p0, 2);
-        elk_plan_set_free(&set);
-        ck_assert(elk_plan_enumerate(&c, &op, elk_chip_sram_bytes(&c), &set, NULL, &err) == ELK_OK);
-        elk_menu mn;
-        ck_assert(elk_menu_build(&c, &op, &set, &mn, &err) == ELK_OK);
-        fastest[k] = mn.e[mn.n - 1].exe;
-        elk_menu_free(&mn);
-        elk_plan_set_free(&set);
     }
     ck_assert_double_le(fastest[0], fastest[1]);
 }
