@@ -1877,7 +1877,7 @@ typedef struct cache_ent {
     size_t bytes;
     unsigned long long used;
     struct cache_ent *next;  /* every entry, newest first */
-    struct cache_ent *hnext; /* the entries of one bucket of tab, newest first */
+    struct cache_ent *hnext; /* the other entries of its bucket of tab */
 } cache_ent;
 
 /* Owns every entry. Invariants: an entry's set never changes once its state
@@ -1928,36 +1928,25 @@ static cache_ent *bucket(const elk_plan_cache *pc, uint64_t h) { return pc->tab[
 
 /* Link a new entry first in the list and its bucket (pc->mu held); the
  * table doubles past one entry a bucket, and stays as it is when it
- * cannot (longer chains, the same answers). */
+ * cannot (longer chains, the same answers). A key is linked at most once,
+ * so a bucket's order does not matter. */
 static void cache_link(elk_plan_cache *pc, cache_ent *ne)
 {
-    ne->next = pc->head;
-    pc->head = ne;
     if (++pc->ntab > pc->mask + 1) {
         size_t nb = 2 * (pc->mask + 1);
         cache_ent **t = calloc(nb, sizeof *t);
         if (t) {
-            /* from the oldest, so each bucket stays newest first */
-            size_t n = 0;
-            for (cache_ent *e = pc->head; e; e = e->next) n++;
-            cache_ent **all = malloc(n * sizeof *all);
-            if (all) {
-                size_t i = n;
-                for (cache_ent *e = pc->head; e; e = e->next) all[--i] = e;
-                for (i = 0; i < n; i++) {
-                    if (all[i] == ne) continue;
-                    all[i]->hnext = t[all[i]->hash & (nb - 1)];
-                    t[all[i]->hash & (nb - 1)] = all[i];
-                }
-                free(all);
-                free(pc->tab);
-                pc->tab = t;
-                pc->mask = nb - 1;
-            } else {
-                free(t);
+            for (cache_ent *e = pc->head; e; e = e->next) {
+                e->hnext = t[e->hash & (nb - 1)];
+                t[e->hash & (nb - 1)] = e;
             }
+            free(pc->tab);
+            pc->tab = t;
+            pc->mask = nb - 1;
         }
     }
+    ne->next = pc->head;
+    pc->head = ne;
     ne->hnext = pc->tab[ne->hash & pc->mask];
     pc->tab[ne->hash & pc->mask] = ne;
 }

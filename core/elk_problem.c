@@ -130,16 +130,19 @@ static int space_bound(const split_ctx *sc, const elk_op *op, double *exe)
 }
 
 /* The summed fastest execution of a cut's pieces and adds (pieces 1: the
- * op whole). */
-static double cut_exe(const split_ctx *sc, const elk_op *op, const elk_split *s, cut_cand *cc)
+ * op whole), if it is below lim, else INFINITY: each part's search is told
+ * what the parts before it leave of lim (every part's execution is
+ * non-negative), with room for the rounding of the shares. */
+static double cut_exe(const split_ctx *sc, const elk_op *op, const elk_split *s, double lim, cut_cand *cc)
 {
+    const double slack = 1 + 1e-9;
     cut_cand t = {0};
     t.pieces = 1;
     t.p_long = preload_of(sc, op->hbm_bytes);
     t.b_long = tensor_bytes(op);
     t.h_long = op->hbm_bytes;
     if (s->pieces == 1) {
-        t.exe = t.e_long = fastest_exe(sc, op);
+        t.exe = t.e_long = fastest_below(sc, op, lim * slack);
         if (cc) *cc = t;
         return t.exe;
     }
@@ -149,7 +152,7 @@ static double cut_exe(const split_ctx *sc, const elk_op *op, const elk_split *s,
     elk_split_piece(op, s, K - 1, &piece);
     t.pieces = K;
     t.nlong = nlong;
-    t.e_short = fastest_exe(sc, &piece);
+    t.e_short = fastest_below(sc, &piece, lim / (K - nlong) * slack);
     t.p_short = preload_of(sc, piece.hbm_bytes);
     t.b_short = tensor_bytes(&piece);
     t.h_short = piece.hbm_bytes;
@@ -158,17 +161,17 @@ static double cut_exe(const split_ctx *sc, const elk_op *op, const elk_split *s,
     t.p_long = preload_of(sc, piece.hbm_bytes);
     t.b_long = tensor_bytes(&piece);
     t.h_long = piece.hbm_bytes;
-    if (nlong > 0 && isfinite(E)) E += nlong * (t.e_long = fastest_exe(sc, &piece));
+    if (nlong > 0 && isfinite(E)) E += nlong * (t.e_long = fastest_below(sc, &piece, (lim - E) / nlong * slack));
     if (s->kind == ELK_SPLIT_REDUCED && isfinite(E)) {
         elk_op add;
         elk_split_add(op, 1, &add);
         t.reduced = 1;
         t.b_add = tensor_bytes(&add);
-        E += (K - 1) * (t.e_add = fastest_exe(sc, &add));
+        E += (K - 1) * (t.e_add = fastest_below(sc, &add, (lim - E) / (K - 1) * slack));
     }
-    t.exe = E;
+    t.exe = E < lim ? E : INFINITY;
     if (cc) *cc = t;
-    return E;
+    return t.exe;
 }
 
 /* The least cut_exe over the candidates whose fits is one of fits_mask's
@@ -184,7 +187,7 @@ static double least_cut(const split_ctx *sc, const elk_op *op, const elk_split *
     for (int k = 0; k < n; k++) {
         if (!(fits_mask & (1u << (opt[k].fits != 0)))) continue;
         cut_cand cc;
-        double E = cut_exe(sc, op, &opt[k], &cc);
+        double E = cut_exe(sc, op, &opt[k], INFINITY, &cc);
         if (rec && isfinite(E)) {
             cc.idx = k;
             cc.dim = opt[k].dim;
@@ -199,37 +202,13 @@ static double least_cut(const split_ctx *sc, const elk_op *op, const elk_split *
     return bestT;
 }
 
-/* cut_exe of s if it is below lim, else INFINITY: each part's search is
- * told what the parts before it leave of lim (every part's execution is
- * non-negative), with room for the rounding of the shares. */
-static double cut_exe_below(const split_ctx *sc, const elk_op *op, const elk_split *s, double lim)
-{
-    const double slack = 1 + 1e-9;
-    if (s->pieces == 1) return fastest_below(sc, op, lim * slack);
-    long D = op->dim[s->dim];
-    int K = s->pieces, nlong = (int)(D % K);
-    elk_op piece;
-    elk_split_piece(op, s, K - 1, &piece);
-    double E = (K - nlong) * fastest_below(sc, &piece, lim / (K - nlong) * slack);
-    if (nlong > 0 && isfinite(E)) {
-        elk_split_piece(op, s, 0, &piece); /* a longer one */
-        E += nlong * fastest_below(sc, &piece, (lim - E) / nlong * slack);
-    }
-    if (s->kind == ELK_SPLIT_REDUCED && isfinite(E)) {
-        elk_op add;
-        elk_split_add(op, 1, &add);
-        E += (K - 1) * fastest_below(sc, &add, (lim - E) / (K - 1) * slack);
-    }
-    return E < lim ? E : INFINITY;
-}
-
 /* The lesser of lim and the least cut_exe over opt (least_cut's least,
  * fit or not, where it is below lim), each candidate's searches bounded by
  * the least so far. */
 static double least_cut_below(const split_ctx *sc, const elk_op *op, const elk_split *opt, int n, double lim)
 {
     for (int k = 0; k < n; k++) {
-        double E = cut_exe_below(sc, op, &opt[k], lim);
+        double E = cut_exe(sc, op, &opt[k], lim, NULL);
         if (E < lim) lim = E;
     }
     return lim;
@@ -473,7 +452,7 @@ static int along_art_dim(const elk_op *op, elk_split *opt, int n)
  * ELK_SPLIT_LADDER_MAX and times an op well inside the cap only where its
  * space binds: Gemma2-27B training's lm_head on a 64-core torus, 256
  * pieces at 1970 KiB, offered 64 and 128 at 2462.5). Each cut is timed by
- * searches bounded by the least so far (cut_exe_below), most of which end
+ * searches bounded by the least so far (cut_exe's lim), most of which end
  * at their first bound. Under plantables Ideal keeps the artifact's ladder
  * along its dim (its tables are costly and the bounded search is not
  * theirs), so an op within a factor 2 of the cap at one SRAM and not at
