@@ -1848,9 +1848,11 @@ int elk_menu_best(const elk_menu *m, double budget)
  * the cache's condition variable), 1 ready, 2 failed (status and error kept
  * so waiters report the same error), 3 no set yet, only the fastest plan
  * (elk_plan_cache_fastest; busy: being searched, others wait). refs counts
- * the holders (problems, pick_split) of a ready set; bytes is what the set
- * holds; used orders entries for eviction (the cache's clock at the last get
- * or release). */
+ * the holders (problems, pick_split) of a ready set; bytes is what the entry
+ * holds, counted in the cache's bytes from its link (a new entry being
+ * enumerated counts 0 until published, a promoted one what it counted as
+ * state 3); used orders entries for
+ * eviction (the cache's clock at the last get, ask or release). */
 typedef struct cache_ent {
     char key[512];
     uint64_t hash;
@@ -1882,9 +1884,10 @@ typedef struct cache_ent {
 
 /* Owns every entry. Invariants: an entry's set never changes once its state
  * is 1, and a set with refs > 0 is never evicted, so a pointer handed out
- * stays valid until it is released; bytes is the sum of the entries' bytes;
- * after a release, bytes <= budget unless every entry over it is held
- * (budget 0: unbounded). */
+ * stays valid until it is released; bytes is the sum of the entries' bytes,
+ * the fastest-only entries (state 3) and failed ones (2) included; after a
+ * release or a fastest ask, bytes <= budget unless every entry over it is
+ * held or being worked on (budget 0: unbounded). */
 struct elk_plan_cache {
     pthread_mutex_t mu;
     pthread_cond_t done;
@@ -1992,14 +1995,31 @@ void elk_plan_cache_free(elk_plan_cache *pc)
     free(pc);
 }
 
-/* Free least recently used ready sets nobody holds until the cache fits its
+/* Set what entry e counts in the cache's bytes (pc->mu held). */
+static void account(elk_plan_cache *pc, cache_ent *e, size_t nb)
+{
+    assert(pc->bytes >= e->bytes);
+    pc->bytes = pc->bytes - e->bytes + nb;
+    e->bytes = nb;
+    if (pc->bytes > pc->peak) pc->peak = pc->bytes;
+}
+
+/* An entry eviction may take: a ready set nobody holds, a failure, or a
+ * fastest-only entry not being searched (what it knew is searched again on
+ * the next ask, with the same answer). */
+static int evictable(const cache_ent *e)
+{
+    return (e->state == 1 && e->refs == 0) || e->state == 2 || (e->state == 3 && !e->busy);
+}
+
+/* Free least recently used entries (evictable) until the cache fits its
  * budget. Called with the lock held. */
 static void evict(elk_plan_cache *pc)
 {
     while (pc->budget && pc->bytes > pc->budget) {
         cache_ent *victim = NULL;
         for (cache_ent *e = pc->head; e; e = e->next)
-            if (e->state == 1 && e->refs == 0 && (!victim || e->used < victim->used)) victim = e;
+            if (evictable(e) && (!victim || e->used < victim->used)) victim = e;
         if (!victim) return;
         cache_ent *e = victim;
         cache_unlink(pc, e);
@@ -2174,7 +2194,7 @@ static elk_status fastest_of_set(elk_plan_cache *pc, const elk_chip *c, const el
     *hot = m.n > 0 ? m.e[m.n - 1].hot : INFINITY;
     elk_menu_free(&m);
     pthread_mutex_lock(&pc->mu);
-    if (!e->m_chip) e->m_chip = malloc(sizeof *e->m_chip);
+    if (!e->m_chip && (e->m_chip = malloc(sizeof *e->m_chip))) account(pc, e, e->bytes + sizeof *e->m_chip);
     e->m_known = e->m_chip != NULL; /* none kept when out of memory: the next ask builds its menu */
     if (e->m_known) {
         *e->m_chip = ck;
@@ -2234,6 +2254,7 @@ again:
         if (!e->f_known && !(lim <= e->f_lb) && o && o->cached_only) break; /* the set's way reports the miss */
         if (e->f_known || lim <= e->f_lb) {
             pc->hits++;
+            e->used = ++pc->clock;
             elk_status st = e->f_known ? e->st : ELK_OK;
             if (st == ELK_OK && e->f_known) {
                 *exe = e->f_exe;
@@ -2241,6 +2262,7 @@ again:
             } else if (st != ELK_OK && err) {
                 *err = e->err;
             }
+            evict(pc); /* after a budget change, or e itself over it: e is not read again */
             pthread_mutex_unlock(&pc->mu);
             return st;
         }
@@ -2265,6 +2287,7 @@ again:
         ne->chip = *c;
         ne->f_lb = -INFINITY;
         cache_link(pc, ne);
+        account(pc, ne, sizeof *ne);
     }
     pthread_mutex_unlock(&pc->mu);
 
@@ -2279,7 +2302,10 @@ again:
         /* nothing learnt: a new claim is unlinked, as a cancelled get's is;
          * a bound kept from before stays */
         int fresh = !(ne->f_lb > -INFINITY);
-        if (fresh) cache_unlink(pc, ne);
+        if (fresh) {
+            cache_unlink(pc, ne);
+            account(pc, ne, 0);
+        }
         ne->busy = 0;
         pthread_cond_broadcast(&pc->done);
         pthread_mutex_unlock(&pc->mu);
@@ -2297,6 +2323,8 @@ again:
         ne->f_hot = fh;
     }
     ne->busy = 0;
+    ne->used = ++pc->clock;
+    evict(pc); /* ne may go too (a budget below one entry): it is not read again */
     pthread_cond_broadcast(&pc->done);
     pthread_mutex_unlock(&pc->mu);
     if (st == ELK_OK) {
@@ -2333,11 +2361,10 @@ static elk_status publish(elk_plan_cache *pc, cache_ent *ne, elk_status st, cons
     ne->st = st;
     ne->err = *e2;
     ne->state = st == ELK_OK ? 1 : 2;
-    ne->bytes = st == ELK_OK ? set_bytes(&ne->set) : sizeof *ne;
+    /* a promoted fastest-only entry counted sizeof *ne: the set replaces it */
+    account(pc, ne, st == ELK_OK ? set_bytes(&ne->set) : sizeof *ne);
     ne->refs = st == ELK_OK;
     ne->used = ++pc->clock;
-    pc->bytes += ne->bytes;
-    if (pc->bytes > pc->peak) pc->peak = pc->bytes;
     pthread_cond_broadcast(&pc->done);
     pthread_mutex_unlock(&pc->mu);
     if (st == ELK_OK) *out = &ne->set;
@@ -2399,10 +2426,10 @@ again:
             goto again;
         }
         pc->hits++;
+        e->used = ++pc->clock;
         elk_status st = e->st;
         if (st == ELK_OK) {
             e->refs++;
-            e->used = ++pc->clock;
             *out = &e->set;
         } else if (err) {
             *err = e->err;

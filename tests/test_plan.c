@@ -394,6 +394,65 @@ START_TEST(cache_budget_evicts_lru)
 }
 END_TEST
 
+/* The fastest-only entries (a searched fastest, or only a bound) are in the
+ * byte budget too: each counts from its ask, the least recently asked go
+ * once the cache is over it, and an evicted one answers the same when asked
+ * again (searched again). Before, they were never counted nor evicted, and
+ * a long session kept every one. */
+START_TEST(cache_budget_bounds_fastest_entries)
+{
+    elk_chip c;
+    elk_model md;
+    elk_graph g;
+    elk_error err;
+    char path[1024];
+    ck_assert(elk_chip_load(src_path(path, sizeof path, "presets/chips/tt-mesh.cfg"), &c, &err) == ELK_OK);
+    c.profile = ELK_PROFILE_PHYSICAL;
+    ck_assert(elk_model_load(src_path(path, sizeof path, "presets/models/tiny.cfg"), &md, &err) == ELK_OK);
+    ck_assert(elk_graph_build(&md, ELK_WL_DECODE, 8, 128, 1, &g, &err) == ELK_OK);
+    int rep[4], nrep = 0;
+    for (int i = 0; i < g.nops && nrep < 4; i++) {
+        int seen = 0;
+        for (int k = 0; k < nrep; k++) seen |= g.ops[rep[k]].shape_id == g.ops[i].shape_id;
+        if (!seen) rep[nrep++] = i;
+    }
+    ck_assert_int_ge(nrep, 3);
+    elk_plan_cache *pc = elk_plan_cache_alloc();
+    ck_assert_ptr_nonnull(pc);
+    elk_plan_cache_set_budget(pc, 0);
+    double e0[4], h0[4], e1, h1;
+    size_t bytes = 0, prev = 0, one = 0, peak;
+    long ev;
+    for (int k = 0; k < nrep; k++) {
+        ck_assert_int_eq(elk_plan_cache_fastest(pc, &c, &g.ops[rep[k]], NULL, &e0[k], &h0[k], &err), ELK_OK);
+        elk_plan_cache_usage(pc, &bytes, &peak, &ev);
+        ck_assert_uint_gt(bytes, prev); /* counted from the ask */
+        if (!one) one = bytes;
+        prev = bytes;
+    }
+    long h, m, e;
+    elk_plan_cache_stats(pc, &h, &m, &e);
+    ck_assert_int_eq(m, 0); /* no set was built: every entry is fastest-only */
+    /* room for two: the next search leaves the two most recently asked */
+    elk_plan_cache_set_budget(pc, 2 * one);
+    ck_assert_int_eq(elk_plan_cache_fastest_below(pc, &c, &g.ops[rep[0]], NULL, e0[0] * 0.5, &e1, &h1, &err), ELK_OK);
+    ck_assert(e1 == INFINITY);
+    elk_plan_cache_usage(pc, &bytes, &peak, &ev);
+    ck_assert_uint_le(bytes, 2 * one);
+    ck_assert_int_eq(ev, nrep - 2);
+    ck_assert_uint_ge(peak, prev);
+    /* every answer the same, whether kept or searched again */
+    for (int k = nrep - 1; k >= 0; k--) {
+        ck_assert_int_eq(elk_plan_cache_fastest(pc, &c, &g.ops[rep[k]], NULL, &e1, &h1, &err), ELK_OK);
+        ck_assert(e1 == e0[k] && h1 == h0[k]);
+        elk_plan_cache_usage(pc, &bytes, &peak, &ev);
+        ck_assert_uint_le(bytes, 2 * one);
+    }
+    elk_plan_cache_free(pc);
+    elk_graph_free(&g);
+}
+END_TEST
+
 START_TEST(sram_too_small_names_operator)
 {
     elk_chip c;
@@ -736,6 +795,7 @@ static Suite *suite(void)
     tcase_add_test(tc, matmul_front_invariants);
     tcase_add_test(tc, llama_fronts_monotone);
     tcase_add_test(tc, cache_budget_evicts_lru);
+    tcase_add_test(tc, cache_budget_bounds_fastest_entries);
     tcase_add_test(tc, sram_too_small_names_operator);
     tcase_add_test(tc, ipu_matmul_orientation);
     tcase_add_test(tc, cancel_and_cached_only);
