@@ -1120,6 +1120,7 @@ void elk_sctx_free(elk_sctx *x)
     free(x->Wc);
     free(x->lb_e);
     free(x->lb_p);
+    free(x->lb_m);
     free(x->Wmod);
     free(x->bmod_i);
     free(x->bmod_v);
@@ -1230,10 +1231,15 @@ int elk_sctx_init(elk_sctx *x, const elk_problem *pr, const elk_sched_opts *o, e
  * fastest plan's execution, so ops 0..i-1 fill at least lb_e[i] before
  * es[i]; the preloads not yet placed run one at a time, each at least its
  * HBM time (elk_sched_preload_dur), before ps[placed_lo]; and scheduling
- * earlier ops only moves times earlier. */
+ * earlier ops only moves times earlier. The two chained: an op m < i that
+ * reads HBM starts after its preload ends, so after every preload up to
+ * its position (they run one at a time, in order), and ops m..i-1 follow
+ * it: lb_p[pos[m] + 1] + lb_e[i] - lb_e[m] before es[i], whose most over m
+ * is lb_m[i] (the flow shop's bound, which binds where neither the HBM nor
+ * the execution alone does). */
 static double pass_bound(const elk_sctx *x, int i)
 {
-    double lb = -x->es[i] + x->lb_e[i];
+    double lb = -x->es[i] + x->lb_e[i] + max2(0, x->lb_m[i]);
     if (x->placed_lo < x->N) lb = max2(lb, -x->ps[x->placed_lo] + x->lb_p[x->placed_lo]);
     return lb;
 }
@@ -1243,7 +1249,8 @@ static int pass_bound_init(elk_sctx *x)
     int N = x->N;
     x->lb_e = malloc((size_t)(N + 1) * sizeof *x->lb_e);
     x->lb_p = malloc((size_t)(N + 1) * sizeof *x->lb_p);
-    if (!x->lb_e || !x->lb_p) return -1;
+    x->lb_m = malloc((size_t)(N + 1) * sizeof *x->lb_m);
+    if (!x->lb_e || !x->lb_p || !x->lb_m) return -1;
     x->lb_e[0] = x->lb_p[0] = 0;
     double bw = elk_cost_hbm_rate(x->c);
     for (int i = 0; i < N; i++) {
@@ -1252,6 +1259,9 @@ static int pass_bound_init(elk_sctx *x)
         double h = hbm_of(x, x->order[i]);
         x->lb_p[i + 1] = x->lb_p[i] + (h > 0 ? h / bw : 0);
     }
+    x->lb_m[0] = -INFINITY;
+    for (int m = 0; m < N; m++)
+        x->lb_m[m + 1] = hbm_of(x, m) > 0 ? max2(x->lb_m[m], x->lb_p[x->pos[m] + 1] - x->lb_e[m]) : x->lb_m[m];
     return 0;
 }
 

@@ -73,6 +73,9 @@ typedef struct {
      * finite): lb_e[i] sums ops 0..i-1's fastest execution, lb_p[r] the HBM
      * time of the preloads at positions 0..r-1 */
     double *lb_e, *lb_p;
+    /* lb_m[i]: the most, over ops m < i that read HBM, of lb_p[pos[m] + 1]
+     * - lb_e[m] (-INFINITY: none), for pass_bound */
+    double *lb_m;
 } elk_sctx;
 
 static inline const elk_menu *menu_of(const elk_sctx *x, int i) { return &x->pr->menus[x->pr->graph.ops[i].shape_id]; }

@@ -475,11 +475,12 @@ typedef struct {
     int cores;
 } knob_point;
 
-static elk_problem *load_knobs(const knob_point *k, elk_plan_cache *pc)
+static elk_problem *load_knobs_wl(const knob_point *k, elk_workload wl, elk_plan_cache *pc)
 {
     static elk_problem pr;
     elk_point p;
     elk_point_defaults(&p);
+    p.workload = wl;
     char path[1024];
     snprintf(p.chip_path, sizeof p.chip_path, "%s", src_path(path, sizeof path, k->chip));
     snprintf(p.model_path, sizeof p.model_path, "%s", src_path(path, sizeof path, k->model));
@@ -493,6 +494,11 @@ static elk_problem *load_knobs(const knob_point *k, elk_plan_cache *pc)
     return &pr;
 }
 
+static elk_problem *load_knobs(const knob_point *k, elk_plan_cache *pc)
+{
+    return load_knobs_wl(k, ELK_WL_DECODE, pc);
+}
+
 static void run_all(const elk_problem *pr, elk_result *r)
 {
     elk_sched_opts o;
@@ -500,6 +506,52 @@ static void run_all(const elk_problem *pr, elk_result *r)
     elk_error err;
     ck_assert_msg(elk_result_run(pr, &o, (1u << ELK_POL_COUNT) - 1, r, &err) == ELK_OK, "%s", err.msg);
 }
+
+/* Basic, Static and Elk-Dyn abandon a run once its bound (run_pass's
+ * pass_bound: the execution and HBM chains, and the two chained through an
+ * op's preload) passes the best so far; a bound that is not one abandons a
+ * winning run. So each policy asked to give up at a hair above its own
+ * answer must give that answer again, bit for bit, at points where the HBM,
+ * the execution and both bind (paper and physical profiles, all-to-all and
+ * mesh, decode and prefill). */
+static const struct {
+    knob_point k;
+    elk_workload wl;
+} bound_points[] = {
+    {{"presets/chips/ipu-pod4.cfg", "presets/models/llama2-13b.cfg", 2, 0, 0, 0, 0}, ELK_WL_DECODE},
+    {{"presets/chips/ipu-pod4.cfg", "presets/models/llama2-13b.cfg", 2, 24, 0, 0, 0}, ELK_WL_DECODE},
+    {{"presets/chips/ipu-mk2.cfg", "presets/models/tiny.cfg", 0, 0, 0, 0, 0}, ELK_WL_PREFILL},
+    {{"presets/chips/ipu-pod4-mesh.cfg", "presets/models/opt-30b.cfg", 2, 4, 0, 0, 2208}, ELK_WL_DECODE},
+    {{"presets/chips/tt-mesh.cfg", "presets/models/llama2-7b.cfg", 2, 0.5, 0, 0, 0}, ELK_WL_DECODE},
+    {{"presets/chips/tt-mesh.cfg", "presets/models/tiny.cfg", 0, 0, 0, 0, 0}, ELK_WL_PREFILL},
+};
+
+START_TEST(abandoned_runs_never_won)
+{
+    elk_plan_cache *pc = elk_plan_cache_alloc();
+    elk_problem *pr = load_knobs_wl(&bound_points[_i].k, bound_points[_i].wl, pc);
+    static const elk_policy pols[] = {ELK_POL_BASIC, ELK_POL_STATIC, ELK_POL_DYN};
+    int ran = 0;
+    for (size_t k = 0; k < sizeof pols / sizeof pols[0]; k++) {
+        elk_sched_opts o;
+        elk_sched_opts_default(&o);
+        elk_schedule s0, s1;
+        elk_error err;
+        ck_assert_msg(elk_schedule_run(pr, pols[k], &o, &s0, &err) == ELK_OK, "point %d: %s", _i, err.msg);
+        o.give_up_at = s0.latency * (1 + 1e-9);
+        ck_assert_msg(elk_schedule_run(pr, pols[k], &o, &s1, &err) == ELK_OK, "point %d, %s: %s", _i,
+                      elk_policy_labels[pols[k]], err.msg);
+        ck_assert_msg(s1.latency == s0.latency, "point %d, %s: %.17g, given up at a hair above it: %.17g", _i,
+                      elk_policy_labels[pols[k]], s0.latency, s1.latency);
+        ran++;
+        elk_schedule_free(&s0);
+        elk_schedule_free(&s1);
+    }
+    ck_assert_int_eq(ran, 3);
+    elk_problem_free(pr);
+    elk_plan_cache_free(pc);
+}
+END_TEST
 
 /* Ideal recomputed here from the menus alone: the fluid flow-shop bound
  * max_k (sum_{j<=k} P_j + sum_{j>k} E_j), k = -1..N-1, with E the fastest
@@ -1258,6 +1310,7 @@ static Suite *suite(void)
     tcase_add_test(tc, exact_search);
     tcase_add_test(tc, exact_search_orders);
     tcase_add_test(tc, regress_ideal_is_a_bound_at_noc_8);
+    tcase_add_loop_test(tc, abandoned_runs_never_won, 0, (int)(sizeof bound_points / sizeof bound_points[0]));
     tcase_add_loop_test(tc, regress_full_never_slower_than_its_candidates, 0,
                         (int)(sizeof full_points / sizeof full_points[0]));
     tcase_add_test(tc, regress_ideal_monotone_in_resources);
