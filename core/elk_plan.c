@@ -158,6 +158,7 @@ typedef struct enum_ctx {
     double lb_comp;   /* and its compute */
     int split_up;     /* compute_splits_up of the chip and operator */
     double sub_syncs, sub_shb; /* fastest_subtree_bounded's syncs and shift bytes (the same for every subtree) */
+    double rd_lb;              /* the fastest search's least output re-layout (fastest_rd_lb), every plan's */
 } enum_ctx;
 
 #define FASTEST_MARGIN 1e-9
@@ -837,6 +838,22 @@ static double fastest_lb(const enum_ctx *e, double cc, double shb, double a2a)
 
 /* All rotation choices of each input tensor for the current spatial plan,
  * then their cross product. */
+/* The least output re-layout any spatial plan has: spatial_leaf prices it
+ * at s0 / r0 elements a core, the output's per-core slice over its partial
+ * copies, and s0 >= prod_out D / p, r0 = prod_other p, so s0 / r0 >= the
+ * output's elements over the cores (prod p <= cores); the all-to-all is
+ * linear in its bytes at a fixed group. Shaded: the two quotients round
+ * apart. It binds the fastest search from the root where a small op's
+ * re-layout outweighs its compute (decode's GEMVs at thousands of cores),
+ * which the compute-only bound did not see. */
+static double fastest_rd_lb(const elk_chip *c, const elk_op *op)
+{
+    if (c->profile & (1u << ELK_PSW_RELAYOUT)) return 0;
+    double out = 1;
+    for (int a = 0; a < op->t[0].naxes; a++) out *= (double)op->dim[op->t[0].axis[a]];
+    return elk_cost_alltoall(c, out / c->cores * op->dtype_bytes, c->cores) * (1 - 1e-9);
+}
+
 static void spatial_leaf(enum_ctx *e)
 {
     const elk_op *op = e->op;
@@ -875,7 +892,7 @@ static void spatial_leaf(enum_ctx *e)
             /* the compute and fixed terms alone first: most spatial plans
              * fall to them, before their all-to-alls are priced */
             fastest_spatial_lb(e, sl, s0, r0, &cc, &shb);
-            if (fastest_lb(e, cc, shb, 0) > lim) {
+            if (fastest_lb(e, cc, shb, e->rd_lb) > lim) {
                 e->bounded++;
                 return;
             }
@@ -992,7 +1009,7 @@ static int fastest_subtree_bounded(enum_ctx *e, int d, double prod)
     elk_plan pl;
     pl.comp = (e->split_up ? elk_cost_compute(e->c, op, sub) : 0) + e->unf_comp;
     pl.syncs = e->sub_syncs;
-    return fastest_lb(e, plan_C(e, &pl) * (1 - 1e-9), e->sub_shb, 0) > e->best * (1 + FASTEST_MARGIN);
+    return fastest_lb(e, plan_C(e, &pl) * (1 - 1e-9), e->sub_shb, e->rd_lb) > e->best * (1 + FASTEST_MARGIN);
 }
 
 static void spatial_rec(enum_ctx *e, int d, double prod, double ratio)
@@ -1526,6 +1543,7 @@ static void enum_start(enum_ctx *e, const elk_chip *c, const elk_op *op, double 
         e->sub_syncs = syncs + e->unf_syncs;
         e->sub_shb = shift * op->dtype_bytes + e->unf_bytes;
     }
+    if (fastest) e->rd_lb = fastest_rd_lb(c, op);
     thresholds(e);
     if (e->prune || e->fastest) twin_setup(e);
     enum_run(e);
