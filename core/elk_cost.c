@@ -5,6 +5,7 @@
 #include <assert.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -594,16 +595,22 @@ done:
 
 /* A per-thread memo of one busiest-link fraction per grid, topology,
  * controller placement and replica tile: the loads depend on nothing else.
- * The newest cap entries are kept. */
-enum { GRID_MEMO_MAX = 256 };
+ * Hashed (open addressing over a short probe run, a full run's slots taken
+ * in turn): a design point asks for a hundred tiles or more (wse2 prefill:
+ * 103), and a short list of the newest thrashed there, each miss O(R C)
+ * (1415 misses, 21.7 s for one `elk run`), while the scheduler's millions
+ * of asks need the hit to stay cheap. No entry is ever emptied, so a probe
+ * stops at the first empty slot. */
+enum { GRID_MEMO_SLOTS = 1024, GRID_MEMO_PROBE = 4 };
 typedef struct {
     int topo, R, C, K, place, bcast, tr, tc;
     double m;
 } grid_memo_ent;
 typedef struct {
-    grid_memo_ent e[GRID_MEMO_MAX];
-    int n, next;
-    int last; /* the last hit, tried first: one grid's calls come in runs */
+    grid_memo_ent e[GRID_MEMO_SLOTS];
+    unsigned char used[GRID_MEMO_SLOTS];
+    int last;      /* the last hit's slot, tried first: one grid's calls come in runs */
+    unsigned turn; /* which slot of a full probe run the next entry takes */
 } grid_memo;
 
 static grid_memo_ent grid_key(const elk_chip *c, int tr, int tc)
@@ -619,33 +626,50 @@ static int grid_key_eq(const grid_memo_ent *e, const grid_memo_ent *k)
            e->bcast == k->bcast && e->tr == k->tr && e->tc == k->tc;
 }
 
+static unsigned grid_key_hash(const grid_memo_ent *k)
+{
+    const int v[8] = {k->topo, k->R, k->C, k->K, k->place, k->bcast, k->tr, k->tc};
+    uint64_t h = 1469598103934665603ULL;
+    for (int i = 0; i < 8; i++) h = (h ^ (uint32_t)v[i]) * 1099511628211ULL;
+    return (unsigned)(h ^ (h >> 32));
+}
+
 static int grid_memo_find(grid_memo *mm, const grid_memo_ent *k, double *m)
 {
-    if (mm->last < mm->n && grid_key_eq(&mm->e[mm->last], k)) {
+    if (mm->used[mm->last] && grid_key_eq(&mm->e[mm->last], k)) {
         *m = mm->e[mm->last].m;
         return 1;
     }
-    for (int i = 0; i < mm->n; i++)
-        if (grid_key_eq(&mm->e[i], k)) {
-            mm->last = i;
-            *m = mm->e[i].m;
+    unsigned h = grid_key_hash(k);
+    for (int i = 0; i < GRID_MEMO_PROBE; i++) {
+        int s = (int)((h + (unsigned)i) & (GRID_MEMO_SLOTS - 1));
+        if (!mm->used[s]) return 0;
+        if (grid_key_eq(&mm->e[s], k)) {
+            mm->last = s;
+            *m = mm->e[s].m;
             return 1;
         }
+    }
     return 0;
 }
 
-static void grid_memo_put(grid_memo *mm, int cap, grid_memo_ent k, double m)
+static void grid_memo_put(grid_memo *mm, grid_memo_ent k, double m)
 {
-    assert(cap >= 1 && cap <= GRID_MEMO_MAX);
     k.m = m;
-    mm->e[mm->next] = k;
-    mm->next = (mm->next + 1) % cap;
-    if (mm->n < cap) mm->n++;
+    unsigned h = grid_key_hash(&k);
+    int s = -1;
+    for (int i = 0; i < GRID_MEMO_PROBE && s < 0; i++) {
+        int t = (int)((h + (unsigned)i) & (GRID_MEMO_SLOTS - 1));
+        if (!mm->used[t]) s = t;
+    }
+    if (s < 0) s = (int)((h + mm->turn++ % GRID_MEMO_PROBE) & (GRID_MEMO_SLOTS - 1));
+    mm->e[s] = k;
+    mm->used[s] = 1;
+    mm->last = s;
 }
 
 /* grid_entry_busiest of chip c for replication r, remembered per thread
- * for the last few grids and tiles (the scheduler prices preloads millions
- * of times, so the memo is short: its scan is on their path). */
+ * (grid_memo). */
 static double entry_busiest(const elk_chip *c, double r)
 {
     static _Thread_local grid_memo memo;
@@ -656,7 +680,7 @@ static double entry_busiest(const elk_chip *c, double r)
     if (grid_memo_find(&memo, &k, &m)) return m;
     m = grid_entry_busiest(c, tr, tc);
     if (m <= 0) return m; /* out of memory: not remembered */
-    grid_memo_put(&memo, 32, k, m);
+    grid_memo_put(&memo, k, m);
     return m;
 }
 
@@ -700,7 +724,7 @@ static double tree_busiest(const elk_chip *c, double r)
     /* per unit of rate into each core: a unique byte per cycle is one per
      * replica tile (elk_tree_preload's scale) */
     m /= (double)((c->mesh_rows + tr - 1) / tr) * ((c->mesh_cols + tc - 1) / tc);
-    grid_memo_put(&memo, GRID_MEMO_MAX, key, m);
+    grid_memo_put(&memo, key, m);
     return m;
 }
 
