@@ -836,8 +836,6 @@ static double fastest_lb(const enum_ctx *e, double cc, double shb, double a2a)
     return (cc + x) * (1 - 1e-9);
 }
 
-/* All rotation choices of each input tensor for the current spatial plan,
- * then their cross product. */
 /* The least output re-layout any spatial plan has: spatial_leaf prices it
  * at s0 / r0 elements a core, the output's per-core slice over its partial
  * copies, and s0 >= prod_out D / p, r0 = prod_other p, so s0 / r0 >= the
@@ -854,6 +852,8 @@ static double fastest_rd_lb(const elk_chip *c, const elk_op *op)
     return elk_cost_alltoall(c, out / c->cores * op->dtype_bytes, c->cores) * (1 - 1e-9);
 }
 
+/* All rotation choices of each input tensor for the current spatial plan,
+ * then their cross product. */
 static void spatial_leaf(enum_ctx *e)
 {
     const elk_op *op = e->op;
@@ -1869,8 +1869,8 @@ int elk_menu_best(const elk_menu *m, double budget)
  * the holders (problems, pick_split) of a ready set; bytes is what the entry
  * holds, counted in the cache's bytes from its link (a new entry being
  * enumerated counts 0 until published, a promoted one what it counted as
- * state 3); used orders entries for
- * eviction (the cache's clock at the last get, ask or release). */
+ * state 3); used orders entries for eviction (the cache's clock at the last
+ * get, ask or release). */
 typedef struct cache_ent {
     char key[512];
     uint64_t hash;
