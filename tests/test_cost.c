@@ -263,6 +263,45 @@ START_TEST(hbm_hops)
 }
 END_TEST
 
+/* The grid busiest-link memo (per thread, hashed) serves a hundred tiles
+ * of two grids asked in any order with each one's own value: a thread
+ * of its own (an empty memo) computes every value first, and this thread
+ * asks them interleaved, shuffled, twice. A wafer's prefill asks about a
+ * hundred tiles; the list it replaced kept 32 and missed in cycles. */
+enum { MEMO_RS = 150 };
+typedef struct {
+    elk_chip g[2];
+    double ref[2][MEMO_RS + 1];
+} memo_case;
+
+static void *memo_ref_main(void *arg)
+{
+    memo_case *mc = arg;
+    for (int k = 0; k < 2; k++)
+        for (int r = 1; r <= MEMO_RS; r++) mc->ref[k][r] = elk_cost_preload_rate(&mc->g[k], r);
+    return NULL;
+}
+
+START_TEST(preload_rate_memo_many_tiles)
+{
+    memo_case mc;
+    mc.g[0] = grid_chip(ELK_TOPO_MESH, 32, 48, 4);
+    mc.g[0].hbm_controllers = 8;
+    mc.g[1] = grid_chip(ELK_TOPO_TORUS, 24, 40, 2);
+    mc.g[1].hbm_controllers = 6;
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, memo_ref_main, &mc), 0);
+    ck_assert_int_eq(pthread_join(th, NULL), 0);
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < 2 * MEMO_RS; i++) {
+            int k = i & 1, r = 1 + (int)((long)(i / 2) * 97 % MEMO_RS); /* 97 is prime to 150: each r once */
+            double v = elk_cost_preload_rate(&mc.g[k], r);
+            ck_assert_msg(v == mc.ref[k][r], "grid %d, r %d, pass %d: %.17g against %.17g", k, r, pass, v,
+                          mc.ref[k][r]);
+        }
+}
+END_TEST
+
 START_TEST(preload_rate)
 {
     /* all-to-all: 16 ports of 4 B/cycle, each replica lands in one */
@@ -587,6 +626,7 @@ int main(void)
     tcase_add_loop_test(t, ring_preload_rate, 0, (int)(sizeof ring_rate_cases / sizeof ring_rate_cases[0]));
     tcase_add_loop_test(t, issue9_edges_busiest_link, 0, (int)(sizeof edges_cases / sizeof edges_cases[0]));
     tcase_add_test(t, grid_beside_ports);
+    tcase_add_test(t, preload_rate_memo_many_tiles);
     tcase_add_test(t, grid_beside_history);
     tcase_add_test(t, preload_cycles);
     tcase_add_loop_test(t, hbm_rate_partly_used_chip, 0, (int)(sizeof hbm_rate_cases / sizeof hbm_rate_cases[0]));
