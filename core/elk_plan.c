@@ -1996,15 +1996,21 @@ void elk_plan_cache_set_budget(elk_plan_cache *pc, size_t bytes)
     pthread_mutex_unlock(&pc->mu);
 }
 
+/* Free an entry and what it owns (unlinked, or the cache going). */
+static void ent_free(cache_ent *e)
+{
+    elk_plan_set_free(&e->set);
+    free(e->m_chip);
+    free(e);
+}
+
 void elk_plan_cache_free(elk_plan_cache *pc)
 {
     if (!pc) return;
     for (cache_ent *e = pc->head; e;) {
         cache_ent *n = e->next;
         assert(e->refs == 0); /* every problem is freed before its cache */
-        elk_plan_set_free(&e->set);
-        free(e->m_chip);
-        free(e);
+        ent_free(e);
         e = n;
     }
     free(pc->tab);
@@ -2039,14 +2045,10 @@ static void evict(elk_plan_cache *pc)
         for (cache_ent *e = pc->head; e; e = e->next)
             if (evictable(e) && (!victim || e->used < victim->used)) victim = e;
         if (!victim) return;
-        cache_ent *e = victim;
-        cache_unlink(pc, e);
-        assert(pc->bytes >= e->bytes);
-        pc->bytes -= e->bytes;
+        cache_unlink(pc, victim);
+        account(pc, victim, 0);
         pc->evicted++;
-        elk_plan_set_free(&e->set);
-        free(e->m_chip);
-        free(e);
+        ent_free(victim);
     }
 }
 
