@@ -729,19 +729,21 @@ static double tree_busiest(const elk_chip *c, double r)
 }
 
 /* The two-transfer max-min of elk_cost_grid_beside, reduced to what the
- * preload's pace changes: with both rates growing alike (weight 1 each),
- * the exchange's links alone stop it at tE, the preload's alone at tP, a
- * link both load stops both at tS; if the exchange stops first the
- * preload goes on to pE; if the preload stops first at x the exchange goes
- * on to min(E0, min over shared links (cap - b x) / a), the lower envelope
- * of lines kept in l[]. E0: the exchange alone. */
+ * preload's pace changes: both rates grow with one fill level s, the
+ * exchange's as we s and the preload's as wp s (the templates' byte-fair
+ * weights, elk_net_tmpl_end); the exchange's links alone stop it at rate
+ * tE, the preload's alone at rate tP, a link both load stops both at level
+ * sS; if the exchange stops first the preload goes on to pE; if the
+ * preload stops first at x the exchange goes on to min(E0, min over shared
+ * links (cap - b x) / a), the lower envelope of lines kept in l[]. E0: the
+ * exchange alone. */
 enum { PAIR_MEMO_MAX = 64, PAIR_LINES = 16 };
 enum { PAIR_KEYS = 8 };
 typedef struct {
     grid_memo_ent k;
     double v[PAIR_KEYS]; /* what the grid key omits (pair_vals) */
     double g;
-    double tE, tP, tS, pE, E0;
+    double tE, tP, sS, pE, E0, we, wp;
     int nl;
     double la[PAIR_LINES], lb[PAIR_LINES]; /* exchange rate = la - lb x */
 } pair_ent;
@@ -817,6 +819,57 @@ static pair_net *pair_net_get(const elk_chip *c)
     return pn;
 }
 
+typedef struct {
+    double a, b;
+} pair_line;
+
+static int line_cmp(const void *x, const void *y)
+{
+    const pair_line *l = x, *m = y;
+    if (l->b != m->b) return l->b < m->b ? -1 : 1;
+    return (l->a > m->a) - (l->a < m->a);
+}
+
+/* Where lines l and m (m steeper) cross. */
+static double line_cross(const pair_line *l, const pair_line *m) { return (m->a - l->a) / (m->b - l->b); }
+
+/* The lower envelope of the shared links' lines over [0, X], exactly, for
+ * when more lines than PAIR_LINES survive pair_build's pruning at both
+ * ends: a whole-chip relayout on a 3072-core mesh crosses thousands of
+ * shared links, and the pair used to fail, leaving every op with a relayout
+ * on the old window rule (issue 9: tt-galaxy meshes 16-30% below their
+ * replay). The envelope of lines a - b x, b ascending, is a convex-hull
+ * walk; only the pieces inside [0, X] are kept. Returns 0 when even those
+ * are more than PAIR_LINES. */
+static int pair_hull(pair_ent *p, const double *a, const double *b, const elk_link *lk, int nl, double X)
+{
+    pair_line *v = malloc((size_t)(nl + 1) * sizeof *v);
+    if (!v) return 0;
+    int n = 0;
+    for (int l = 0; l < nl; l++)
+        if (a[l] > 0 && b[l] > 0) v[n++] = (pair_line){lk[l].cap / a[l], b[l] / a[l]};
+    qsort(v, (size_t)n, sizeof *v, line_cmp);
+    int h = 0; /* the hull, in v[0..h) */
+    for (int i = 0; i < n; i++) {
+        if (h > 0 && v[h - 1].b == v[i].b) continue; /* same slope, higher: never below */
+        while (h >= 2 && line_cross(&v[h - 2], &v[i]) <= line_cross(&v[h - 2], &v[h - 1])) h--;
+        v[h++] = v[i];
+    }
+    int lo = 0;
+    while (h - lo >= 2 && line_cross(&v[lo], &v[lo + 1]) <= 0) lo++;
+    while (h - lo >= 2 && line_cross(&v[h - 2], &v[h - 1]) >= X) h--;
+    int ok = h - lo <= PAIR_LINES;
+    if (ok) {
+        p->nl = 0;
+        for (int i = lo; i < h; i++) {
+            p->la[p->nl] = v[i].a;
+            p->lb[p->nl++] = v[i].b;
+        }
+    }
+    free(v);
+    return ok;
+}
+
 /* Builds p's numbers from the simulator's templates of the two transfers
  * on a network of c. Returns 0 when it cannot. */
 static int pair_build(const elk_chip *c, double g, double r, pair_ent *p)
@@ -833,18 +886,20 @@ static int pair_build(const elk_chip *c, double g, double r, pair_ent *p)
         const elk_tmpl *t = elk_net_tmpls(nc->net);
         const elk_use *u = elk_net_uses(nc->net);
         const elk_link *lk = elk_net_links(nc->net);
-        assert(t[te].weight == 1.0 && t[tp].weight == 1.0); /* the equal growth below */
+        p->we = t[te].weight;
+        p->wp = t[tp].weight;
+        assert(p->we > 0 && p->wp > 0);
         for (int i = t[te].u0; i < t[te].u0 + t[te].nu; i++) a[u[i].link] += u[i].cmax;
         for (int i = t[tp].u0; i < t[tp].u0 + t[tp].nu; i++) b[u[i].link] += u[i].cmax;
-        p->tE = p->tP = p->tS = p->E0 = INFINITY;
+        p->tE = p->tP = p->sS = p->E0 = INFINITY;
         for (int l = 0; l < nl; l++) {
             if (a[l] > 0) p->E0 = fmin_inl(p->E0, lk[l].cap / a[l]);
             if (a[l] > 0 && b[l] <= 0) p->tE = fmin_inl(p->tE, lk[l].cap / a[l]);
             if (b[l] > 0 && a[l] <= 0) p->tP = fmin_inl(p->tP, lk[l].cap / b[l]);
-            if (a[l] > 0 && b[l] > 0) p->tS = fmin_inl(p->tS, lk[l].cap / (a[l] + b[l]));
+            if (a[l] > 0 && b[l] > 0) p->sS = fmin_inl(p->sS, lk[l].cap / (a[l] * p->we + b[l] * p->wp));
         }
-        /* the preload after the exchange stops at t1 = min(tE, tS) */
-        double t1 = fmin_inl(p->tE, p->tS);
+        /* the preload after the exchange stops at rate t1 */
+        double t1 = fmin_inl(p->tE, p->we * p->sS);
         p->pE = p->tP;
         for (int l = 0; l < nl; l++)
             if (a[l] > 0 && b[l] > 0) p->pE = fmin_inl(p->pE, (lk[l].cap - a[l] * t1) / b[l]);
@@ -874,6 +929,7 @@ static int pair_build(const elk_chip *c, double g, double r, pair_ent *p)
             p->la[p->nl] = la;
             p->lb[p->nl++] = lb;
         }
+        if (over) over = !pair_hull(p, a, b, lk, nl, X);
         ok = !over && isfinite(p->E0) && p->E0 > 0;
     }
     free(a);
@@ -942,9 +998,11 @@ double elk_cost_grid_beside(const elk_chip *c, double g, double r, double xp, do
     if (!(p->E0 > 0)) return 0;
     if (solo) *solo = p->E0;
     double tP = fmin_inl(p->tP, xp), xe, xpb;
-    if (p->tS <= fmin_inl(p->tE, tP)) {
-        xe = xpb = p->tS; /* a link both load is full first: equal shares */
-    } else if (p->tE <= tP) {
+    if (p->sS <= fmin_inl(p->tE / p->we, tP / p->wp)) {
+        /* a link both load is full first: byte-fair shares */
+        xe = p->we * p->sS;
+        xpb = p->wp * p->sS;
+    } else if (p->tE / p->we <= tP / p->wp) {
         xe = p->tE; /* the exchange is held by its own links */
         xpb = fmin_inl(xp, p->pE);
     } else {

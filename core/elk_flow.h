@@ -106,6 +106,12 @@ void elk_net_tmpl_add(elk_net *n, int link, double cmax, double csum);
  * core; INFINITY, the default, for none). A capped flow stops growing at its
  * cap in the progressive filling and leaves the rest to the others. */
 void elk_net_tmpl_cap(elk_net *n, double cap);
+/* The byte-fair normaliser of the template being built: its load per unit
+ * of rate on the link that binds it. By default elk_net_tmpl_end takes it
+ * from the template's own ports and NoC links; a transfer split over
+ * several templates (a preload's controllers) gives them all the whole
+ * transfer's, so that they keep one pace. */
+void elk_net_tmpl_norm(elk_net *n, double m);
 int elk_net_tmpl_end(elk_net *n);
 
 /* Running. now is the current time (cycles). */

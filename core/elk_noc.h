@@ -102,6 +102,10 @@ void elk_noc_free(elk_noc *nc);
  * ctrl = -1 is every controller at once, each with its share, as one
  * transfer (the fast mode's HBM: loads of different controllers on one
  * bundle member add up before the busiest member is taken). */
+/* The byte-fair normaliser (elk_net_tmpl_norm) of a preload whose trees,
+ * every controller's summed, load uses u[0..n) per unit of rate times
+ * scale: its load on the port or NoC link that binds it. */
+double elk_noc_preload_norm(const elk_noc *nc, const elk_use *u, int n, double scale, int plane);
 int elk_noc_preload(elk_noc *nc, int ctrl, double r, int plane);
 /* The same with its rate capped at cap bytes/cycle into each destination
  * core (elk_net_tmpl_cap; INFINITY or <= 0: none): a preload whose schedule

@@ -220,6 +220,18 @@ static double beside_rate(const elk_sctx *x, int j, double d, double r0, double 
     double xp = x->deliv[j] / c->cores / d;
     double rs = r0, rp = x->deliv[j] / c->cores / x->nocT[j];
     if (c->topology == ELK_TOPO_ALL2ALL) rs = rp = max2(elk_chip_link_bytes_per_cycle(c), r0);
+    /* Rings: the simulator shares a link by bytes (elk_net_tmpl_end), so
+     * where both bind each has half of it, whatever it delivers into a
+     * core; the exchange fills the link alone at r0 (its bytes over the
+     * time it moves them, syncs left out: contended_len's xnet,
+     * stretch_preloads' net_time_alone), the preload at rp. Per-core shares held an exchange to the pace of a preload
+     * funnelled through its controllers' links (+15-34% on rings with few
+     * controllers; issue 9, docs/VALIDATION.md session 16). On all-to-all
+     * the resource is the ports, where per-core and per-byte are one. */
+    if (c->topology == ELK_TOPO_RING) {
+        if (pre) *pre = min2(xp, 0.5 * rp);
+        return min2(r0, max2(rs * (1 - xp / rp), 0.5 * rs));
+    }
     double eq = 1.0 / (1.0 / rs + 1.0 / rp);
     if (pre) *pre = min2(xp, eq);
     return min2(r0, max2(rs * (1 - xp / rp), eq));
@@ -347,7 +359,9 @@ static const net_phases *phase_list(const elk_sctx *x, int i, int en, int k, net
 static const net_phases *op_phases(const elk_sctx *x, int i, int en, int k, net_phases *ph)
 {
     const elk_chip *c = x->c;
-    if (x->artifact_noc || c->topology == ELK_TOPO_RING || !phase_list(x, i, en, k, ph)) return NULL;
+    if (x->artifact_noc || !phase_list(x, i, en, k, ph)) return NULL;
+    if (c->topology == ELK_TOPO_RING)
+        for (int q = 0; q < ph->n; q++) ph->t[q] = phase_alone(c, ph->bytes[q], ph->g[q]);
     if (c->topology == ELK_TOPO_ALL2ALL)
         for (int q = 0; q < ph->n; q++) {
             double t = phase_alone(c, ph->bytes[q], ph->g[q]);
@@ -563,6 +577,16 @@ static double contended_len(const elk_sctx *x, double own, double xc, double xb,
     pm.have[0] = pm.have[1] = 0;
     pm.lo = q;
     pm.s = 0;
+    /* on a ring, the time the phases move bytes alone: a sync waits and
+     * moves nothing, and slowed beside a preload as if it were transfer
+     * time it made a 32-core wse2 ring's gate_up pieces (18 bytes a core
+     * and 3.6 us of syncs each) twice as long as replayed */
+    double xnet = xc;
+    if (c->topology == ELK_TOPO_RING && ph && ph->n > 0) {
+        double t = 0;
+        for (int k = 0; k < ph->n; k++) t += ph->t[k];
+        if (t > 0 && t < xc) xnet = t;
+    }
     for (int it = 0; it < 6; it++) {
         double bytes = 0, ex = 0;
         if (L > 0 && placed && (ex = placed_extra(x, L, D, q, own, xc, pause, ph, &pm, &bytes)) >= 0) {
@@ -570,7 +594,7 @@ static double contended_len(const elk_sctx *x, double own, double xc, double xb,
         } else if (L > 0 && grid2d) {
             ex = min2(1.0, window_noc(x, D - L, D, q, &bytes) / L) * xc;
         } else if (L > 0) {
-            ex = shared_extra(x, L, D, q, xc, xb, &bytes);
+            ex = shared_extra(x, L, D, q, xnet, xb, &bytes);
         }
         double nl = own + ex + bytes * port;
         pause = bytes * port;
@@ -915,10 +939,58 @@ static double net_time_alone(const elk_sctx *x, int i)
     return t;
 }
 
+/* On a mesh or torus, the rates of op i's phases ph (bx bytes per core in
+ * all) beside the preload of op j at pace xp: the exchange's, bytes over
+ * its phases' time beside the preload (each at elk_cost_grid_beside's
+ * slowdown), and in *pre the preload's mean rate over that time. 0 when
+ * the grid's templates are not available. */
+static double grid_beside_rates(const elk_chip *c, const net_phases *ph, double bx, double r, double xp, double *pre)
+{
+    double T = 0, P = 0;
+    for (int k = 0; k < ph->n; k++) {
+        double solo, pk, f = elk_cost_grid_beside(c, ph->g[k], r, xp, &pk, &solo);
+        if (!(f > 0) || !(solo > 0)) return 0;
+        double t = ph->bytes[k] / solo * f;
+        T += t;
+        P += pk * t;
+    }
+    if (!(T > 0)) return 0;
+    *pre = P / T;
+    return bx / T;
+}
+
 static void stretch_preloads(elk_sctx *x, int i, int q)
 {
     const elk_chip *c = x->c;
-    if (x->artifact_noc || c->topology != ELK_TOPO_RING) return;
+    int grid2d = c->topology == ELK_TOPO_MESH || c->topology == ELK_TOPO_TORUS;
+    if (x->artifact_noc || (c->topology != ELK_TOPO_RING && !grid2d)) return;
+    net_phases ph;
+    if (grid2d) {
+        if (!phase_list(x, i, x->entry[i], x->copt[i], &ph) || ph.n == 0) return;
+        double bx = 0, s = x->es[i];
+        for (int k = 0; k < ph.n; k++) bx += ph.bytes[k];
+        int moved = 0;
+        for (int r = q - 1; r >= x->placed_lo && bx > 0; r--) {
+            if (r + 1 < q) keep_serial(x, r, r);
+            if (x->pe[r] <= s) break;
+            int j = x->order[r];
+            double d = x->pe[r] - x->ps[r];
+            if (d <= 0 || x->nocT[j] <= 0 || x->deliv[j] <= 0 || hbm_of(x, j) <= 0) continue;
+            double xp = x->deliv[j] / c->cores / d, pre = xp;
+            double xe = grid_beside_rates(c, &ph, bx, x->deliv[j] / hbm_of(x, j), xp, &pre);
+            if (xe <= 0 || pre >= xp) continue;
+            double in = min2(x->pe[r], x->ee[i]) - max2(x->ps[r], s);
+            if (in <= 0) continue;
+            double bin = xp * in, tsh = min2(bin / pre, bx / xe);
+            double nin = tsh + (bin - pre * tsh) / xp;
+            assert(nin >= in * (1 - 1e-9));
+            x->ps[r] -= nin - in;
+            bx -= xe * tsh;
+            moved = 1;
+        }
+        if (moved) keep_serial(x, q - 2, x->placed_lo);
+        return;
+    }
     const elk_menu *m = menu_of(x, i);
     const elk_menu_entry *e = &m->e[x->entry[i]];
     double xc = e->xcyc + x->dist[i], bx = net_bytes(x, i);

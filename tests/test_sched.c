@@ -123,21 +123,23 @@ END_TEST
  *
  * op 1 ends at 0 and starts at -100; its preload (100 B per core) ends at
  * -100. Elk-Dyn lets op 0 hold it (it starts later so). The network shares
- * a resource both transfers use max-min fairly, rates in bytes per core:
- * the exchange fills it alone at r0 = 100 / 100 = 1 B/cycle.
+ * a resource both transfers use max-min fairly: the exchange fills it alone
+ * at r0 = 100 / 100 = 1 B/cycle per core.
  *
  * - ring, 1 controller: the link leaving it each way carries core 1's (3's)
  *   share and half of core 2's, 3/8 of the preload, so its unique rate is
  *   8/3 B/cycle; it takes 150 cycles and runs at rp = 100 / 150 = 2/3 B/cycle
- *   per core, at its full NoC pace (rho = 1). Together both get x with
- *   x / 1 + x / (2/3) = 1: x = 0.4, the exchange 2.5x slower. Over the
- *   preload's 150 cycles the exchange advances 150 / 2.5 = 60 of its 100
- *   cycles alone and pays 1.5 x 60 = 90: op 0 lasts 390, [-490, -100], the
- *   step 490 (the old stretch, 1 + B / L at most 2x, said op 0 343.6).
+ *   per core, at its full NoC pace (rho = 1). A ring's link is shared by
+ *   bytes: each has half of it, the exchange 0.5 B/cycle, 2x slower. Over
+ *   the preload's 150 cycles the exchange advances 75 of its 100 cycles
+ *   alone and pays 75: op 0 lasts 375, [-475, -100], the step 475 (with
+ *   per-core shares, x / 1 + x / (2/3) = 1, the exchange got 0.4 and op 0
+ *   390; the old stretch, 1 + B / L at most 2x, said 343.6).
  * - the same ring with HBM at 1 B/cycle: the preload takes 400 cycles and
  *   uses 150 / 400 = 3/8 of its NoC rate (xp = 0.25), so the exchange keeps
- *   the other 5/8, 0.625 B/cycle: its 100 cycles take 160, op 0 360 cycles,
- *   [-460, -100]; the preload [-500, -100]: the step 500.
+ *   the other 5/8 (more than its half), 0.625 B/cycle: its 100 cycles take
+ *   160, op 0 360 cycles, [-460, -100]; the preload [-500, -100]: the step
+ *   500.
  * - all-to-all, HBM 1000 B/cycle: the resource is the ingress port, which
  *   both fill at 1 B/cycle per core; the preload takes 100 cycles, equal
  *   shares halve the exchange while it runs: 50 cycles of it cost 100,
@@ -156,7 +158,7 @@ static const struct {
     double hbm_tbps, comp, net; /* op 0's compute and network cycles */
     double latency, exe0;
 } contention_cases[] = {
-    {"ring, NoC-bound preload", ELK_TOPO_RING, 1, 200, 100, 490, 390},
+    {"ring, NoC-bound preload", ELK_TOPO_RING, 1, 200, 100, 475, 375},
     {"ring, HBM-bound preload", ELK_TOPO_RING, 0.001, 200, 100, 500, 360},
     {"all-to-all, port-bound exchange", ELK_TOPO_ALL2ALL, 1, 200, 100, 450, 350},
     {"all-to-all, engine-bound exchange", ELK_TOPO_ALL2ALL, 1, 100, 200, 400, 300},
@@ -956,7 +958,12 @@ END_TEST
  * exchanges too (stretch_preloads), every policy's estimate here is 1-8%
  * below its simulation (it was 9-13%), and Elk-Full's 3.1635 ms is 9.6%
  * above Ideal, which sees no contention (the bound simulates at 2.96 ms).
- * So: within 10% of Ideal, and near its simulation. */
+ * Session 16: a ring's links shared by bytes and syncs not slowed as
+ * transfers (beside_rate, contended_len) bring Elk-Full's estimate within
+ * 3.7% of its simulation (3.2052 against 3.3295 ms; it was -10.2%, 3.1417
+ * against 3.4999), 11.1% above Ideal: the schedule simulates 5% faster,
+ * and the estimate no longer hides its contention. So: within 12% of
+ * Ideal, and within 6% of its simulation. */
 START_TEST(regress_cut_tail_near_ideal)
 {
     elk_plan_cache *pc = elk_plan_cache_alloc();
@@ -965,8 +972,8 @@ START_TEST(regress_cut_tail_near_ideal)
                        "--compute-scale 1.40";
     double sim = 0;
     double full = policy_sim_at_line(ELK_POL_FULL, line, NULL, NULL, pc, &sim), ideal = ideal_at_line(line, NULL, NULL, pc);
-    ck_assert_msg(full <= ideal * 1.10, "Elk-Full %.1f, Ideal %.1f", full, ideal);
-    ck_assert_msg(fabs(full - sim) <= 0.12 * sim, "Elk-Full %.1f, simulated %.1f", full, sim);
+    ck_assert_msg(full <= ideal * 1.12, "Elk-Full %.1f, Ideal %.1f", full, ideal);
+    ck_assert_msg(fabs(full - sim) <= 0.06 * sim, "Elk-Full %.1f, simulated %.1f", full, sim);
     elk_plan_cache_free(pc);
 }
 END_TEST
@@ -1090,6 +1097,37 @@ static const struct {
      "--topology ring --hbm-tbps 0.425 --noc-scale 2.18 --sram-kib 45.8 --compute-scale 1.78 "
      "--hbm-controllers 4",
      ELK_POL_BASIC, 0.02},
+    /* elk check --points 2000 --seed 1 (session 15), point 1639: a 3072-core
+     * tt-galaxy mesh (32 controllers, 80-core chips). A whole-chip
+     * relayout beside a preload crosses more shared links than the pair's
+     * 16 envelope lines, so elk_cost_grid_beside failed for every op with a
+     * relayout and they all fell back to the window rule: Static 1.629 ms
+     * against 2.202 simulated (-26.0%). The envelope is now the exact hull
+     * (pair_hull) and Static is within 1.4% */
+    {"mesh: a whole-chip relayout beside a preload",
+     "--chip tt-galaxy --model opt-30b --workload prefill --batch 7 --seq 74 --layers 4 --cores 3072 "
+     "--topology mesh --hbm-tbps 7.75 --noc-scale 0.350 --sram-kib 930 --compute-scale 1.08 --hbm-controllers 32",
+     ELK_POL_STATIC, 0.03},
+    /* the same run, point 1410: a 96-core tt-mesh mesh, HBM 8% busy and the
+     * preloads NoC-bound. The replay slows each preload beside the
+     * exchanges it meets (adaln's 65 us ran 92), which the estimate only
+     * did on rings: Elk-Dyn -17.0%. Grids now stretch their preloads too, at
+     * elk_cost_grid_beside's share (stretch_preloads) */
+    {"mesh: preloads slowed beside the exchanges",
+     "--chip tt-mesh --model dit-xl --workload train-fwd --batch 4 --seq 790 --layers 4 --cores 96 "
+     "--topology mesh --hbm-tbps 2.04 --noc-scale 0.478 --link-gbps 62.2 --sram-kib 1980 --compute-scale 1.43 "
+     "--hbm-controllers 4",
+     ELK_POL_DYN, 0.04},
+    /* the same run, point 734: a 32-core big-sram ring, one controller.
+     * The ring's per-core shares held each exchange beside a preload to
+     * the preload's pace: Static +34.2% (233.1 ms against 173.6). Links
+     * are shared by bytes (elk_net_tmpl_end, beside_rate) and Static is
+     * within 9% */
+    {"ring: links shared by bytes",
+     "--chip big-sram --model llama2-13b --workload prefill --batch 2 --seq 190 --layers 3 --cores 32 "
+     "--topology ring --hbm-tbps 4.73 --noc-scale 0.771 --link-gbps 8.19 --sram-kib 959 --compute-scale 1.94 "
+     "--hbm-controllers 1",
+     ELK_POL_STATIC, 0.10},
 };
 
 START_TEST(regress_estimate_near_simulation)
