@@ -737,7 +737,7 @@ static double tree_busiest(const elk_chip *c, double r)
  * preload stops first at x the exchange goes on to min(E0, min over shared
  * links (cap - b x) / a), the lower envelope of lines kept in l[]. E0: the
  * exchange alone. */
-enum { PAIR_MEMO_MAX = 64, PAIR_LINES = 16 };
+enum { PAIR_SLOTS = 256, PAIR_PROBE = 4, PAIR_LINES = 16 };
 enum { PAIR_KEYS = 8 };
 typedef struct {
     grid_memo_ent k;
@@ -747,9 +747,15 @@ typedef struct {
     int nl;
     double la[PAIR_LINES], lb[PAIR_LINES]; /* exchange rate = la - lb x */
 } pair_ent;
+/* Hashed by the chip's key, the group and the replication (the tile is a
+ * function of the grid and r, so it is not hashed): the grids' preload
+ * stretch asks once per phase and preload, the phases' groups alternating,
+ * and a list of 64 scanned from the last hit was 12% of a physical mesh
+ * point's instructions. An entry's answer is a pure function of its key,
+ * so which one a collision evicts changes no result. */
 typedef struct {
-    pair_ent e[PAIR_MEMO_MAX];
-    int n, next, last;
+    pair_ent e[PAIR_SLOTS];
+    unsigned char used[PAIR_SLOTS];
 } pair_memo;
 
 static double pair_env(const pair_ent *p, double x)
@@ -970,30 +976,40 @@ double elk_cost_grid_beside(const elk_chip *c, double g, double r, double xp, do
         (long)c->mesh_rows * c->mesh_cols > ELK_COST_TREE_MAX || !(xp > 0))
         return 0;
     static _Thread_local pair_memo memo;
-    int tr, tc;
     r = fmax_inl(1.0, r);
-    elk_tree_tile(c->mesh_rows, c->mesh_cols, r, &tr, &tc);
-    grid_memo_ent k = grid_key(c, tr, tc);
+    grid_memo_ent k = grid_key(c, 0, 0);
     double v[PAIR_KEYS];
     pair_vals(c, r, v);
+    uint64_t h = grid_key_hash(&k);
+    for (int i = 0; i <= PAIR_KEYS; i++) {
+        uint64_t b;
+        memcpy(&b, i < PAIR_KEYS ? &v[i] : &g, sizeof b);
+        h = (h ^ b) * 1099511628211ULL;
+    }
+    /* FNV only carries bits upwards, and the doubles' low bits are mostly
+     * zero: mix the high bits down before taking the slot */
+    h = (h ^ (h >> 33)) * 0xff51afd7ed558ccdULL;
+    h = (h ^ (h >> 33)) * 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
     pair_ent *p = NULL;
-    if (memo.last < memo.n && pair_eq(&memo.e[memo.last], &k, v, g)) p = &memo.e[memo.last];
-    for (int i = 0; i < memo.n && !p; i++)
-        if (pair_eq(&memo.e[i], &k, v, g)) {
-            memo.last = i;
-            p = &memo.e[i];
+    int free_slot = -1;
+    for (int i = 0; i < PAIR_PROBE && !p; i++) {
+        int sl = (int)((h + (uint64_t)i) & (PAIR_SLOTS - 1));
+        if (!memo.used[sl]) {
+            if (free_slot < 0) free_slot = sl;
+        } else if (pair_eq(&memo.e[sl], &k, v, g)) {
+            p = &memo.e[sl];
         }
+    }
     if (!p) {
-        pair_ent n = {0};
-        n.k = k;
-        memcpy(n.v, v, sizeof n.v);
-        n.g = g;
-        if (!pair_build(c, g, r, &n)) n.E0 = 0; /* remembered too: not built again */
-        memo.e[memo.next] = n;
-        p = &memo.e[memo.next];
-        memo.last = memo.next;
-        memo.next = (memo.next + 1) % PAIR_MEMO_MAX;
-        if (memo.n < PAIR_MEMO_MAX) memo.n++;
+        int sl = free_slot >= 0 ? free_slot : (int)(h & (PAIR_SLOTS - 1));
+        p = &memo.e[sl];
+        memset(p, 0, sizeof *p);
+        p->k = k;
+        memcpy(p->v, v, sizeof p->v);
+        p->g = g;
+        if (!pair_build(c, g, r, p)) p->E0 = 0; /* remembered too: not built again */
+        memo.used[sl] = 1;
     }
     if (!(p->E0 > 0)) return 0;
     if (solo) *solo = p->E0;
