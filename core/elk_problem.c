@@ -802,7 +802,7 @@ typedef struct {
     const elk_op *orig;
     int n0, ns0;
     double cap;
-    int *bestpick, *seen; /* nrec ints; (cut_walk_max(nrec) + 6) x nrec */
+    int *bestpick, *seen; /* nrec ints; (cut_walk_max(nrec) + 7) x nrec */
     int nseen;
 } cut_search;
 
@@ -812,7 +812,7 @@ static int cut_try(cut_search *cs)
 {
     const split_ctx *sc = cs->sc;
     size_t n = (size_t)sc->nrec;
-    assert(cs->nseen < cut_walk_max(sc->nrec) + 6); /* the least-sum, four proposals, the walk's steps */
+    assert(cs->nseen < cut_walk_max(sc->nrec) + 7); /* the least-sum, five proposals, the walk's steps */
     int *v = cs->seen + (size_t)cs->nseen * n;
     for (size_t q = 0; q < n; q++) v[q] = sc->rec[q].pick;
     for (int t = 0; t < cs->nseen; t++)
@@ -851,8 +851,50 @@ static void cut_walk(cut_search *cs)
     }
 }
 
+/* The cuts a graph search settled on, one per recorded shape, as the
+ * ladder names them (so that a search on another chip, whose records may
+ * list other cuts, can find them). */
+typedef struct {
+    int n;
+    struct {
+        int shape_id, dim, reduced, pieces;
+    } v[64];
+} cut_seed;
+
+static elk_status init_graph(elk_problem *pr, const elk_chip *c, const elk_model *m, elk_graph *g, elk_plan_cache *pc,
+                             const elk_plan_opts *po, cut_seed *out, elk_error *err);
+
+/* A torus holds every link of the mesh of its size, so the graph the
+ * mesh's search settles on is one the torus's compiler can evaluate: it is
+ * proposed to the torus's walk too. The walk's local optima otherwise made
+ * a torus slower than its own mesh (issue 9's topology pairs: a 3072-core
+ * tt-galaxy torus +21%, the FFN's down projection in fewer pieces). Costs
+ * the mesh's search at every torus point whose cuts are searched. */
+static void mesh_seed(const elk_chip *c, const elk_model *m, const elk_problem *tmpl, const elk_op *orig, int n0,
+                      elk_plan_cache *pc, const elk_plan_opts *po, cut_seed *seed)
+{
+    seed->n = 0;
+    elk_chip mc = *c;
+    mc.topology = ELK_TOPO_MESH;
+    elk_graph g2 = tmpl->graph;
+    g2.ops = malloc((size_t)(n0 > 0 ? n0 : 1) * sizeof *g2.ops);
+    if (!g2.ops) return;
+    memcpy(g2.ops, orig, (size_t)n0 * sizeof *g2.ops);
+    g2.nops = g2.cap = n0;
+    elk_problem pm;
+    elk_error e2;
+    if (init_graph(&pm, &mc, m, &g2, pc, po, seed, &e2) == ELK_OK) elk_problem_free(&pm);
+    else seed->n = 0;
+}
+
 elk_status elk_problem_init_graph_opts(elk_problem *pr, const elk_chip *c, const elk_model *m, elk_graph *g,
                                        elk_plan_cache *pc, const elk_plan_opts *po, elk_error *err)
+{
+    return init_graph(pr, c, m, g, pc, po, NULL, err);
+}
+
+static elk_status init_graph(elk_problem *pr, const elk_chip *c, const elk_model *m, elk_graph *g, elk_plan_cache *pc,
+                             const elk_plan_opts *po, cut_seed *out, elk_error *err)
 {
     memset(pr, 0, sizeof *pr);
     elk_point_defaults(&pr->point);
@@ -890,7 +932,7 @@ elk_status elk_problem_init_graph_opts(elk_problem *pr, const elk_chip *c, const
     if (st == ELK_OK && sc.rec && sc.nrec > 0 && !(po && po->coarse)) {
         cut_search cs = {pr, graph_latency(pr, INFINITY), &tmpl, pc, po, &sc, orig, n0, ns0, cap,
                          malloc((size_t)sc.nrec * sizeof(int)),
-                         malloc((size_t)(cut_walk_max(sc.nrec) + 6) * (size_t)sc.nrec * sizeof(int)), 0};
+                         malloc((size_t)(cut_walk_max(sc.nrec) + 7) * (size_t)sc.nrec * sizeof(int)), 0};
         if (cs.bestpick && cs.seen) {
             for (int r = 0; r < sc.nrec; r++) sc.rec[r].pick = cs.bestpick[r] = sc.rec[r].least;
             memcpy(cs.seen, cs.bestpick, (size_t)sc.nrec * sizeof(int));
@@ -899,7 +941,38 @@ elk_status elk_problem_init_graph_opts(elk_problem *pr, const elk_chip *c, const
             for (int finer = 1; finer >= 0; finer--)
                 if (refine_picks(&sc, finer)) cut_try(&cs);
             if (fewest_picks(&sc)) cut_try(&cs);
+            if (!out && pr->chip.topology == ELK_TOPO_TORUS) {
+                cut_seed seed;
+                mesh_seed(&pr->chip, m ? &pr->model : NULL, &tmpl, orig, n0, pc, po, &seed);
+                int any = 0;
+                for (int r = 0; r < sc.nrec; r++) {
+                    sc.rec[r].pick = cs.bestpick[r];
+                    for (int q = 0; q < seed.n; q++) {
+                        if (seed.v[q].shape_id != sc.rec[r].shape_id) continue;
+                        for (int k = 0; k < sc.rec[r].n; k++) {
+                            const cut_cand *cc = &sc.rec[r].c[k];
+                            if (cc->dim == seed.v[q].dim && cc->reduced == seed.v[q].reduced &&
+                                cc->pieces == seed.v[q].pieces) {
+                                any |= k != cs.bestpick[r];
+                                sc.rec[r].pick = k;
+                            }
+                        }
+                    }
+                }
+                if (any) cut_try(&cs);
+            }
             cut_walk(&cs);
+            if (out) {
+                out->n = 0;
+                for (int r = 0; r < sc.nrec && out->n < (int)(sizeof out->v / sizeof out->v[0]); r++) {
+                    const cut_cand *cc = &sc.rec[r].c[cs.bestpick[r]];
+                    out->v[out->n].shape_id = sc.rec[r].shape_id;
+                    out->v[out->n].dim = cc->dim;
+                    out->v[out->n].reduced = cc->reduced;
+                    out->v[out->n].pieces = cc->pieces;
+                    out->n++;
+                }
+            }
         }
         free(cs.bestpick);
         free(cs.seen);

@@ -1188,6 +1188,15 @@ static const struct {
      "--chip big-sram --model mixtral-8x7b --workload prefill --batch 1 --seq 430 --layers 4 --cores 2048 "
      "--topology all-to-all --hbm-tbps 55.9 --noc-scale 0.586 --link-gbps 4.99 --sram-kib 824 "
      "--compute-scale 0.887 --hbm-controllers 8"},
+    /* elk check --points 2000 --seed 1 (session 16), point 570: the torus's
+     * cut walk settled on 452 operators, 17.056 ms, where the mesh's found
+     * 884 and 16.908; the mesh's graph is now proposed to the torus's walk
+     * (mesh_seed, core/elk_problem.c), and the torus runs it in 16.906 */
+    {"a torus's walk from the mesh's graph",
+     "--chip tt-galaxy --model llama2-7b --workload train-fwd --batch 3 --seq 830 --layers 4 --cores 128 "
+     "--topology mesh --hbm-tbps 8.91 --noc-scale 1.88 --sram-kib 1070 --compute-scale 0.993 --hbm-controllers 1",
+     "--chip tt-galaxy --model llama2-7b --workload train-fwd --batch 3 --seq 830 --layers 4 --cores 128 "
+     "--topology torus --hbm-tbps 8.91 --noc-scale 1.88 --sram-kib 1070 --compute-scale 0.993 --hbm-controllers 1"},
 };
 
 START_TEST(regress_more_links_never_slower)
