@@ -776,7 +776,12 @@ static twin_ent *twin_slot(enum_ctx *e, const long *sl, int *fresh)
 {
     *fresh = 1;
     if (!e->free_mask) return NULL;
-    if (!e->twins && !(e->twins = calloc(TWIN_SLOTS, sizeof *e->twins))) return NULL;
+    if (!e->twins) {
+        /* only used is read before a slot is filled: clearing it alone
+         * (the whole table was most of a small enumeration's start) */
+        if (!(e->twins = malloc(TWIN_SLOTS * sizeof *e->twins))) return NULL;
+        for (int i = 0; i < TWIN_SLOTS; i++) e->twins[i].used = 0;
+    }
     long key[ELK_MAX_DIMS] = {0};
     uint64_t h = 1469598103934665603ULL;
     for (int d = 0; d < e->nd; d++) {
@@ -1494,7 +1499,11 @@ static int cold_options(const enum_ctx *e, const elk_plan *pl, elk_cold_opt **op
 static void enum_start(enum_ctx *e, const elk_chip *c, const elk_op *op, double sram_bytes, const elk_plan_opts *o,
                        int coarse, int fastest, double best0)
 {
-    memset(e, 0, sizeof *e);
+    /* every field zeroed but the divisor lists, read only where dv_of says
+     * they hold that replica count (they are most of the struct, and a
+     * fastest search starts an enumeration per piece it asks for) */
+    memset(e, 0, offsetof(enum_ctx, dv));
+    memset((char *)e + offsetof(enum_ctx, dv) + sizeof e->dv, 0, sizeof *e - offsetof(enum_ctx, dv) - sizeof e->dv);
     e->c = c;
     e->op = op;
     e->sram = sram_bytes;
