@@ -700,6 +700,30 @@ void elk_graph_apply_profile(elk_graph *g, unsigned profile)
     if (changed) assign_shapes(g);
 }
 
+/* dst = the first 24 characters of src, sep and the decimal of v, as
+ * snprintf's "%.24s#%d" would write them (dst holds 32: they fit). The
+ * cut searches name a piece for every cut they time, and snprintf was a
+ * few tenths of a percent of reproduce. */
+static void piece_name(char *dst, const char *src, char sep, int v)
+{
+    int n = 0;
+    while (n < 24 && src[n]) {
+        dst[n] = src[n];
+        n++;
+    }
+    dst[n++] = sep;
+    char b[12];
+    int m = 0;
+    unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
+    do {
+        b[m++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0) b[m++] = '-';
+    while (m) dst[n++] = b[--m];
+    dst[n] = '\0';
+}
+
 void elk_split_piece(const elk_op *op, const elk_split *s, int p, elk_op *piece)
 {
     double pts = op_points(op);
@@ -709,14 +733,15 @@ void elk_split_piece(const elk_op *op, const elk_split *s, int p, elk_op *piece)
     *piece = *op;
     piece->dim[s->dim] = elk_split_len(op->dim[s->dim], s->pieces, p);
     op_recount(piece, fpp);
-    snprintf(piece->name, sizeof piece->name, "%.24s#%d", op->name, p % 10000);
+    _Static_assert(sizeof piece->name >= 24 + 1 + 5 + 1, "piece_name's longest name fits");
+    piece_name(piece->name, op->name, '#', p % 10000);
 }
 
 void elk_split_add(const elk_op *op, int p, elk_op *add)
 {
     const elk_tensor *out = &op->t[0];
     memset(add, 0, sizeof *add);
-    snprintf(add->name, sizeof add->name, "%.24s+%d", op->name, p % 10000);
+    piece_name(add->name, op->name, '+', p % 10000);
     add->kind = ELK_OP_ELEMWISE;
     add->ndims = out->naxes;
     for (int a = 0; a < out->naxes; a++) {

@@ -776,7 +776,12 @@ static twin_ent *twin_slot(enum_ctx *e, const long *sl, int *fresh)
 {
     *fresh = 1;
     if (!e->free_mask) return NULL;
-    if (!e->twins && !(e->twins = calloc(TWIN_SLOTS, sizeof *e->twins))) return NULL;
+    if (!e->twins) {
+        /* only used is read before a slot is filled: clearing it alone
+         * (the whole table was most of a small enumeration's start) */
+        if (!(e->twins = malloc(TWIN_SLOTS * sizeof *e->twins))) return NULL;
+        for (int i = 0; i < TWIN_SLOTS; i++) e->twins[i].used = 0;
+    }
     long key[ELK_MAX_DIMS] = {0};
     uint64_t h = 1469598103934665603ULL;
     for (int d = 0; d < e->nd; d++) {
@@ -1494,7 +1499,11 @@ static int cold_options(const enum_ctx *e, const elk_plan *pl, elk_cold_opt **op
 static void enum_start(enum_ctx *e, const elk_chip *c, const elk_op *op, double sram_bytes, const elk_plan_opts *o,
                        int coarse, int fastest, double best0)
 {
-    memset(e, 0, sizeof *e);
+    /* every field zeroed but the divisor lists, read only where dv_of says
+     * they hold that replica count (they are most of the struct, and a
+     * fastest search starts an enumeration per piece it asks for) */
+    memset(e, 0, offsetof(enum_ctx, dv));
+    memset((char *)e + offsetof(enum_ctx, dv) + sizeof e->dv, 0, sizeof *e - offsetof(enum_ctx, dv) - sizeof e->dv);
     e->c = c;
     e->op = op;
     e->sram = sram_bytes;
@@ -2098,32 +2107,99 @@ static int put_long(char *k, int len, size_t n, long v, char sep)
     return len;
 }
 
+/* Append the lowercase hex of v (snprintf's "%x") at k[len]. */
+static int put_hex(char *k, int len, size_t n, unsigned v)
+{
+    char b[8];
+    int m = 0;
+    do {
+        b[m++] = "0123456789abcdef"[v & 15u];
+        v >>= 4;
+    } while (v);
+    (void)n;
+    assert((size_t)len + (size_t)m + 1 < n);
+    while (m) k[len++] = b[--m];
+    k[len] = 0;
+    return len;
+}
+
+/* The chip's part of the key, as it was formatted: what the key's text
+ * depends on, each double by its bits (%.6g of equal bits is the same
+ * text). */
+typedef struct {
+    int cores, topo, rows, cols, cores_per_chip, link;
+    double sram, cscale, sync, macs, vec;
+    elk_cost_coef cost;
+} key_chip;
+
 static void make_key(const elk_chip *c, const elk_op *op, char *k, size_t n)
 {
-    int len = snprintf(k, n, "%d:%d:%d|", op->kind, op->ndims, op->dtype_bytes);
+    int len = put_long(k, 0, n, op->kind, ':');
+    len = put_long(k, len, n, op->ndims, ':');
+    len = put_long(k, len, n, op->dtype_bytes, '|');
     for (int d = 0; d < op->ndims; d++) len = put_long(k, len, n, op->dim[d], ',');
     for (int t = 0; t < op->ntensors; t++) {
-        len += snprintf(k + len, n - (size_t)len, "|%d:", op->t[t].role == ELK_TR_KV ? ELK_TR_WEIGHT : op->t[t].role);
+        k[len++] = '|';
+        len = put_long(k, len, n, op->t[t].role == ELK_TR_KV ? ELK_TR_WEIGHT : op->t[t].role, ':');
         for (int a = 0; a < op->t[t].naxes; a++) len = put_long(k, len, n, op->t[t].axis[a], 0);
     }
-    uint64_t ch = 1469598103934665603ULL;
-    const unsigned char *cb = (const unsigned char *)&c->cost;
-    for (size_t i = 0; i < sizeof c->cost; i++) ch = (ch ^ cb[i]) * 1099511628211ULL;
-    if (c->profile & (1u << ELK_PSW_UNFUSED))
-        len += snprintf(k + len, n - (size_t)len, "|u%d,%d,%d", op->unf_elem, op->unf_row, op->unf_slice);
+    if (c->profile & (1u << ELK_PSW_UNFUSED)) {
+        k[len++] = '|';
+        k[len++] = 'u';
+        len = put_long(k, len, n, op->unf_elem, ',');
+        len = put_long(k, len, n, op->unf_row, ',');
+        len = put_long(k, len, n, op->unf_slice, 0);
+    }
     /* the switches enumeration sees (the others act on menus or schedules) */
     unsigned plan_sw = (1u << ELK_PSW_GATHER) | (1u << ELK_PSW_MULTICHIP) | (1u << ELK_PSW_RELAYOUT) |
                        (1u << ELK_PSW_ROTSYNC) | (1u << ELK_PSW_UNFUSED) | (1u << ELK_PSW_PLANTABLES);
-    len += snprintf(k + len, n - (size_t)len, "|p%x", c->profile & plan_sw);
+    k[len++] = '|';
+    k[len++] = 'p';
+    len = put_hex(k, len, n, c->profile & plan_sw);
     /* the artifact's tables rank plans at its fixed exchange rate whatever
      * the topology (elk_plan_art.h), so one set serves every topology */
     int topo_free = (c->profile & (1u << ELK_PSW_PLANTABLES)) != 0;
-    snprintf(k + len, n - (size_t)len, "#%d:%d:%dx%d:%.6g:%.6g:%.6g:%.6g:%.6g:%d:%d:%llx", c->cores,
-             topo_free ? -1 : (int)c->topology, topo_free ? 0 : c->mesh_rows, topo_free ? 0 : c->mesh_cols,
-             elk_chip_sram_bytes(c), c->compute_scale, c->sync_cycles, c->matmul_macs_per_cycle,
-             c->vector_elems_per_cycle, c->cores_per_chip,
-             topo_free || c->topology == ELK_TOPO_ALL2ALL ? 0 : (int)(c->mesh_link_gbps / c->link_gbps * 1000),
-             (unsigned long long)ch);
+    key_chip kc;
+    memset(&kc, 0, sizeof kc); /* padding too: compared bytewise */
+    kc.cores = c->cores;
+    kc.topo = topo_free ? -1 : (int)c->topology;
+    kc.rows = topo_free ? 0 : c->mesh_rows;
+    kc.cols = topo_free ? 0 : c->mesh_cols;
+    kc.sram = elk_chip_sram_bytes(c);
+    kc.cscale = c->compute_scale;
+    kc.sync = c->sync_cycles;
+    kc.macs = c->matmul_macs_per_cycle;
+    kc.vec = c->vector_elems_per_cycle;
+    kc.cores_per_chip = c->cores_per_chip;
+    kc.link = topo_free || c->topology == ELK_TOPO_ALL2ALL ? 0 : (int)(c->mesh_link_gbps / c->link_gbps * 1000);
+    kc.cost = c->cost;
+    /* the chip's text, kept per thread for the last chip: a run asks keys
+     * of many ops at one chip, and formatting its five doubles was most of
+     * make_key (a cut search makes a key per piece it asks for) */
+    static _Thread_local struct {
+        int ok, len;
+        key_chip kc;
+        char text[200];
+    } last;
+    if (!last.ok || memcmp(&last.kc, &kc, sizeof kc)) {
+        uint64_t ch = 1469598103934665603ULL;
+        const unsigned char *cb = (const unsigned char *)&c->cost;
+        for (size_t i = 0; i < sizeof c->cost; i++) ch = (ch ^ cb[i]) * 1099511628211ULL;
+        int w = snprintf(last.text, sizeof last.text, "#%d:%d:%dx%d:%.6g:%.6g:%.6g:%.6g:%.6g:%d:%d:%llx", kc.cores,
+                         kc.topo, kc.rows, kc.cols, kc.sram, kc.cscale, kc.sync, kc.macs, kc.vec, kc.cores_per_chip,
+                         kc.link, (unsigned long long)ch);
+        last.ok = w > 0 && (size_t)w < sizeof last.text;
+        last.len = last.ok ? w : 0;
+        last.kc = kc;
+        if (!last.ok) { /* too long to keep: as before, cut at n */
+            snprintf(k + len, n - (size_t)len, "#%d:%d:%dx%d:%.6g:%.6g:%.6g:%.6g:%.6g:%d:%d:%llx", kc.cores, kc.topo,
+                     kc.rows, kc.cols, kc.sram, kc.cscale, kc.sync, kc.macs, kc.vec, kc.cores_per_chip, kc.link,
+                     (unsigned long long)ch);
+            return;
+        }
+    }
+    if ((size_t)len + (size_t)last.len < n) memcpy(k + len, last.text, (size_t)last.len + 1);
+    else snprintf(k + len, n - (size_t)len, "%s", last.text);
 }
 
 elk_status elk_plan_cache_get(elk_plan_cache *pc, const elk_chip *c, const elk_op *op,
