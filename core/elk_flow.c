@@ -188,23 +188,23 @@ int elk_net_tmpl_end(elk_net *net)
     tp->solo_rate = fmin(solo, tp->rate_cap);
     /* Byte-fair sharing: a router's arbiter shares a link between the
      * transfers crossing it by bytes, not by the rate each delivers into a
-     * core, so a template's weight is counted per byte on the port or NoC
-     * link that binds it alone. With per-core rates equalised, a group-of-3
-     * distribution beside a multicast preload (whose tree link carries a
-     * hundred cores' bytes per unit) crawled at the preload's pace, 36-69 us
-     * against 3 alone on a tt-galaxy mesh (issue 9). Chip links and HBM are
-     * left out: a transfer's bytes there are not what its arbiters see. */
-    double m = 0, worst = 0;
+     * core, so a template's weight is counted per byte on its most loaded
+     * port or NoC link (a port takes a core's bytes once per unit: there
+     * per-byte and per-core are one). With per-core rates equalised, a
+     * group-of-3 distribution beside a multicast preload (whose tree link
+     * carries a hundred cores' bytes per unit) crawled at the preload's
+     * pace, 36-69 us against 3 alone on a tt-galaxy mesh (issue 9). The
+     * load, not the load over the capacity: a weight that followed
+     * whichever link binds alone flipped as a bandwidth knob crossed
+     * another's, and a faster port could slow a transfer. Chip links and
+     * HBM are left out: a transfer's bytes there are not what its arbiters
+     * see. */
+    double m = 0;
     for (int u = tp->u0; u < tp->u0 + tp->nu; u++) {
         const elk_use *us = &net->uses[u];
-        const elk_link *l = &net->links[us->link];
-        if (l->kind != ELK_LK_PORT_IN && l->kind != ELK_LK_PORT_OUT && l->kind != ELK_LK_MESH &&
-            l->kind != ELK_LK_MESH_INT)
-            continue;
-        if (us->cmax / l->cap > worst) {
-            worst = us->cmax / l->cap;
-            m = us->cmax;
-        }
+        elk_link_kind k = net->links[us->link].kind;
+        if (k == ELK_LK_PORT_IN || k == ELK_LK_PORT_OUT || k == ELK_LK_MESH || k == ELK_LK_MESH_INT)
+            m = fmax(m, us->cmax);
     }
     if (net->norm > 0) m = net->norm;
     if (m > 0) tp->weight /= m;

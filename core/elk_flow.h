@@ -107,7 +107,7 @@ void elk_net_tmpl_add(elk_net *n, int link, double cmax, double csum);
  * cap in the progressive filling and leaves the rest to the others. */
 void elk_net_tmpl_cap(elk_net *n, double cap);
 /* The byte-fair normaliser of the template being built: its load per unit
- * of rate on the link that binds it. By default elk_net_tmpl_end takes it
+ * of rate on its most loaded port or NoC link. By default elk_net_tmpl_end takes it
  * from the template's own ports and NoC links; a transfer split over
  * several templates (a preload's controllers) gives them all the whole
  * transfer's, so that they keep one pace. */

@@ -971,16 +971,12 @@ static void choose_preload_routes(elk_noc *nc) { nc->pre_flat = elk_cost_torus_p
 
 double elk_noc_preload_norm(const elk_noc *nc, const elk_use *u, int n, double scale, int plane)
 {
+    (void)plane;
     const elk_link *lk = elk_net_links(nc->net);
-    double worst = 1.0 / lk[nc->port_in[plane][0]].cap, m = 1; /* a core's port takes 1 per unit */
+    double m = 1; /* a core's port takes 1 per unit */
     for (int i = 0; i < n; i++) {
         const elk_link *l = &lk[u[i].link];
-        if (l->kind != ELK_LK_MESH && l->kind != ELK_LK_MESH_INT) continue;
-        double cm = u[i].cmax * scale;
-        if (cm / l->cap > worst) {
-            worst = cm / l->cap;
-            m = cm;
-        }
+        if (l->kind == ELK_LK_MESH || l->kind == ELK_LK_MESH_INT) m = fmax(m, u[i].cmax * scale);
     }
     return m;
 }
@@ -1023,7 +1019,7 @@ int elk_noc_preload_capped(elk_noc *nc, int k, double r, int plane, double cap)
         for (int i = 0; i < g->n; i++) elk_net_tmpl_add(nc->net, g->u[i].link, g->u[i].cmax * scale, g->u[i].csum * scale);
     if (g && k >= 0) {
         /* every controller's template weighs by the whole preload's bytes
-         * on the link that binds it (its trees summed, elk_tree_preload's
+         * on its most loaded link (its trees summed, elk_tree_preload's
          * template in the fast mode): by its own, the controllers of one
          * preload drifted apart, and a preload alone on a 16 x 16 mesh
          * with 16 controllers ran 9% below its busiest-link rate */

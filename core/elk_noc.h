@@ -104,7 +104,7 @@ void elk_noc_free(elk_noc *nc);
  * bundle member add up before the busiest member is taken). */
 /* The byte-fair normaliser (elk_net_tmpl_norm) of a preload whose trees,
  * every controller's summed, load uses u[0..n) per unit of rate times
- * scale: its load on the port or NoC link that binds it. */
+ * scale: its load on its most loaded port or NoC link. */
 double elk_noc_preload_norm(const elk_noc *nc, const elk_use *u, int n, double scale, int plane);
 int elk_noc_preload(elk_noc *nc, int ctrl, double r, int plane);
 /* The same with its rate capped at cap bytes/cycle into each destination
