@@ -965,54 +965,37 @@ static void stretch_preloads(elk_sctx *x, int i, int q)
     int grid2d = c->topology == ELK_TOPO_MESH || c->topology == ELK_TOPO_TORUS;
     if (x->artifact_noc || (c->topology != ELK_TOPO_RING && !grid2d)) return;
     net_phases ph;
+    double bx = 0, r0 = 0;
     if (grid2d) {
+        /* each phase beside the preload at the grid's own templates' rates */
         if (!phase_list(x, i, x->entry[i], x->copt[i], &ph) || ph.n == 0) return;
-        double bx = 0, s = x->es[i];
         for (int k = 0; k < ph.n; k++) bx += ph.bytes[k];
-        int moved = 0;
-        for (int r = q - 1; r >= x->placed_lo && bx > 0; r--) {
-            if (r + 1 < q) keep_serial(x, r, r);
-            if (x->pe[r] <= s) break;
-            int j = x->order[r];
-            double d = x->pe[r] - x->ps[r];
-            if (d <= 0 || x->nocT[j] <= 0 || x->deliv[j] <= 0 || hbm_of(x, j) <= 0) continue;
-            double xp = x->deliv[j] / c->cores / d, pre = xp;
-            double xe = grid_beside_rates(c, &ph, bx, x->deliv[j] / hbm_of(x, j), xp, &pre);
-            if (xe <= 0 || pre >= xp) continue;
-            double in = min2(x->pe[r], x->ee[i]) - max2(x->ps[r], s);
-            if (in <= 0) continue;
-            double bin = xp * in, tsh = min2(bin / pre, bx / xe);
-            double nin = tsh + (bin - pre * tsh) / xp;
-            assert(nin >= in * (1 - 1e-9));
-            x->ps[r] -= nin - in;
-            bx -= xe * tsh;
-            moved = 1;
-        }
-        if (moved) keep_serial(x, q - 2, x->placed_lo);
-        return;
+    } else {
+        const elk_menu_entry *e = &menu_of(x, i)->e[x->entry[i]];
+        double xc = e->xcyc + x->dist[i];
+        bx = net_bytes(x, i);
+        if (xc <= 0 || bx <= 0) return;
+        /* the exchange's rate is its bytes over the time it moves them: its
+         * syncs wait and move nothing, and counting them made the exchange a
+         * slow flow that held every preload beside it to its pace (a 32-core
+         * wse2 ring, Gemma2-27B decode: gate_up pieces of 1.5 us compute and
+         * 3.6 us of syncs, each preload beside one estimated 10.4 us against
+         * 6.75 replayed, every policy +56%) */
+        double t = net_time_alone(x, i);
+        if (t > 0 && t < xc) xc = t;
+        r0 = bx / xc;
     }
-    const elk_menu *m = menu_of(x, i);
-    const elk_menu_entry *e = &m->e[x->entry[i]];
-    double xc = e->xcyc + x->dist[i], bx = net_bytes(x, i);
-    if (xc <= 0 || bx <= 0) return;
-    /* the exchange's rate is its bytes over the time it moves them: its
-     * syncs wait and move nothing, and counting them made the exchange a
-     * slow flow that held every preload beside it to its pace (a 32-core
-     * wse2 ring, Gemma2-27B decode: gate_up pieces of 1.5 us compute and
-     * 3.6 us of syncs, each preload beside one estimated 10.4 us against
-     * 6.75 replayed, every policy +56%) */
-    double t = net_time_alone(x, i);
-    if (t > 0 && t < xc) xc = t;
-    double r0 = bx / xc, s = x->es[i];
+    double s = x->es[i];
     int moved = 0;
     for (int r = q - 1; r >= x->placed_lo && bx > 0; r--) {
         if (r + 1 < q) keep_serial(x, r, r); /* behind the ones already slowed */
         if (x->pe[r] <= s) break;
         int j = x->order[r];
         double d = x->pe[r] - x->ps[r];
-        if (d <= 0 || x->nocT[j] <= 0 || x->deliv[j] <= 0) continue;
-        double pre, xe = beside_rate(x, j, d, r0, &pre);
-        double xp = x->deliv[j] / c->cores / d; /* bytes per core per cycle as placed */
+        if (d <= 0 || x->nocT[j] <= 0 || x->deliv[j] <= 0 || (grid2d && hbm_of(x, j) <= 0)) continue;
+        double xp = x->deliv[j] / c->cores / d, pre = xp; /* bytes per core per cycle as placed */
+        double xe = grid2d ? grid_beside_rates(c, &ph, bx, x->deliv[j] / hbm_of(x, j), xp, &pre)
+                           : beside_rate(x, j, d, r0, &pre);
         if (xe <= 0 || pre >= xp) continue;
         double in = min2(x->pe[r], x->ee[i]) - max2(x->ps[r], s); /* its time inside the window */
         if (in <= 0) continue;
