@@ -969,9 +969,8 @@ static const noc_geom *preload_geom(elk_noc *nc, int k, int tr, int tc, int plan
  * (elk_tree_flat), where replication can reverse the choice. */
 static void choose_preload_routes(elk_noc *nc) { nc->pre_flat = elk_cost_torus_preload_flat(&nc->chip); }
 
-double elk_noc_preload_norm(const elk_noc *nc, const elk_use *u, int n, double scale, int plane)
+double elk_noc_preload_norm(const elk_noc *nc, const elk_use *u, int n, double scale)
 {
-    (void)plane;
     const elk_link *lk = elk_net_links(nc->net);
     double m = 1; /* a core's port takes 1 per unit */
     for (int i = 0; i < n; i++) {
@@ -1024,7 +1023,7 @@ int elk_noc_preload_capped(elk_noc *nc, int k, double r, int plane, double cap)
          * preload drifted apart, and a preload alone on a 16 x 16 mesh
          * with 16 controllers ran 9% below its busiest-link rate */
         const noc_geom *ga = preload_geom(nc, -1, g->tr, g->tc, plane);
-        if (ga) elk_net_tmpl_norm(nc->net, elk_noc_preload_norm(nc, ga->u, ga->n, scale, plane));
+        if (ga) elk_net_tmpl_norm(nc->net, elk_noc_preload_norm(nc, ga->u, ga->n, scale));
     }
     elk_net_tmpl_cap(nc->net, cap);
     return cache_put(nc, PAT_PRELOAD, k, plane, r, cap, elk_net_tmpl_end(nc->net));

@@ -105,7 +105,7 @@ void elk_noc_free(elk_noc *nc);
 /* The byte-fair normaliser (elk_net_tmpl_norm) of a preload whose trees,
  * every controller's summed, load uses u[0..n) per unit of rate times
  * scale: its load on its most loaded port or NoC link. */
-double elk_noc_preload_norm(const elk_noc *nc, const elk_use *u, int n, double scale, int plane);
+double elk_noc_preload_norm(const elk_noc *nc, const elk_use *u, int n, double scale);
 int elk_noc_preload(elk_noc *nc, int ctrl, double r, int plane);
 /* The same with its rate capped at cap bytes/cycle into each destination
  * core (elk_net_tmpl_cap; INFINITY or <= 0: none): a preload whose schedule

@@ -959,17 +959,17 @@ static double grid_beside_rates(const elk_chip *c, const net_phases *ph, double 
     return bx / T;
 }
 
-static void stretch_preloads(elk_sctx *x, int i, int q)
+static void stretch_preloads(elk_sctx *x, int i, int q, const net_phases *ph)
 {
     const elk_chip *c = x->c;
     int grid2d = c->topology == ELK_TOPO_MESH || c->topology == ELK_TOPO_TORUS;
     if (x->artifact_noc || (c->topology != ELK_TOPO_RING && !grid2d)) return;
-    net_phases ph;
     double bx = 0, r0 = 0;
     if (grid2d) {
-        /* each phase beside the preload at the grid's own templates' rates */
-        if (!phase_list(x, i, x->entry[i], x->copt[i], &ph) || ph.n == 0) return;
-        for (int k = 0; k < ph.n; k++) bx += ph.bytes[k];
+        /* each phase beside the preload at the grid's own templates' rates
+         * (ph: commit's op_phases of the entry and cold option taken) */
+        if (!ph || ph->n == 0) return;
+        for (int k = 0; k < ph->n; k++) bx += ph->bytes[k];
     } else {
         const elk_menu_entry *e = &menu_of(x, i)->e[x->entry[i]];
         double xc = e->xcyc + x->dist[i];
@@ -994,7 +994,7 @@ static void stretch_preloads(elk_sctx *x, int i, int q)
         double d = x->pe[r] - x->ps[r];
         if (d <= 0 || x->nocT[j] <= 0 || x->deliv[j] <= 0 || (grid2d && hbm_of(x, j) <= 0)) continue;
         double xp = x->deliv[j] / c->cores / d, pre = xp; /* bytes per core per cycle as placed */
-        double xe = grid2d ? grid_beside_rates(c, &ph, bx, x->deliv[j] / hbm_of(x, j), xp, &pre)
+        double xe = grid2d ? grid_beside_rates(c, ph, bx, x->deliv[j] / hbm_of(x, j), xp, &pre)
                            : beside_rate(x, j, d, r0, &pre);
         if (xe <= 0 || pre >= xp) continue;
         double in = min2(x->pe[r], x->ee[i]) - max2(x->ps[r], s); /* its time inside the window */
@@ -1057,7 +1057,7 @@ static void commit(elk_sctx *x, int i, pick_t *b, phases_memo *pm)
     x->pnum[i] = pn;
     x->resident[i] = res;
     if (x->artifact_noc && x->pol == ELK_POL_FULL) push_preloads(x, i, b->q);
-    stretch_preloads(x, i, b->q);
+    stretch_preloads(x, i, b->q, php);
     elk_sctx_place_preloads(x, i);
 }
 

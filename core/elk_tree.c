@@ -436,7 +436,7 @@ int elk_tree_preload(elk_tree *t, elk_noc *nc, int k, double r, int plane, doubl
     for (int i = 0; i < g->n; i++) elk_net_tmpl_add(nc->net, g->u[i].link, g->u[i].cmax * scale, g->u[i].csum * scale);
     if (k >= 0) { /* as elk_noc_preload_capped: the whole preload's bytes */
         const struct elk_tree_geom *ga = geom_get(t, nc, -1, tr, tc, plane);
-        if (ga) elk_net_tmpl_norm(nc->net, elk_noc_preload_norm(nc, ga->u, ga->n, scale, plane));
+        if (ga) elk_net_tmpl_norm(nc->net, elk_noc_preload_norm(nc, ga->u, ga->n, scale));
     }
     elk_net_tmpl_cap(nc->net, cap);
     int tm = elk_net_tmpl_end(nc->net);
