@@ -1129,6 +1129,15 @@ static const struct {
      "--topology ring --hbm-tbps 4.73 --noc-scale 0.771 --link-gbps 8.19 --sram-kib 959 --compute-scale 1.94 "
      "--hbm-controllers 1",
      ELK_POL_STATIC, 0.10},
+    /* the same run, point 600: a 3072-core tt-galaxy torus, 192 controllers
+     * on its edges. Basic's replicated preloads were held to the r = 1
+     * routes' entry bound beside their exact trees, though a tile shape's
+     * trees may take the other routes (elk_cost_preload_rate): +22.5%, now
+     * within 1% (test_sim's preload_rate_trees_exact) */
+    {"torus: replicated preloads on their trees",
+     "--chip tt-galaxy --model gemma2-27b --workload train-fwd --batch 3 --seq 39 --layers 1 --cores 3072 "
+     "--topology torus --hbm-tbps 13.3 --noc-scale 0.489 --sram-kib 935 --compute-scale 1.94",
+     ELK_POL_BASIC, 0.05},
 };
 
 START_TEST(regress_estimate_near_simulation)

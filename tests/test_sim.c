@@ -275,6 +275,45 @@ START_TEST(ring_striped_preload)
 }
 END_TEST
 
+/* The planner's replicated preload rate (elk_cost_preload_rate) against a
+ * solo preload in the detailed simulation, every controller at once: equal
+ * where the trees are summed exactly (<= ELK_COST_TREE_MAX routers). The
+ * entry bound of the r = 1 routes used to cap them too, though a tile
+ * shape's trees may route otherwise: each row fell 0.5-0.86x short
+ * (issue 9: Basic on a 3072-core tt-galaxy torus 22.5% above its replay). */
+static const struct {
+    elk_topology topo;
+    int rows, cols, ctrls;
+    double r;
+} tree_rate_cases[] = {
+    {ELK_TOPO_MESH, 8, 12, 1, 3},  /* 0.50x before */
+    {ELK_TOPO_MESH, 6, 8, 2, 3},   /* 0.67x */
+    {ELK_TOPO_MESH, 16, 16, 8, 3}, /* 0.86x */
+    {ELK_TOPO_MESH, 12, 16, 1, 16},/* 0.80x */
+    {ELK_TOPO_TORUS, 4, 4, 2, 3},  /* 0.73x */
+    {ELK_TOPO_TORUS, 8, 12, 1, 3}, /* 0.86x */
+};
+
+START_TEST(preload_rate_trees_exact)
+{
+    elk_chip c = small_chip(tree_rate_cases[_i].topo, tree_rate_cases[_i].rows, tree_rate_cases[_i].cols, 1000, 16,
+                            1e6, tree_rate_cases[_i].ctrls, 0);
+    c.hbm_placement = ELK_HBM_EDGES;
+    double r = tree_rate_cases[_i].r, per = 1e4; /* bytes into each core */
+    elk_noc nc;
+    elk_error err;
+    ck_assert_msg(elk_noc_build(&nc, &c, ELK_SIM_DETAILED, 0, 1, &err) == ELK_OK, "%s", err.msg);
+    int t = elk_noc_preload(&nc, -1, r, 0);
+    ck_assert_int_ge(t, 0);
+    elk_net_start(nc.net, t, per, 0, 0);
+    double sim = per * c.cores / r / drain(nc.net); /* unique bytes a cycle */
+    double est = fmin(elk_cost_preload_rate(&c, r), elk_cost_hbm_rate(&c));
+    ck_assert_msg(fabs(est / sim - 1) <= 1e-9, "%dx%d %s, %d controllers, r %g: estimate %.6g, simulated %.6g B/cycle",
+                  c.mesh_rows, c.mesh_cols, elk_topology_names[c.topology], c.hbm_controllers, r, est, sim);
+    elk_noc_free(&nc);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* A 3-operator schedule with known overlap                             */
 
@@ -1160,6 +1199,7 @@ static Suite *sim_suite(void)
     tcase_add_test(tc, flow_memo);
     tcase_add_loop_test(tc, mesh_broadcast_4x4, 0, (int)(sizeof bcast_cases / sizeof bcast_cases[0]));
     tcase_add_loop_test(tc, ring_striped_preload, 0, (int)(sizeof ring_stripe_cases / sizeof ring_stripe_cases[0]));
+    tcase_add_loop_test(tc, preload_rate_trees_exact, 0, (int)(sizeof tree_rate_cases / sizeof tree_rate_cases[0]));
     tcase_add_test(tc, three_op_overlap);
     tcase_add_test(tc, sram_overflow_detected);
     tcase_add_test(tc, deadlock_reported);
