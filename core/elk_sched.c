@@ -486,21 +486,36 @@ static double placed_extra(const elk_sctx *x, double L, double D, int q, double 
     pm->s = s;
     pm->lo = lo;
     double extra = 0, t = 0, head = 0; /* t: the op's clock from s; head: the distribution alone */
-    double c0 = 0;                      /* where the compute starts on that clock */
+    double c0 = 0, c1 = 0;              /* where the compute starts and ends on that clock */
+    /* the bytes the preloads deliver while the op computes: the replay
+     * pauses its compute for them (rho) but not its transfers or syncs.
+     * They are summed in the exchanges' walk while it lasts (the same
+     * stream from s, so the same cum and the same sum in the same order)
+     * and on from where it stopped (rb, with bcum): one walk, not two */
+    double by = 0, bcum = 0;
+    int rb = lo;
     for (int grp = 0; grp < 2; grp++) {
         int k0 = grp ? ph->nhead : 0, k1 = grp ? ph->n : ph->nhead;
-        if (grp) c0 = t;
+        if (grp) {
+            c0 = t;
+            c1 = c0 + max2(0, own - xc) + pause;
+        }
         if (k0 == k1) continue;
         /* the exchanges end the op: they start xc - head before its end,
          * after the compute stretched by its port pauses */
         if (grp) t = max2(t, own - max2(0, xc - head) + extra + pause);
         double left = -1, cum = 0; /* cum: the preloads' stream, back to back from s */
-        for (int r = lo; r < q && left != 0; r++) {
+        int r = lo;
+        for (; r < q && left != 0; r++) {
             int j = x->order[r];
             double d = x->pe[r] - x->ps[r], ov = min2(x->pe[r], D) - max2(x->ps[r], s);
             if (d <= 0 || ov <= 0) continue;
             double a = cum, b = cum + ov;
             cum = b;
+            if (grp && a < c1) {
+                double in = min2(b, c1) - max2(a, c0);
+                if (in > 0) by += x->deliv[j] * in / d;
+            }
             if (b <= t || x->nocT[j] <= 0 || x->deliv[j] <= 0 || hbm_of(x, j) <= 0) continue;
             int slot = q - 1 - r;
             uint64_t bit = slot < PX_KEEP ? (uint64_t)1 << slot : 0;
@@ -528,7 +543,10 @@ static double placed_extra(const elk_sctx *x, double L, double D, int q, double 
                 double run = min2(left, a - t);
                 left -= run;
                 t += run;
-                if (left <= 0) break;
+                if (left <= 0) {
+                    r++; /* this one's bytes are summed */
+                    break;
+                }
             }
             double part = min2(left, (b - t) / f);
             double ex = min2(part * (f - 1), x->nocT[j] * ov / d);
@@ -537,16 +555,17 @@ static double placed_extra(const elk_sctx *x, double L, double D, int q, double 
             left -= part;
         }
         if (left > 0) t += left;
+        if (grp) {
+            rb = r;
+            bcum = cum;
+        }
     }
-    /* the bytes the preloads deliver while the op computes: the replay
-     * pauses its compute for them (rho) but not its transfers or syncs */
-    double c1 = c0 + max2(0, own - xc) + pause, by = 0, cum = 0;
-    for (int r = lo; r < q && cum < c1; r++) {
+    for (int r = rb; r < q && bcum < c1; r++) {
         double d = x->pe[r] - x->ps[r], ov = min2(x->pe[r], D) - max2(x->ps[r], s);
         if (d <= 0 || ov <= 0) continue;
-        double in = min2(cum + ov, c1) - max2(cum, c0);
+        double in = min2(bcum + ov, c1) - max2(bcum, c0);
         if (in > 0) by += x->deliv[x->order[r]] * in / d;
-        cum += ov;
+        bcum += ov;
     }
     *bytes = by;
     return extra;
