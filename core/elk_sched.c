@@ -659,10 +659,14 @@ typedef struct {
     int inexact; /* waiting ops whose cold_extra is not +0.0: re-sum */
 } wsum_t;
 
-static void wsum_add(const elk_sctx *x, wsum_t *s, int w)
+/* Inline, with cold_extra's first test ahead of its call: the candidate
+ * loop adds a waiting op per candidate, tens of millions of times a
+ * figure, and a positive cold (the usual case) adds exactly +0.0. */
+static inline void wsum_add(const elk_sctx *x, wsum_t *s, int w)
 {
-    s->total += x->cold[w];
-    if (cold_extra(x, w) != 0) s->inexact++;
+    double c = x->cold[w];
+    s->total += c;
+    if (!(c > 0) && cold_extra(x, w) != 0) s->inexact++;
 }
 
 /* Shrink the group until it fits: repeatedly take the step with the most
@@ -763,9 +767,8 @@ static void shift_earlier(elk_sctx *x, int i, int j, double d)
 /* ------------------------------------------------------------------ */
 /* The backward pass                                                    */
 
-static int grow(elk_sctx *x, int n)
+static int grow_to(elk_sctx *x, int n)
 {
-    if (n <= x->wcap) return 0;
     int cap = n * 2;
     int *a = realloc(x->W, (size_t)cap * sizeof *a), *b = realloc(x->Wc, (size_t)cap * sizeof *b);
     if (a) x->W = a;
@@ -779,6 +782,10 @@ static int grow(elk_sctx *x, int n)
     x->wcap = cap;
     return 0;
 }
+
+/* The candidate loop asks for room once per candidate, and there is room
+ * almost always: the test inline, the growing out of line. */
+static inline int grow(elk_sctx *x, int n) { return n <= x->wcap ? 0 : grow_to(x, n); }
 
 void elk_sctx_place_preloads(elk_sctx *x, int i)
 {
