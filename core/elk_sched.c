@@ -76,8 +76,22 @@ static void set_cold(elk_sctx *x, int i, int k)
     x->cold[i] = mc->cold;
     x->dist[i] = x->pol == ELK_POL_IDEAL ? 0 : mc->dist;
     x->deliv[i] = mc->deliv;
-    x->hbmT[i] = h / elk_cost_hbm_rate(x->c);
-    x->dur[i] = elk_sched_preload_dur(x->c, x->noc_share, h, mc->deliv, &x->nocT[i]);
+    /* a pure function of the run's chip and these three: kept */
+    uint64_t hb, db;
+    memcpy(&hb, &h, sizeof hb);
+    memcpy(&db, &mc->deliv, sizeof db);
+    uint64_t key = (hb ^ (db * 0x9E3779B97F4A7C15ull)) * 0xFF51AFD7ED558CCDull;
+    int sl = (int)(key >> 58);
+    if (x->pmemo[sl].h != h || x->pmemo[sl].deliv != mc->deliv || x->pmemo[sl].share != x->noc_share) {
+        x->pmemo[sl].h = h;
+        x->pmemo[sl].deliv = mc->deliv;
+        x->pmemo[sl].share = x->noc_share;
+        x->pmemo[sl].hbmT = h / elk_cost_hbm_rate(x->c);
+        x->pmemo[sl].dur = elk_sched_preload_dur(x->c, x->noc_share, h, mc->deliv, &x->pmemo[sl].noc);
+    }
+    x->hbmT[i] = x->pmemo[sl].hbmT;
+    x->dur[i] = x->pmemo[sl].dur;
+    x->nocT[i] = x->pmemo[sl].noc;
 }
 
 /* The cold option an op starts with: cheapest distribution plus the time its

@@ -76,6 +76,13 @@ typedef struct {
     /* lb_m[i]: the most, over ops m < i that read HBM, of lb_p[pos[m] + 1]
      * - lb_e[m] (-INFINITY: none), for pass_bound */
     double *lb_m;
+    /* set_cold's preload pricing by (h, deliv, share), direct-mapped (h 0:
+     * an empty slot, never priced here): a run prices the same few layer
+     * shapes' options again and again, and on a grid each price asks the
+     * multicast trees' busiest links */
+    struct {
+        double h, deliv, share, hbmT, dur, noc;
+    } pmemo[64];
 } elk_sctx;
 
 static inline const elk_menu *menu_of(const elk_sctx *x, int i) { return &x->pr->menus[x->pr->graph.ops[i].shape_id]; }
