@@ -842,8 +842,18 @@ static int basic_target_of(const elk_sctx *x, int qmin)
  * must pass to be taken (-INFINITY: every length is wanted); a candidate
  * that cannot, since contention only lengthens it (contended_len >= own),
  * gets L = INFINITY without its contended length. */
+/* A latest-start candidate priced but for its contended length: its
+ * window (q, D, nw waiting preloads), plan (entry, cold option k), the
+ * allocator's added distribution delta, contended_len's arguments, and
+ * ub = D - (own + delta), the latest it can start (contended_len >= own);
+ * its allocator changes at mod0 .. mod0 + nmod - 1 of dmod_i, dmod_v. */
+typedef struct elk_dcand {
+    int q, nw, entry, k, mod0, nmod, done;
+    double D, delta, own, xc, xb, ub;
+} dcand;
+
 static int candidate(elk_sctx *x, int i, int q, int nw, double cold_sum, const wsum_t *ws, double D, double beat,
-                     phases_memo *pm, int *entry, int *cand_k, double *L)
+                     phases_memo *pm, int *entry, int *cand_k, double *L, dcand *dc)
 {
     const elk_menu *mi = menu_of(x, i);
     double sram = x->pr->sram;
@@ -883,6 +893,12 @@ static int candidate(elk_sctx *x, int i, int q, int nw, double cold_sum, const w
     const elk_menu_entry *e = &mi->e[*entry];
     double dist = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + k].dist : 0;
     double db = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + k].dist_bytes : 0;
+    if (dc) { /* priced later, if it can win (elk_sctx_schedule_op) */
+        *dc = (dcand){q, nw, *entry, k, 0, 0, 0, D, delta, e->exe + dist, e->xcyc + dist, e->xbytes + db,
+                      D - (e->exe + dist + delta)};
+        *L = INFINITY;
+        return 1;
+    }
     if (D - (e->exe + dist + delta) <= beat) {
         *L = INFINITY;
         return 1;
@@ -1101,6 +1117,28 @@ static void commit(elk_sctx *x, int i, pick_t *b, phases_memo *pm)
     elk_sctx_place_preloads(x, i);
 }
 
+/* Room for n deferred candidates and nm of their allocator changes. */
+static int dcand_grow(elk_sctx *x, int n, int nm)
+{
+    if (n > x->dccap) {
+        int cap = 2 * n;
+        dcand *v = realloc(x->dc, (size_t)cap * sizeof *v);
+        if (!v) return -1;
+        x->dc = v;
+        x->dccap = cap;
+    }
+    if (nm > x->dmodcap) {
+        int cap = 2 * nm;
+        int *a = realloc(x->dmod_i, (size_t)cap * sizeof *a);
+        if (a) x->dmod_i = a;
+        int *b = realloc(x->dmod_v, (size_t)cap * sizeof *b);
+        if (b) x->dmod_v = b;
+        if (!a || !b) return -1;
+        x->dmodcap = cap;
+    }
+    return 0;
+}
+
 /* Schedule op i given the fixed schedule after it. Candidate q lets the
  * preloads at positions qmin..q-1 wait in SRAM (or stream) while it runs;
  * the policy's rule takes one. Returns -1 if nothing fits (the run is
@@ -1143,6 +1181,7 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
     int by_start = (x->pol == ELK_POL_DYN || x->pol == ELK_POL_FULL) && !x->list_mode && !x->replay && x->force_q < 0;
     phases_memo phm;
     phm.en = -1;
+    int ndc = 0, nmods = 0; /* by_start: candidates in x->dc, their changes in x->dmod_i, dmod_v */
     for (int q = qmin;; q++) {
         if (q > qmin) {
             int j = x->order[q - 1];
@@ -1156,7 +1195,9 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
         double D = last ? next : x->ps[q];
         int entry = -1;
         double L = 0;
-        if (!candidate(x, i, q, nw, cold_sum, &ws, D, by_start ? best.start : -INFINITY, &phm, &entry, &cand_k, &L)) {
+        if (by_start && (ndc == x->dccap || x->dmodcap - nmods < nw) && dcand_grow(x, ndc + 1, nmods + nw)) return -1;
+        if (!candidate(x, i, q, nw, cold_sum, &ws, D, -INFINITY, &phm, &entry, &cand_k, &L,
+                       by_start ? &x->dc[ndc] : NULL)) {
             if (x->pol == ELK_POL_BASIC && q < basic_target && best.q >= 0) break;
             if (q == qmin && nforced) return -1;
             break;
@@ -1170,6 +1211,18 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
             } else {
                 list_plans(x, i, q, cold_sum);
             }
+            if (last || nw >= x->window) break;
+            continue;
+        }
+        if (by_start) {
+            dcand *c = &x->dc[ndc++];
+            c->mod0 = nmods;
+            c->nmod = x->nmod;
+            for (int m = 0; m < x->nmod; m++, nmods++) {
+                x->dmod_i[nmods] = x->Wmod[m];
+                x->dmod_v[nmods] = x->Wc[x->Wmod[m]];
+            }
+            undo_mods(x);
             if (last || nw >= x->window) break;
             continue;
         }
@@ -1193,6 +1246,39 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
         if (x->replay && q >= x->force_q) break;
     }
     if (x->list_mode) return 0;
+    if (by_start) {
+        /* The latest start, ties to the first candidate: what taking each
+         * one whose start passes the best so far, in window order, picks.
+         * A candidate starts no later than its ub, so they are priced by
+         * ub, the latest first, and those whose ub cannot pass the best
+         * (or only tie it from further on) are never priced: most of a
+         * window's contended lengths were for candidates that lost. */
+        int bc = -1;
+        for (;;) {
+            int c = -1;
+            for (int d = 0; d < ndc; d++)
+                if (!x->dc[d].done && (c < 0 || x->dc[d].ub > x->dc[c].ub)) c = d;
+            if (c < 0) break;
+            dcand *dc = &x->dc[c];
+            if (bc >= 0 && (dc->ub < best.start || (dc->ub == best.start && dc->q > best.q))) break;
+            dc->done = 1;
+            double L = contended_len(x, dc->own, dc->xc, dc->xb, dc->D, dc->q,
+                                     op_phases_memo(x, i, dc->entry, dc->k, &phm)) +
+                       dc->delta;
+            double start = dc->D - L;
+            if (start > best.start || (bc >= 0 && start == best.start && dc->q < best.q)) {
+                best = (pick_t){start, L, dc->D, dc->q, dc->entry, cand_k, dc->nw};
+                bc = c;
+            }
+        }
+        if (bc >= 0) {
+            x->nbmod = x->dc[bc].nmod;
+            for (int m = 0; m < x->nbmod; m++) {
+                x->bmod_i[m] = x->dmod_i[x->dc[bc].mod0 + m];
+                x->bmod_v[m] = x->dmod_v[x->dc[bc].mod0 + m];
+            }
+        }
+    }
     if (best.q < 0) return -1;
     /* the chosen group: a prefix of W, its options copt but for the mods
      * (a failed last candidate's changes undone first) */
@@ -1204,6 +1290,9 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
 
 void elk_sctx_free(elk_sctx *x)
 {
+    free(x->dc);
+    free(x->dmod_i);
+    free(x->dmod_v);
     free(x->gate);
     free(x->cand);
     free(x->pos);

@@ -76,6 +76,14 @@ typedef struct {
     /* lb_m[i]: the most, over ops m < i that read HBM, of lb_p[pos[m] + 1]
      * - lb_e[m] (-INFINITY: none), for pass_bound */
     double *lb_m;
+    /* Elk-Dyn's and Elk-Full's candidates of the op being scheduled, priced
+     * but for their contended length (elk_sctx_schedule_op), and each one's
+     * allocator changes (dmod_i, dmod_v from its dcand's mod0, nmod of
+     * them) */
+    struct elk_dcand *dc;
+    int dccap;
+    int *dmod_i, *dmod_v;
+    int dmodcap;
     /* set_cold's preload pricing by (h, deliv, share), direct-mapped (h 0:
      * an empty slot, never priced here): a run prices the same few layer
      * shapes' options again and again, and on a grid each price asks the
