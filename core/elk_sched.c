@@ -844,12 +844,12 @@ static int basic_target_of(const elk_sctx *x, int qmin)
  * gets L = INFINITY without its contended length. */
 /* A latest-start candidate priced but for its contended length: its
  * window (q, D, nw waiting preloads), plan (entry, cold option k), the
- * allocator's added distribution delta, contended_len's arguments, and
- * ub = D - (own + delta), the latest it can start (contended_len >= own);
- * its allocator changes at mod0 .. mod0 + nmod - 1 of dmod_i, dmod_v. */
+ * allocator's added distribution delta, and ub = D - (own + delta), the
+ * latest it can start (contended_len >= own); its allocator changes at
+ * mod0 .. mod0 + nmod - 1 of dmod_i, dmod_v. */
 typedef struct elk_dcand {
-    int q, nw, entry, k, mod0, nmod, done;
-    double D, delta, own, xc, xb, ub;
+    int q, nw, entry, k, mod0, nmod;
+    double D, delta, ub;
 } dcand;
 
 static int candidate(elk_sctx *x, int i, int q, int nw, double cold_sum, const wsum_t *ws, double D, double beat,
@@ -894,8 +894,7 @@ static int candidate(elk_sctx *x, int i, int q, int nw, double cold_sum, const w
     double dist = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + k].dist : 0;
     double db = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + k].dist_bytes : 0;
     if (dc) { /* priced later, if it can win (elk_sctx_schedule_op) */
-        *dc = (dcand){q, nw, *entry, k, 0, 0, 0, D, delta, e->exe + dist, e->xcyc + dist, e->xbytes + db,
-                      D - (e->exe + dist + delta)};
+        *dc = (dcand){q, nw, *entry, k, 0, 0, D, delta, D - (e->exe + dist + delta)};
         *L = INFINITY;
         return 1;
     }
@@ -906,6 +905,20 @@ static int candidate(elk_sctx *x, int i, int q, int nw, double cold_sum, const w
     *L = contended_len(x, e->exe + dist, e->xcyc + dist, e->xbytes + db, D, q, op_phases_memo(x, i, *entry, k, pm)) +
          delta;
     return 1;
+}
+
+/* The length (returned) of a candidate candidate() deferred: its
+ * contended length from the same arguments, by the same expressions. */
+static double dcand_len(const elk_sctx *x, int i, const dcand *c, phases_memo *pm)
+{
+    const elk_menu *mi = menu_of(x, i);
+    const elk_menu_entry *e = &mi->e[c->entry];
+    double dist = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + c->k].dist : 0;
+    double db = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + c->k].dist_bytes : 0;
+    double L = contended_len(x, e->exe + dist, e->xcyc + dist, e->xbytes + db, c->D, c->q,
+                             op_phases_memo(x, i, c->entry, c->k, pm)) +
+               c->delta;
+    return L;
 }
 
 /* The exact search's listing of candidate q (list_mode 2: every plan that
@@ -1123,8 +1136,10 @@ static int dcand_grow(elk_sctx *x, int n, int nm)
     if (n > x->dccap) {
         int cap = 2 * n;
         dcand *v = realloc(x->dc, (size_t)cap * sizeof *v);
-        if (!v) return -1;
-        x->dc = v;
+        if (v) x->dc = v;
+        double *u = realloc(x->dub, (size_t)cap * sizeof *u);
+        if (u) x->dub = u;
+        if (!v || !u) return -1;
         x->dccap = cap;
     }
     if (nm > x->dmodcap) {
@@ -1195,7 +1210,7 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
         double D = last ? next : x->ps[q];
         int entry = -1;
         double L = 0;
-        if (by_start && (ndc == x->dccap || x->dmodcap - nmods < nw) && dcand_grow(x, ndc + 1, nmods + nw)) return -1;
+        if (by_start && ndc == x->dccap && dcand_grow(x, ndc + 1, 0)) return -1;
         if (!candidate(x, i, q, nw, cold_sum, &ws, D, -INFINITY, &phm, &entry, &cand_k, &L,
                        by_start ? &x->dc[ndc] : NULL)) {
             if (x->pol == ELK_POL_BASIC && q < basic_target && best.q >= 0) break;
@@ -1218,6 +1233,10 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
             dcand *c = &x->dc[ndc++];
             c->mod0 = nmods;
             c->nmod = x->nmod;
+            if (x->nmod && nmods + x->nmod > x->dmodcap && dcand_grow(x, 0, nmods + x->nmod)) {
+                undo_mods(x);
+                return -1;
+            }
             for (int m = 0; m < x->nmod; m++, nmods++) {
                 x->dmod_i[nmods] = x->Wmod[m];
                 x->dmod_v[nmods] = x->Wc[x->Wmod[m]];
@@ -1250,22 +1269,20 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
         /* The latest start, ties to the first candidate: what taking each
          * one whose start passes the best so far, in window order, picks.
          * A candidate starts no later than its ub, so they are priced by
-         * ub, the latest first, and those whose ub cannot pass the best
-         * (or only tie it from further on) are never priced: most of a
+         * ub, the latest first (the first of equal ones), until none left
+         * can pass the best or tie it from an earlier candidate: most of a
          * window's contended lengths were for candidates that lost. */
+        double *ub = x->dub; /* the candidates' ub, -INFINITY once priced */
+        for (int d = 0; d < ndc; d++) ub[d] = x->dc[d].ub;
         int bc = -1;
-        for (;;) {
-            int c = -1;
-            for (int d = 0; d < ndc; d++)
-                if (!x->dc[d].done && (c < 0 || x->dc[d].ub > x->dc[c].ub)) c = d;
-            if (c < 0) break;
-            dcand *dc = &x->dc[c];
+        for (int left = ndc; left > 0; left--) {
+            int c = 0;
+            for (int d = 1; d < ndc; d++)
+                if (ub[d] > ub[c]) c = d;
+            const dcand *dc = &x->dc[c];
             if (bc >= 0 && (dc->ub < best.start || (dc->ub == best.start && dc->q > best.q))) break;
-            dc->done = 1;
-            double L = contended_len(x, dc->own, dc->xc, dc->xb, dc->D, dc->q,
-                                     op_phases_memo(x, i, dc->entry, dc->k, &phm)) +
-                       dc->delta;
-            double start = dc->D - L;
+            ub[c] = -INFINITY;
+            double L = dcand_len(x, i, dc, &phm), start = dc->D - L;
             if (start > best.start || (bc >= 0 && start == best.start && dc->q < best.q)) {
                 best = (pick_t){start, L, dc->D, dc->q, dc->entry, cand_k, dc->nw};
                 bc = c;
@@ -1291,6 +1308,7 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
 void elk_sctx_free(elk_sctx *x)
 {
     free(x->dc);
+    free(x->dub);
     free(x->dmod_i);
     free(x->dmod_v);
     free(x->gate);

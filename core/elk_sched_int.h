@@ -79,8 +79,9 @@ typedef struct {
     /* Elk-Dyn's and Elk-Full's candidates of the op being scheduled, priced
      * but for their contended length (elk_sctx_schedule_op), and each one's
      * allocator changes (dmod_i, dmod_v from its dcand's mod0, nmod of
-     * them) */
+     * them); dub: scratch for their ub */
     struct elk_dcand *dc;
+    double *dub;
     int dccap;
     int *dmod_i, *dmod_v;
     int dmodcap;
