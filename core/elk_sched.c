@@ -1194,9 +1194,13 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
     int basic_target = x->pol == ELK_POL_BASIC ? basic_target_of(x, qmin) : -1;
     /* Elk-Dyn and Elk-Full by their own rule take the latest start */
     int by_start = (x->pol == ELK_POL_DYN || x->pol == ELK_POL_FULL) && !x->list_mode && !x->replay && x->force_q < 0;
+    /* their contended lengths priced latest ub first (below), but where
+     * the length is the op's own (Elk-Full under the artifact's rules,
+     * artifact_len) pricing it costs no more than ub */
+    int defer = by_start && !(x->artifact_noc && x->pol == ELK_POL_FULL);
     phases_memo phm;
     phm.en = -1;
-    int ndc = 0, nmods = 0; /* by_start: candidates in x->dc, their changes in x->dmod_i, dmod_v */
+    int ndc = 0, nmods = 0; /* defer: candidates in x->dc, their changes in x->dmod_i, dmod_v */
     for (int q = qmin;; q++) {
         if (q > qmin) {
             int j = x->order[q - 1];
@@ -1210,9 +1214,9 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
         double D = last ? next : x->ps[q];
         int entry = -1;
         double L = 0;
-        if (by_start && ndc == x->dccap && dcand_grow(x, ndc + 1, 0)) return -1;
-        if (!candidate(x, i, q, nw, cold_sum, &ws, D, -INFINITY, &phm, &entry, &cand_k, &L,
-                       by_start ? &x->dc[ndc] : NULL)) {
+        if (defer && ndc == x->dccap && dcand_grow(x, ndc + 1, 0)) return -1;
+        if (!candidate(x, i, q, nw, cold_sum, &ws, D, by_start ? best.start : -INFINITY, &phm, &entry, &cand_k, &L,
+                       defer ? &x->dc[ndc] : NULL)) {
             if (x->pol == ELK_POL_BASIC && q < basic_target && best.q >= 0) break;
             if (q == qmin && nforced) return -1;
             break;
@@ -1229,7 +1233,7 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
             if (last || nw >= x->window) break;
             continue;
         }
-        if (by_start) {
+        if (defer) {
             dcand *c = &x->dc[ndc++];
             c->mod0 = nmods;
             c->nmod = x->nmod;
@@ -1265,7 +1269,7 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
         if (x->replay && q >= x->force_q) break;
     }
     if (x->list_mode) return 0;
-    if (by_start) {
+    if (defer) {
         /* The latest start, ties to the first candidate: what taking each
          * one whose start passes the best so far, in window order, picks.
          * A candidate starts no later than its ub, so they are priced by
