@@ -76,8 +76,22 @@ static void set_cold(elk_sctx *x, int i, int k)
     x->cold[i] = mc->cold;
     x->dist[i] = x->pol == ELK_POL_IDEAL ? 0 : mc->dist;
     x->deliv[i] = mc->deliv;
-    x->hbmT[i] = h / elk_cost_hbm_rate(x->c);
-    x->dur[i] = elk_sched_preload_dur(x->c, x->noc_share, h, mc->deliv, &x->nocT[i]);
+    /* a pure function of the run's chip and these three: kept */
+    uint64_t hb, db;
+    memcpy(&hb, &h, sizeof hb);
+    memcpy(&db, &mc->deliv, sizeof db);
+    uint64_t key = (hb ^ (db * 0x9E3779B97F4A7C15ull)) * 0xFF51AFD7ED558CCDull;
+    int sl = (int)(key >> 58);
+    if (x->pmemo[sl].h != h || x->pmemo[sl].deliv != mc->deliv || x->pmemo[sl].share != x->noc_share) {
+        x->pmemo[sl].h = h;
+        x->pmemo[sl].deliv = mc->deliv;
+        x->pmemo[sl].share = x->noc_share;
+        x->pmemo[sl].hbmT = h / elk_cost_hbm_rate(x->c);
+        x->pmemo[sl].dur = elk_sched_preload_dur(x->c, x->noc_share, h, mc->deliv, &x->pmemo[sl].noc);
+    }
+    x->hbmT[i] = x->pmemo[sl].hbmT;
+    x->dur[i] = x->pmemo[sl].dur;
+    x->nocT[i] = x->pmemo[sl].noc;
 }
 
 /* The cold option an op starts with: cheapest distribution plus the time its
@@ -486,21 +500,36 @@ static double placed_extra(const elk_sctx *x, double L, double D, int q, double 
     pm->s = s;
     pm->lo = lo;
     double extra = 0, t = 0, head = 0; /* t: the op's clock from s; head: the distribution alone */
-    double c0 = 0;                      /* where the compute starts on that clock */
+    double c0 = 0, c1 = 0;              /* where the compute starts and ends on that clock */
+    /* the bytes the preloads deliver while the op computes: the replay
+     * pauses its compute for them (rho) but not its transfers or syncs.
+     * They are summed in the exchanges' walk while it lasts (the same
+     * stream from s, so the same cum and the same sum in the same order)
+     * and on from where it stopped (rb, with bcum): one walk, not two */
+    double by = 0, bcum = 0;
+    int rb = lo;
     for (int grp = 0; grp < 2; grp++) {
         int k0 = grp ? ph->nhead : 0, k1 = grp ? ph->n : ph->nhead;
-        if (grp) c0 = t;
+        if (grp) {
+            c0 = t;
+            c1 = c0 + max2(0, own - xc) + pause;
+        }
         if (k0 == k1) continue;
         /* the exchanges end the op: they start xc - head before its end,
          * after the compute stretched by its port pauses */
         if (grp) t = max2(t, own - max2(0, xc - head) + extra + pause);
         double left = -1, cum = 0; /* cum: the preloads' stream, back to back from s */
-        for (int r = lo; r < q && left != 0; r++) {
+        int r = lo;
+        for (; r < q && left != 0; r++) {
             int j = x->order[r];
             double d = x->pe[r] - x->ps[r], ov = min2(x->pe[r], D) - max2(x->ps[r], s);
             if (d <= 0 || ov <= 0) continue;
             double a = cum, b = cum + ov;
             cum = b;
+            if (grp && a < c1) {
+                double in = min2(b, c1) - max2(a, c0);
+                if (in > 0) by += x->deliv[j] * in / d;
+            }
             if (b <= t || x->nocT[j] <= 0 || x->deliv[j] <= 0 || hbm_of(x, j) <= 0) continue;
             int slot = q - 1 - r;
             uint64_t bit = slot < PX_KEEP ? (uint64_t)1 << slot : 0;
@@ -528,7 +557,10 @@ static double placed_extra(const elk_sctx *x, double L, double D, int q, double 
                 double run = min2(left, a - t);
                 left -= run;
                 t += run;
-                if (left <= 0) break;
+                if (left <= 0) {
+                    r++; /* this one's bytes are summed */
+                    break;
+                }
             }
             double part = min2(left, (b - t) / f);
             double ex = min2(part * (f - 1), x->nocT[j] * ov / d);
@@ -537,16 +569,17 @@ static double placed_extra(const elk_sctx *x, double L, double D, int q, double 
             left -= part;
         }
         if (left > 0) t += left;
+        if (grp) {
+            rb = r;
+            bcum = cum;
+        }
     }
-    /* the bytes the preloads deliver while the op computes: the replay
-     * pauses its compute for them (rho) but not its transfers or syncs */
-    double c1 = c0 + max2(0, own - xc) + pause, by = 0, cum = 0;
-    for (int r = lo; r < q && cum < c1; r++) {
+    for (int r = rb; r < q && bcum < c1; r++) {
         double d = x->pe[r] - x->ps[r], ov = min2(x->pe[r], D) - max2(x->ps[r], s);
         if (d <= 0 || ov <= 0) continue;
-        double in = min2(cum + ov, c1) - max2(cum, c0);
+        double in = min2(bcum + ov, c1) - max2(bcum, c0);
         if (in > 0) by += x->deliv[x->order[r]] * in / d;
-        cum += ov;
+        bcum += ov;
     }
     *bytes = by;
     return extra;
@@ -640,10 +673,14 @@ typedef struct {
     int inexact; /* waiting ops whose cold_extra is not +0.0: re-sum */
 } wsum_t;
 
-static void wsum_add(const elk_sctx *x, wsum_t *s, int w)
+/* Inline, with cold_extra's first test ahead of its call: the candidate
+ * loop adds a waiting op per candidate, tens of millions of times a
+ * figure, and a positive cold (the usual case) adds exactly +0.0. */
+static inline void wsum_add(const elk_sctx *x, wsum_t *s, int w)
 {
-    s->total += x->cold[w];
-    if (cold_extra(x, w) != 0) s->inexact++;
+    double c = x->cold[w];
+    s->total += c;
+    if (!(c > 0) && cold_extra(x, w) != 0) s->inexact++;
 }
 
 /* Shrink the group until it fits: repeatedly take the step with the most
@@ -744,9 +781,8 @@ static void shift_earlier(elk_sctx *x, int i, int j, double d)
 /* ------------------------------------------------------------------ */
 /* The backward pass                                                    */
 
-static int grow(elk_sctx *x, int n)
+static int grow_to(elk_sctx *x, int n)
 {
-    if (n <= x->wcap) return 0;
     int cap = n * 2;
     int *a = realloc(x->W, (size_t)cap * sizeof *a), *b = realloc(x->Wc, (size_t)cap * sizeof *b);
     if (a) x->W = a;
@@ -760,6 +796,10 @@ static int grow(elk_sctx *x, int n)
     x->wcap = cap;
     return 0;
 }
+
+/* The candidate loop asks for room once per candidate, and there is room
+ * almost always: the test inline, the growing out of line. */
+static inline int grow(elk_sctx *x, int n) { return n <= x->wcap ? 0 : grow_to(x, n); }
 
 void elk_sctx_place_preloads(elk_sctx *x, int i)
 {
@@ -802,8 +842,18 @@ static int basic_target_of(const elk_sctx *x, int qmin)
  * must pass to be taken (-INFINITY: every length is wanted); a candidate
  * that cannot, since contention only lengthens it (contended_len >= own),
  * gets L = INFINITY without its contended length. */
+/* A latest-start candidate priced but for its contended length: its
+ * window (q, D, nw waiting preloads), plan (entry, cold option k), the
+ * allocator's added distribution delta, and ub = D - (own + delta), the
+ * latest it can start (contended_len >= own); its allocator changes at
+ * mod0 .. mod0 + nmod - 1 of dmod_i, dmod_v. */
+typedef struct elk_dcand {
+    int q, nw, entry, k, mod0, nmod;
+    double D, delta, ub;
+} dcand;
+
 static int candidate(elk_sctx *x, int i, int q, int nw, double cold_sum, const wsum_t *ws, double D, double beat,
-                     phases_memo *pm, int *entry, int *cand_k, double *L)
+                     phases_memo *pm, int *entry, int *cand_k, double *L, dcand *dc)
 {
     const elk_menu *mi = menu_of(x, i);
     double sram = x->pr->sram;
@@ -843,6 +893,11 @@ static int candidate(elk_sctx *x, int i, int q, int nw, double cold_sum, const w
     const elk_menu_entry *e = &mi->e[*entry];
     double dist = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + k].dist : 0;
     double db = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + k].dist_bytes : 0;
+    if (dc) { /* priced later, if it can win (elk_sctx_schedule_op) */
+        *dc = (dcand){q, nw, *entry, k, 0, 0, D, delta, D - (e->exe + dist + delta)};
+        *L = INFINITY;
+        return 1;
+    }
     if (D - (e->exe + dist + delta) <= beat) {
         *L = INFINITY;
         return 1;
@@ -850,6 +905,20 @@ static int candidate(elk_sctx *x, int i, int q, int nw, double cold_sum, const w
     *L = contended_len(x, e->exe + dist, e->xcyc + dist, e->xbytes + db, D, q, op_phases_memo(x, i, *entry, k, pm)) +
          delta;
     return 1;
+}
+
+/* The length (returned) of a candidate candidate() deferred: its
+ * contended length from the same arguments, by the same expressions. */
+static double dcand_len(const elk_sctx *x, int i, const dcand *c, phases_memo *pm)
+{
+    const elk_menu *mi = menu_of(x, i);
+    const elk_menu_entry *e = &mi->e[c->entry];
+    double dist = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + c->k].dist : 0;
+    double db = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + c->k].dist_bytes : 0;
+    double L = contended_len(x, e->exe + dist, e->xcyc + dist, e->xbytes + db, c->D, c->q,
+                             op_phases_memo(x, i, c->entry, c->k, pm)) +
+               c->delta;
+    return L;
 }
 
 /* The exact search's listing of candidate q (list_mode 2: every plan that
@@ -1061,6 +1130,30 @@ static void commit(elk_sctx *x, int i, pick_t *b, phases_memo *pm)
     elk_sctx_place_preloads(x, i);
 }
 
+/* Room for n deferred candidates and nm of their allocator changes. */
+static int dcand_grow(elk_sctx *x, int n, int nm)
+{
+    if (n > x->dccap) {
+        int cap = 2 * n;
+        dcand *v = realloc(x->dc, (size_t)cap * sizeof *v);
+        if (v) x->dc = v;
+        double *u = realloc(x->dub, (size_t)cap * sizeof *u);
+        if (u) x->dub = u;
+        if (!v || !u) return -1;
+        x->dccap = cap;
+    }
+    if (nm > x->dmodcap) {
+        int cap = 2 * nm;
+        int *a = realloc(x->dmod_i, (size_t)cap * sizeof *a);
+        if (a) x->dmod_i = a;
+        int *b = realloc(x->dmod_v, (size_t)cap * sizeof *b);
+        if (b) x->dmod_v = b;
+        if (!a || !b) return -1;
+        x->dmodcap = cap;
+    }
+    return 0;
+}
+
 /* Schedule op i given the fixed schedule after it. Candidate q lets the
  * preloads at positions qmin..q-1 wait in SRAM (or stream) while it runs;
  * the policy's rule takes one. Returns -1 if nothing fits (the run is
@@ -1101,8 +1194,13 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
     int basic_target = x->pol == ELK_POL_BASIC ? basic_target_of(x, qmin) : -1;
     /* Elk-Dyn and Elk-Full by their own rule take the latest start */
     int by_start = (x->pol == ELK_POL_DYN || x->pol == ELK_POL_FULL) && !x->list_mode && !x->replay && x->force_q < 0;
+    /* their contended lengths priced latest ub first (below), but where
+     * the length is the op's own (Elk-Full under the artifact's rules,
+     * artifact_len) pricing it costs no more than ub */
+    int defer = by_start && !(x->artifact_noc && x->pol == ELK_POL_FULL);
     phases_memo phm;
     phm.en = -1;
+    int ndc = 0, nmods = 0; /* defer: candidates in x->dc, their changes in x->dmod_i, dmod_v */
     for (int q = qmin;; q++) {
         if (q > qmin) {
             int j = x->order[q - 1];
@@ -1116,7 +1214,9 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
         double D = last ? next : x->ps[q];
         int entry = -1;
         double L = 0;
-        if (!candidate(x, i, q, nw, cold_sum, &ws, D, by_start ? best.start : -INFINITY, &phm, &entry, &cand_k, &L)) {
+        if (defer && ndc == x->dccap && dcand_grow(x, ndc + 1, 0)) return -1;
+        if (!candidate(x, i, q, nw, cold_sum, &ws, D, by_start ? best.start : -INFINITY, &phm, &entry, &cand_k, &L,
+                       defer ? &x->dc[ndc] : NULL)) {
             if (x->pol == ELK_POL_BASIC && q < basic_target && best.q >= 0) break;
             if (q == qmin && nforced) return -1;
             break;
@@ -1130,6 +1230,22 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
             } else {
                 list_plans(x, i, q, cold_sum);
             }
+            if (last || nw >= x->window) break;
+            continue;
+        }
+        if (defer) {
+            dcand *c = &x->dc[ndc++];
+            c->mod0 = nmods;
+            c->nmod = x->nmod;
+            if (x->nmod && nmods + x->nmod > x->dmodcap && dcand_grow(x, 0, nmods + x->nmod)) {
+                undo_mods(x);
+                return -1;
+            }
+            for (int m = 0; m < x->nmod; m++, nmods++) {
+                x->dmod_i[nmods] = x->Wmod[m];
+                x->dmod_v[nmods] = x->Wc[x->Wmod[m]];
+            }
+            undo_mods(x);
             if (last || nw >= x->window) break;
             continue;
         }
@@ -1153,6 +1269,37 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
         if (x->replay && q >= x->force_q) break;
     }
     if (x->list_mode) return 0;
+    if (defer) {
+        /* The latest start, ties to the first candidate: what taking each
+         * one whose start passes the best so far, in window order, picks.
+         * A candidate starts no later than its ub, so they are priced by
+         * ub, the latest first (the first of equal ones), until none left
+         * can pass the best or tie it from an earlier candidate: most of a
+         * window's contended lengths were for candidates that lost. */
+        double *ub = x->dub; /* the candidates' ub, -INFINITY once priced */
+        for (int d = 0; d < ndc; d++) ub[d] = x->dc[d].ub;
+        int bc = -1;
+        for (int left = ndc; left > 0; left--) {
+            int c = 0;
+            for (int d = 1; d < ndc; d++)
+                if (ub[d] > ub[c]) c = d;
+            const dcand *dc = &x->dc[c];
+            if (bc >= 0 && (dc->ub < best.start || (dc->ub == best.start && dc->q > best.q))) break;
+            ub[c] = -INFINITY;
+            double L = dcand_len(x, i, dc, &phm), start = dc->D - L;
+            if (start > best.start || (bc >= 0 && start == best.start && dc->q < best.q)) {
+                best = (pick_t){start, L, dc->D, dc->q, dc->entry, cand_k, dc->nw};
+                bc = c;
+            }
+        }
+        if (bc >= 0) {
+            x->nbmod = x->dc[bc].nmod;
+            for (int m = 0; m < x->nbmod; m++) {
+                x->bmod_i[m] = x->dmod_i[x->dc[bc].mod0 + m];
+                x->bmod_v[m] = x->dmod_v[x->dc[bc].mod0 + m];
+            }
+        }
+    }
     if (best.q < 0) return -1;
     /* the chosen group: a prefix of W, its options copt but for the mods
      * (a failed last candidate's changes undone first) */
@@ -1164,6 +1311,10 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
 
 void elk_sctx_free(elk_sctx *x)
 {
+    free(x->dc);
+    free(x->dub);
+    free(x->dmod_i);
+    free(x->dmod_v);
     free(x->gate);
     free(x->cand);
     free(x->pos);

@@ -76,6 +76,22 @@ typedef struct {
     /* lb_m[i]: the most, over ops m < i that read HBM, of lb_p[pos[m] + 1]
      * - lb_e[m] (-INFINITY: none), for pass_bound */
     double *lb_m;
+    /* Elk-Dyn's and Elk-Full's candidates of the op being scheduled, priced
+     * but for their contended length (elk_sctx_schedule_op), and each one's
+     * allocator changes (dmod_i, dmod_v from its dcand's mod0, nmod of
+     * them); dub: scratch for their ub */
+    struct elk_dcand *dc;
+    double *dub;
+    int dccap;
+    int *dmod_i, *dmod_v;
+    int dmodcap;
+    /* set_cold's preload pricing by (h, deliv, share), direct-mapped (h 0:
+     * an empty slot, never priced here): a run prices the same few layer
+     * shapes' options again and again, and on a grid each price asks the
+     * multicast trees' busiest links */
+    struct {
+        double h, deliv, share, hbmT, dur, noc;
+    } pmemo[64];
 } elk_sctx;
 
 static inline const elk_menu *menu_of(const elk_sctx *x, int i) { return &x->pr->menus[x->pr->graph.ops[i].shape_id]; }
