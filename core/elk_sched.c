@@ -237,7 +237,7 @@ static double beside_rate(const elk_sctx *x, int j, double d, double r0, double 
     /* Rings: the simulator shares a link by bytes (elk_net_tmpl_end), so
      * where both bind each has half of it, whatever it delivers into a
      * core; the exchange fills the link alone at r0 (its bytes over the
-     * time it moves them, syncs left out: contended_len's xnet,
+     * time it moves them, syncs left out: ring_slowdown's phases,
      * stretch_preloads' net_time_alone), the preload at rp. Per-core shares held an exchange to the pace of a preload
      * funnelled through its controllers' links (+15-34% on rings with few
      * controllers; issue 9, docs/VALIDATION.md session 16). On all-to-all
@@ -281,10 +281,11 @@ static inline double beside_rate_a2a(const elk_sctx *x, int j, double d, double 
  * first (the replay starts preloads as early as it can, beside an op's
  * distribution), and no preload delays them by more than its own NoC time
  * inside the window (the resource is work-conserving). The preloads are
- * slowed at commit (stretch_preloads). Rings use it, and all-to-all only
- * where an op's phases are not known (placed_extra places them: charged
- * first, an exchange after a long compute was slowed beside preloads the
- * replay had finished, issue 9). */
+ * slowed at commit (stretch_preloads). Used only where an op's phases are
+ * not known: placed_extra places them on every topology (charged first,
+ * an exchange after a long compute was slowed beside preloads the replay
+ * had finished, issue 9; on rings too once links were shared by bytes,
+ * docs/VALIDATION.md session 17). */
 static double shared_extra(const elk_sctx *x, double L, double D, int q, double xc, double xb, double *bytes)
 {
     double s = D - L, extra = 0, by = 0;
@@ -367,9 +368,10 @@ static const net_phases *phase_list(const elk_sctx *x, int i, int en, int k, net
     return ph;
 }
 
-/* Op i's phases as phase_list gives them, with (on all-to-all) each one's
- * time alone and port terms. NULL on rings, under the paper profile's
- * rules and without a plan set, which keep shared_extra's whole-op rule. */
+/* Op i's phases as phase_list gives them, with (on rings and all-to-all)
+ * each one's time alone and (on all-to-all) its port terms. NULL under the
+ * paper profile's rules and without a plan set, which keep shared_extra's
+ * whole-op rule. */
 static const net_phases *op_phases(const elk_sctx *x, int i, int en, int k, net_phases *ph)
 {
     const elk_chip *c = x->c;
@@ -439,6 +441,26 @@ static double a2a_slowdown(const elk_sctx *x, int j, double d, const net_phases 
         double t = ph->t[k];
         if (!(t > 0)) continue;
         double r0 = ph->r0[k], xe = beside_rate_a2a(x, j, d, r0, ph->rs[k], ph->eq[k]);
+        a += t;
+        beside += xe > 0 ? t * r0 / xe : t;
+    }
+    *alone = a;
+    return a > 0 ? beside / a : 1;
+}
+
+/* The same on a ring: each phase alone at its cost-model time and beside
+ * the preload at beside_rate's byte-fair share of the links (its bytes
+ * over that time as its rate alone). Placed, a ring op's exchanges after
+ * a long compute meet only the preloads still streaming then (a 256-core
+ * tt-mesh ring with 2 controllers: gate_up's pieces stalled 15.8 us each
+ * in the estimate, 2.9 in the replay, every policy 16-23% above it). */
+static double ring_slowdown(const elk_sctx *x, int j, double d, const net_phases *ph, int k0, int k1, double *alone)
+{
+    double a = 0, beside = 0;
+    for (int k = k0; k < k1; k++) {
+        double t = ph->t[k];
+        if (!(t > 0) || !(ph->bytes[k] > 0)) continue;
+        double r0 = ph->bytes[k] / t, xe = beside_rate(x, j, d, r0, NULL);
         a += t;
         beside += xe > 0 ? t * r0 / xe : t;
     }
@@ -538,9 +560,9 @@ static double placed_extra(const elk_sctx *x, double L, double D, int q, double 
                 f = pm->f[grp][slot];
                 alone = pm->alone[grp][slot];
             } else {
-                f = c->topology == ELK_TOPO_ALL2ALL
-                        ? a2a_slowdown(x, j, d, ph, k0, k1, &alone)
-                        : phases_slowdown(c, ph, k0, k1, x->deliv[j] / hbm_of(x, j), x->deliv[j] / c->cores / d,
+                f = c->topology == ELK_TOPO_ALL2ALL ? a2a_slowdown(x, j, d, ph, k0, k1, &alone)
+                    : c->topology == ELK_TOPO_RING  ? ring_slowdown(x, j, d, ph, k0, k1, &alone)
+                                                    : phases_slowdown(c, ph, k0, k1, x->deliv[j] / hbm_of(x, j), x->deliv[j] / c->cores / d,
                                           &alone);
                 if (bit) {
                     pm->f[grp][slot] = f;
@@ -605,21 +627,11 @@ static double contended_len(const elk_sctx *x, double own, double xc, double xb,
      * left open (docs/VALIDATION.md). */
     int grid2d = c->topology == ELK_TOPO_MESH || c->topology == ELK_TOPO_TORUS;
     double pause = 0; /* the compute's port pauses, the last iterate's */
-    int placed = (grid2d || c->topology == ELK_TOPO_ALL2ALL) && ph && ph->n > 0;
+    int placed = ph && ph->n > 0; /* every topology (op_phases: NULL under the paper profile) */
     px_memo pm;
     pm.have[0] = pm.have[1] = 0;
     pm.lo = q;
     pm.s = 0;
-    /* on a ring, the time the phases move bytes alone: a sync waits and
-     * moves nothing, and slowed beside a preload as if it were transfer
-     * time it made a 32-core wse2 ring's gate_up pieces (18 bytes a core
-     * and 3.6 us of syncs each) twice as long as replayed */
-    double xnet = xc;
-    if (c->topology == ELK_TOPO_RING && ph && ph->n > 0) {
-        double t = 0;
-        for (int k = 0; k < ph->n; k++) t += ph->t[k];
-        if (t > 0 && t < xc) xnet = t;
-    }
     for (int it = 0; it < 6; it++) {
         double bytes = 0, ex = 0;
         if (L > 0 && placed && (ex = placed_extra(x, L, D, q, own, xc, pause, ph, &pm, &bytes)) >= 0) {
@@ -627,7 +639,7 @@ static double contended_len(const elk_sctx *x, double own, double xc, double xb,
         } else if (L > 0 && grid2d) {
             ex = min2(1.0, window_noc(x, D - L, D, q, &bytes) / L) * xc;
         } else if (L > 0) {
-            ex = shared_extra(x, L, D, q, xnet, xb, &bytes);
+            ex = shared_extra(x, L, D, q, xc, xb, &bytes);
         }
         double nl = own + ex + bytes * port;
         pause = bytes * port;

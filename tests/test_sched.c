@@ -1122,13 +1122,25 @@ static const struct {
     /* the same run, point 734: a 32-core big-sram ring, one controller.
      * The ring's per-core shares held each exchange beside a preload to
      * the preload's pace: Static +34.2% (233.1 ms against 173.6). Links
-     * are shared by bytes (elk_net_tmpl_end, beside_rate) and Static is
-     * within 9% */
+     * are shared by bytes (elk_net_tmpl_end, beside_rate): +8.7%. And the
+     * phases are placed as the replay runs them (placed_extra's
+     * ring_slowdown, session 17): -0.04% */
     {"ring: links shared by bytes",
      "--chip big-sram --model llama2-13b --workload prefill --batch 2 --seq 190 --layers 3 --cores 32 "
      "--topology ring --hbm-tbps 4.73 --noc-scale 0.771 --link-gbps 8.19 --sram-kib 959 --compute-scale 1.94 "
      "--hbm-controllers 1",
-     ELK_POL_STATIC, 0.10},
+     ELK_POL_STATIC, 0.03},
+    /* session 16's 2000 points, point 508: a 256-core tt-mesh ring with 2
+     * controllers. Each gate_up piece's shift, reduce-scatter and re-layout
+     * after 26.6 us of compute were charged the next piece's whole preload
+     * (shared_extra's network phases first): 15.8 us of stall a piece
+     * against 2.9 replayed, Basic +16.3%. Placed as on the other topologies:
+     * +2.1% */
+    {"ring: the exchanges after the compute, placed",
+     "--chip tt-mesh --model gemma2-27b --workload train-fwd --batch 5 --seq 740 --layers 4 --cores 256 "
+     "--topology ring --hbm-tbps 0.591 --noc-scale 1.31 --link-gbps 43.0 --sram-kib 782 --compute-scale 1.72 "
+     "--hbm-controllers 2",
+     ELK_POL_BASIC, 0.05},
     /* the same run, point 600: a 3072-core tt-galaxy torus, 192 controllers
      * on its edges. Basic's replicated preloads were held to the r = 1
      * routes' entry bound beside their exact trees, though a tile shape's
