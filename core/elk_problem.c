@@ -887,6 +887,28 @@ static void mesh_seed(const elk_chip *c, const elk_model *m, const elk_problem *
     else seed->n = 0;
 }
 
+/* Each recorded shape's pick set to the seed's cut of it where its ladder
+ * lists that cut, else to bestpick's. Returns non-zero when some pick
+ * moved off bestpick. */
+static int seed_picks(split_ctx *sc, const int *bestpick, const cut_seed *seed)
+{
+    int any = 0;
+    for (int r = 0; r < sc->nrec; r++) {
+        cut_rec *rc = &sc->rec[r];
+        rc->pick = bestpick[r];
+        for (int q = 0; q < seed->n; q++) {
+            if (seed->v[q].shape_id != rc->shape_id) continue;
+            for (int k = 0; k < rc->n; k++)
+                if (rc->c[k].dim == seed->v[q].dim && rc->c[k].reduced == seed->v[q].reduced &&
+                    rc->c[k].pieces == seed->v[q].pieces) {
+                    any |= k != bestpick[r];
+                    rc->pick = k;
+                }
+        }
+    }
+    return any;
+}
+
 elk_status elk_problem_init_graph_opts(elk_problem *pr, const elk_chip *c, const elk_model *m, elk_graph *g,
                                        elk_plan_cache *pc, const elk_plan_opts *po, elk_error *err)
 {
@@ -944,22 +966,7 @@ static elk_status init_graph(elk_problem *pr, const elk_chip *c, const elk_model
             if (!out && pr->chip.topology == ELK_TOPO_TORUS) {
                 cut_seed seed;
                 mesh_seed(&pr->chip, m ? &pr->model : NULL, &tmpl, orig, n0, pc, po, &seed);
-                int any = 0;
-                for (int r = 0; r < sc.nrec; r++) {
-                    sc.rec[r].pick = cs.bestpick[r];
-                    for (int q = 0; q < seed.n; q++) {
-                        if (seed.v[q].shape_id != sc.rec[r].shape_id) continue;
-                        for (int k = 0; k < sc.rec[r].n; k++) {
-                            const cut_cand *cc = &sc.rec[r].c[k];
-                            if (cc->dim == seed.v[q].dim && cc->reduced == seed.v[q].reduced &&
-                                cc->pieces == seed.v[q].pieces) {
-                                any |= k != cs.bestpick[r];
-                                sc.rec[r].pick = k;
-                            }
-                        }
-                    }
-                }
-                if (any) cut_try(&cs);
+                if (seed_picks(&sc, cs.bestpick, &seed)) cut_try(&cs);
             }
             cut_walk(&cs);
             if (out) {

@@ -854,6 +854,21 @@ static int basic_target_of(const elk_sctx *x, int qmin)
  * must pass to be taken (-INFINITY: every length is wanted); a candidate
  * that cannot, since contention only lengthens it (contended_len >= own),
  * gets L = INFINITY without its contended length. */
+/* The length of op i run at menu entry en with cold option k, its window
+ * ending at D at preload position q, the allocator's distribution delta
+ * added: its contended length. candidate() prices with it at once, or
+ * defers it (dcand) and elk_sctx_schedule_op prices it later, so both
+ * take the same expressions. */
+static double cand_len(const elk_sctx *x, int i, int en, int k, double D, int q, double delta, phases_memo *pm)
+{
+    const elk_menu *mi = menu_of(x, i);
+    const elk_menu_entry *e = &mi->e[en];
+    double dist = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + k].dist : 0;
+    double db = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + k].dist_bytes : 0;
+    return contended_len(x, e->exe + dist, e->xcyc + dist, e->xbytes + db, D, q, op_phases_memo(x, i, en, k, pm)) +
+           delta;
+}
+
 /* A latest-start candidate priced but for its contended length: its
  * window (q, D, nw waiting preloads), plan (entry, cold option k), the
  * allocator's added distribution delta, and ub = D - (own + delta), the
@@ -904,7 +919,6 @@ static int candidate(elk_sctx *x, int i, int q, int nw, double cold_sum, const w
     int k = initial_cold(x, i, *entry);
     const elk_menu_entry *e = &mi->e[*entry];
     double dist = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + k].dist : 0;
-    double db = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + k].dist_bytes : 0;
     if (dc) { /* priced later, if it can win (elk_sctx_schedule_op) */
         *dc = (dcand){q, nw, *entry, k, 0, 0, D, delta, D - (e->exe + dist + delta)};
         *L = INFINITY;
@@ -914,23 +928,8 @@ static int candidate(elk_sctx *x, int i, int q, int nw, double cold_sum, const w
         *L = INFINITY;
         return 1;
     }
-    *L = contended_len(x, e->exe + dist, e->xcyc + dist, e->xbytes + db, D, q, op_phases_memo(x, i, *entry, k, pm)) +
-         delta;
+    *L = cand_len(x, i, *entry, k, D, q, delta, pm);
     return 1;
-}
-
-/* The length (returned) of a candidate candidate() deferred: its
- * contended length from the same arguments, by the same expressions. */
-static double dcand_len(const elk_sctx *x, int i, const dcand *c, phases_memo *pm)
-{
-    const elk_menu *mi = menu_of(x, i);
-    const elk_menu_entry *e = &mi->e[c->entry];
-    double dist = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + c->k].dist : 0;
-    double db = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + c->k].dist_bytes : 0;
-    double L = contended_len(x, e->exe + dist, e->xcyc + dist, e->xbytes + db, c->D, c->q,
-                             op_phases_memo(x, i, c->entry, c->k, pm)) +
-               c->delta;
-    return L;
 }
 
 /* The exact search's listing of candidate q (list_mode 2: every plan that
@@ -1298,7 +1297,7 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
             const dcand *dc = &x->dc[c];
             if (bc >= 0 && (dc->ub < best.start || (dc->ub == best.start && dc->q > best.q))) break;
             ub[c] = -INFINITY;
-            double L = dcand_len(x, i, dc, &phm), start = dc->D - L;
+            double L = cand_len(x, i, dc->entry, dc->k, dc->D, dc->q, dc->delta, &phm), start = dc->D - L;
             if (start > best.start || (bc >= 0 && start == best.start && dc->q < best.q)) {
                 best = (pick_t){start, L, dc->D, dc->q, dc->entry, cand_k, dc->nw};
                 bc = c;
