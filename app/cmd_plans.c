@@ -132,9 +132,9 @@ int elk_cmd_plans(int argc, char **argv)
         for (int i = 0; i < menu.n; i++) print_row(&x, &set.plans[menu.e[i].plan], "front");
     }
     fprintf(stderr,
-            "%s: %ld spatial plans (%ld skipped on their bound, %ld as twins), %ld plans evaluated, %d kept, %d on the "
-            "front\n",
-            op->name, set.spatial, set.bounded, set.twinned, set.enumerated, set.nplans, menu.n);
+            "%s: %ld spatial plans (%ld skipped on their bound, %ld as twins), %ld plans evaluated (and %ld in the "
+            "coarse space for the bounds' seeds), %d kept, %d on the front\n",
+            op->name, set.spatial, set.bounded, set.twinned, set.enumerated, set.seeded, set.nplans, menu.n);
     elk_menu_free(&menu);
     elk_plan_set_free(&set);
     elk_graph_free(&g);

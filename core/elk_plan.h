@@ -61,6 +61,8 @@ typedef struct {
     long spatial;       /* spatial plans that passed the thresholds */
     long bounded;       /* of those, skipped by dominance pruning (not evaluated) */
     long twinned;       /* of those, skipped by symmetry: an earlier one gave all their plans */
+    long seeded;        /* plans evaluated beforehand in a coarser space, to bound this one's
+                           walk (the artifact's tables, elk_plan_art.h); 0: none */
     double hbm_bytes;   /* real bytes of the op's HBM tensors */
 } elk_plan_set;
 

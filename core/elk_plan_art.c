@@ -923,6 +923,17 @@ typedef struct {
     long bounded; /* spatial plans p1_cut_spatial skipped */
     int exhaustive; /* visit every plan (no p1_cut) */
     double min_hot;
+    /* Seeds: the coarse space's staircase (hot ascending, exe strictly
+     * descending), each point a plan of this space with the time evaluate
+     * gives it here. A plan some seed of strictly less hot matches or beats
+     * is on no front (front_sweep keeps strictly falling times in hot
+     * order), so the cuts may use them; a seed of equal hot may come after
+     * the plan in front_sweep's order and is not used. Not owned. */
+    const double *sd_hot, *sd_exe;
+    long nsd;
+    /* p1_seed's: the seeds it made (owned), the plans its walk visited */
+    double *sd_own[2];
+    long sd_seq;
     int oom;
     const atomic_int *cancel; /* polled every 1024 spatial plans */
     int cancelled;
@@ -977,6 +988,35 @@ static inline int st_beats(const pass1 *q, double h, double e)
 {
     long at = -2;
     return st_beats_at(q, h, e, &at);
+}
+
+/* The least time of the seeds of hot strictly below h (pass1's seeds), or
+ * INFINITY: a plan of at least hot h and that time or more is on no front. */
+static inline double sd_bound(const pass1 *q, double h)
+{
+    long n = q->nsd;
+    if (n == 0 || !(q->sd_hot[0] < h)) return INFINITY;
+    /* the last seed with hot < h: the times fall along the staircase */
+    const double *b = q->sd_hot;
+    while (n > 1) {
+        long half = n / 2;
+        b = b[half] < h ? b + half : b;
+        n -= half;
+    }
+    return q->sd_exe[b - q->sd_hot];
+}
+
+static inline int sd_beats(const pass1 *q, double h, double e)
+{
+    if (q->nsd == 0 || e < q->sd_exe[q->nsd - 1]) return 0;
+    return e >= sd_bound(q, h);
+}
+
+/* Whether the staircase or a seed beats (h, e): st_beats_at's question, the
+ * seeds asked at h shaded (strictly below every plan of at least h). */
+static inline int any_beats_at(const pass1 *q, double h, double e, long *at)
+{
+    return st_beats_at(q, h, e, at) || sd_beats(q, h * (1 - 1e-9), e);
 }
 
 static int st_insert(pass1 *q, long i, double hot, double exe)
@@ -1034,6 +1074,11 @@ static void p1_leaf(void *u, int tm[MD][MT], const long *sub, const double *s, u
     if (hot > a->sram) return;
     long i = st_find(q, hot);
     double bound = i >= 0 ? q->st_exe[i] : INFINITY;
+    /* a seed of less hot (sd_beats) bounds the tests below as the
+     * staircase does, but a plan it beats is not recorded either (the
+     * staircase is not lowered by it: recording is what the front needs) */
+    double sbound = sd_bound(q, hot * (1 - 1e-9));
+    if (sbound < bound) bound = sbound;
     if (!q->cb && q->clb[a->t.nd - 1] * (1 - 1e-9) >= bound) return; /* its compute alone too slow */
     double comp0 = path_compute(&a->t, a->c, a->t.nd - 1, sub) * iters;
     /* compute alone already too slow: skip the exchange terms */
@@ -1087,7 +1132,7 @@ static int p1_cut(void *u, int d, const double *s, unsigned rot, double iters, c
     pass1 *q = u;
     actx *a = q->a;
     const tctx *x = &a->t;
-    if (q->exhaustive || q->nst == 0) {
+    if (q->exhaustive || (q->nst == 0 && q->nsd == 0)) {
         q->clb[d] = q->clb[d - 1];
         return 0;
     }
@@ -1095,15 +1140,15 @@ static int p1_cut(void *u, int d, const double *s, unsigned rot, double iters, c
     for (int v = 0; v < x->nt; v++) hot += s[v] * x->sfx[d][v] * dt * (((rot >> v) & 1u) ? 2 : 1);
     if (hot > a->sram) return 1;
     double comp = q->clb[d - 1];
-    if (hot < q->st_hot[0]) {
+    if ((q->nst == 0 || hot < q->st_hot[0]) && (q->nsd == 0 || !(q->sd_hot[0] < hot * (1 - 1e-9)))) {
         q->clb[d] = comp;
         return 0;
     }
     long at = -2;
     if (a->mono) {
-        if (st_beats_at(q, hot, comp * (1 - 2e-9), &at)) return 1; /* on clb above */
+        if (any_beats_at(q, hot, comp * (1 - 2e-9), &at)) return 1; /* on clb above */
         comp = path_compute(&a->t, a->c, d - 1, sub) * iters / a->c->compute_scale;
-        if (st_beats_at(q, hot, comp * (1 - 1e-9), &at)) return 1;
+        if (any_beats_at(q, hot, comp * (1 - 1e-9), &at)) return 1;
     } else {
         comp = 0;
     }
@@ -1135,7 +1180,7 @@ static int p1_cut(void *u, int d, const double *s, unsigned rot, double iters, c
         q->ox_s0[d] = s0;
         q->ox_best[d] = best;
     }
-    if (st_beats_at(q, hot, (lb + best) * (1 - 1e-9), &at)) return 1;
+    if (any_beats_at(q, hot, (lb + best) * (1 - 1e-9), &at)) return 1;
     q->clb[d] = comp;
     return 0;
 }
@@ -1208,7 +1253,8 @@ static inline int lost(const bsrch *b, double h, double e)
 {
     const pass1 *q = b->q;
     if (h * (1 - 1e-9) > q->a->sram) return 1;
-    return st_beats(q, h * (1 - 1e-9), e * (1 - 1e-9));
+    long at = -2;
+    return any_beats_at(q, h * (1 - 1e-9), e * (1 - 1e-9), &at);
 }
 
 static double dmax(double x, double y) { return x > y ? x : y; }
@@ -1319,7 +1365,7 @@ static int p1_cut_spatial(const pass1 *q, const int *p, double *comp_sl)
     actx *a = q->a;
     const elk_op *op = a->t.op;
     const elk_chip *c = a->c;
-    if (q->exhaustive || q->nst == 0) return 0;
+    if (q->exhaustive || (q->nst == 0 && q->nsd == 0)) return 0;
     double dt = op->dtype_bytes;
     long sl[MD];
     for (int d = 0; d < op->ndims; d++) sl[d] = (a->s.D[d] + p[d] - 1) / p[d];
@@ -1416,6 +1462,48 @@ static int p1_cut_spatial(const pass1 *q, const int *p, double *comp_sl)
 /* A spatial plan's place in enumeration order whichever thread visits it:
  * its innermost loop's number, then its number in that loop. */
 static long p1_sp_key(const sctx *s) { return (s->chunk - 1) << 32 | s->idx; }
+
+static void actx_init(actx *a, const elk_chip *c, const elk_op *op, double sram_bytes);
+static void p1_init(pass1 *q, actx *a, const elk_plan_opts *o);
+static void p1_spatial(void *u, const int *p);
+
+/* Seeds for q's walk (pass1.sd_hot), before it starts: the staircase of a
+ * walk of the coarse space, which is a subset of this one, so each of its
+ * points is a plan here with the same time, and the cuts bite from the
+ * first spatial plans instead of once the staircase has filled (a perfect
+ * staircase from the start halves the walk of Fig. 24's operators; the
+ * coarse walk is a fraction of the full one's). On fewer cores than
+ * ART_SEED_CORES the coarse space is most of the full one and is not
+ * walked. The front is the same with seeds or without (tests/test_plan.c,
+ * tests/test_plan_art.c); set->seeded counts the coarse walk's plans.
+ * Without memory, no seeds. */
+static void p1_seed(pass1 *q, const elk_chip *c, const elk_op *op, double sram_bytes, const elk_plan_opts *o)
+{
+    if (getenv("ELK_NOSEED")) return; /* A/B benchmarks (docs/PERFORMANCE.md): the same sets, unseeded */
+    actx *ca = calloc(1, sizeof *ca);
+    if (!ca) return;
+    actx_init(ca, c, op, sram_bytes);
+    pass1 qc;
+    p1_init(&qc, ca, o);
+    spatial_run(&ca->s, op, c->cores, 1, 0, 1, p1_spatial, &qc);
+    q->sd_seq = qc.seq;
+    if (qc.cancelled) q->cancelled = 1;
+    if (!qc.oom && !ca->t.oom && !qc.cancelled && qc.nst > 0) {
+        q->sd_own[0] = qc.st_hot;
+        q->sd_own[1] = qc.st_exe;
+        q->sd_hot = qc.st_hot;
+        q->sd_exe = qc.st_exe;
+        q->nsd = qc.nst;
+        qc.st_hot = qc.st_exe = NULL;
+    }
+    free(qc.st_hot);
+    free(qc.st_exe);
+    free(qc.imp);
+    tctx_free(&ca->t);
+    divmemo_free(&ca->dm);
+    free(ca->bc);
+    free(ca);
+}
 
 static void p1_spatial(void *u, const int *p)
 {
@@ -1736,6 +1824,7 @@ static void p1_init(pass1 *q, actx *a, const elk_plan_opts *o)
  * (hot, spatial plan, seq) order front_sweep sorts by, so the front does
  * not depend on the split. The counts (enumerated, bounded) do. */
 #define ART_THREADS_MAX 4
+#define ART_SEED_CORES 1024
 #define ART_THREADS_CORES 65536
 
 typedef struct {
@@ -1804,6 +1893,9 @@ elk_status elk_plan_art_enumerate(const elk_chip *c, const elk_op *op, double sr
     p1_init(&q, a, o);
     int coarse = o->coarse && !q.exhaustive;
     int nthr = art_threads(c, op, &q);
+    /* one walk (threads would each need the seeds first: at 65,536 cores
+     * and more the shares are walked unseeded) */
+    if (nthr == 1 && !coarse && !q.exhaustive && c->cores >= ART_SEED_CORES) p1_seed(&q, c, op, sram_bytes, o);
     p1_worker w[ART_THREADS_MAX];
     pthread_t th[ART_THREADS_MAX];
     int started[ART_THREADS_MAX] = {0};
@@ -1840,6 +1932,8 @@ elk_status elk_plan_art_enumerate(const elk_chip *c, const elk_op *op, double sr
     }
     free(q.st_hot);
     free(q.st_exe);
+    free(q.sd_own[0]);
+    free(q.sd_own[1]);
     elk_status st = ELK_OK;
     pass2 r = {.a = a};
     pairs_t pv = {0};
@@ -1851,6 +1945,7 @@ elk_status elk_plan_art_enumerate(const elk_chip *c, const elk_op *op, double sr
     else if (q.nimp == 0) st = no_plan(&q, c, op, sram_bytes, err);
     if (st != ELK_OK) goto done;
     set->enumerated = q.seq;
+    set->seeded = q.sd_seq;
     set->bounded = q.bounded;
     set->spatial = spatial;
     set->hbm_bytes = op->hbm_bytes;
