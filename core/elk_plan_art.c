@@ -983,13 +983,6 @@ static inline int st_beats_at(const pass1 *q, double h, double e, long *at)
     return e >= q->st_exe[*at];
 }
 
-/* st_beats_at for one question */
-static inline int st_beats(const pass1 *q, double h, double e)
-{
-    long at = -2;
-    return st_beats_at(q, h, e, &at);
-}
-
 /* The least time of the seeds of hot strictly below h (pass1's seeds), or
  * INFINITY: a plan of at least hot h and that time or more is on no front. */
 static inline double sd_bound(const pass1 *q, double h)
