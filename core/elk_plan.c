@@ -126,6 +126,11 @@ typedef struct enum_ctx {
      * not kept. */
     int prune;
     front_idx fi;
+    /* Seeds: the front of the coarse space, a subset of this one (so each
+     * is a plan here, with the same values), indexed as fi; used only to
+     * bound, never kept. Owned by enumerate_space (the threads' copies
+     * share its arrays, read only; each has its own recent). n 0: none. */
+    front_idx fs;
     int next_prune;   /* all.n at which the kept plans are pruned again */
     int sorted;       /* all.v[0 .. sorted) is in global_prune's order (its last survivors) */
     long bounded;     /* spatial plans skipped on their bound */
@@ -193,9 +198,8 @@ static int dominates(const enum_ctx *e, const elk_plan *a, const elk_plan *b)
  * is O(log^2 n): in each node, the least X among points with C <= c. A
  * least X below x is a strict dominator; one equal to x is settled by a
  * scan (rare: it needs an exact tie in X). */
-static int front_dominates(enum_ctx *e, double h, double c, double x)
+static int idx_dominates(front_idx *f, double h, double c, double x)
 {
-    front_idx *f = &e->fi;
     /* neighbouring spatial plans tend to fall to the same point */
     for (int r = 0; r < FRONT_RECENT; r++) {
         int k = f->recent[r];
@@ -233,6 +237,14 @@ static int front_dominates(enum_ctx *e, double h, double c, double x)
     return 0;
 }
 
+/* The kept plans' front, then the seeds' (enum_ctx.fs): a seed is a plan
+ * of this space, so a plan it strictly dominates is in no final set
+ * whatever the order, as one the front strictly dominates is not. */
+static int front_dominates(enum_ctx *e, double h, double c, double x)
+{
+    return idx_dominates(&e->fi, h, c, x) || (e->fs.n > 0 && idx_dominates(&e->fs, h, c, x));
+}
+
 static int cmp_cx(const void *pa, const void *pb)
 {
     const front_cx *a = pa, *b = pb;
@@ -243,17 +255,26 @@ static int cmp_cx(const void *pa, const void *pb)
 
 static int global_prune(struct enum_ctx *e);
 
+static int front_index(const enum_ctx *e, front_idx *f, const elk_plan *v, int n);
+
 /* Prune the kept plans to their front and index it for front_dominates.
  * Pruning a subset early changes nothing: the front of (front of A) + B is
  * the front of A + B under the same total order. */
 static void refresh_front(enum_ctx *e)
 {
-    if (global_prune(e)) {
+    if (global_prune(e) || front_index(e, &e->fi, e->all.v, e->all.n)) {
         e->oom = 1;
         return;
     }
-    front_idx *f = &e->fi;
-    int n = e->all.n;
+    /* re-prune once the plans kept since have doubled the set: the sorts
+     * then cost O(log) per kept plan and the buffer stays a few fronts big */
+    e->next_prune = 2 * e->all.n + 256;
+}
+
+/* Index the front v[0..n) (sorted by hot, as global_prune leaves it) into
+ * f for idx_dominates. 0, or -1 when out of memory (f then holds none). */
+static int front_index(const enum_ctx *e, front_idx *f, const elk_plan *v, int n)
+{
     size_t need = 0;
     for (int i = 1; i <= n; i++) need += (size_t)(i & -i);
     if (n > f->cap || need > f->cxcap) {
@@ -269,17 +290,17 @@ static void refresh_front(enum_ctx *e)
         if (cx) f->cx = cx;
         if (pmin) f->pmin = pmin;
         if (!pmin) {
-            e->oom = 1;
-            return;
+            f->n = 0;
+            return -1;
         }
         f->cap = n;
         f->cxcap = need;
     }
     if (n > 0) f->pmin[0] = f->pmin[1] = INFINITY;
     for (int i = 0; i < n; i++) {
-        f->h[i] = e->all.v[i].hot;
-        f->c[i] = plan_C(e, &e->all.v[i]);
-        f->x[i] = e->all.v[i].xcyc;
+        f->h[i] = v[i].hot;
+        f->c[i] = plan_C(e, &v[i]);
+        f->x[i] = v[i].xcyc;
         f->pmin[2 * i + 2] = f->c[i] < f->pmin[2 * i] ? f->c[i] : f->pmin[2 * i];
         f->pmin[2 * i + 3] = f->x[i] < f->pmin[2 * i + 1] ? f->x[i] : f->pmin[2 * i + 1];
     }
@@ -292,9 +313,8 @@ static void refresh_front(enum_ctx *e)
     if (!all || !fill) {
         free(all);
         free(fill);
-        f->n = 0; /* its arrays are half rewritten; the enumeration stops */
-        e->oom = 1;
-        return;
+        f->n = 0; /* its arrays are half rewritten */
+        return -1;
     }
     for (int k = 0; k < n; k++) all[k] = (front_cx){f->c[k], f->x[k], k};
     qsort(all, (size_t)n, sizeof *all, cmp_cx);
@@ -316,9 +336,7 @@ static void refresh_front(enum_ctx *e)
     }
     f->n = n;
     for (int r = 0; r < FRONT_RECENT; r++) f->recent[r] = 0;
-    /* re-prune once the plans kept since have doubled the set: the sorts
-     * then cost O(log) per kept plan and the buffer stays a few fronts big */
-    e->next_prune = 2 * n + 256;
+    return 0;
 }
 
 /* The menu's execution of a plan (elk_menu_build_scaled's expression, whose
@@ -678,7 +696,7 @@ static int prune_options(enum_ctx *e, const long *sl, rot (*opts)[MAX_ROTS], int
             /* nothing with this option fits; once something does, the error
              * that would name the smallest plan cannot arise */
             int dead = hot > e->sram && (e->all.n > 0 || e->fastest);
-            if (!dead && (e->fi.n > 0 || (e->fastest && e->best < INFINITY))) {
+            if (!dead && (e->fi.n > 0 || e->fs.n > 0 || (e->fastest && e->best < INFINITY))) {
                 elk_plan pl;
                 /* a rotation of t along d runs >= t - 1 shift steps of this
                  * slice, each a sync (two under rotsync), and splits the
@@ -1105,6 +1123,7 @@ static void *enum_thread(void *arg)
  * dominated by plans it kept, and the final prune orders ties by layout. */
 #define ENUM_THREADS_MAX 4
 #define ENUM_THREADS_CORES 65536
+#define SEED_CORES 1024
 static int enum_threads(const enum_ctx *e)
 {
     if ((!e->prune && !e->fastest) || e->nd < 2 || e->cores < ENUM_THREADS_CORES) return 1;
@@ -1112,20 +1131,26 @@ static int enum_threads(const enum_ctx *e)
     return n < 2 ? 1 : n > ENUM_THREADS_MAX ? ENUM_THREADS_MAX : (int)n;
 }
 
-/* Free what enumeration allocated besides the kept plans. */
+static void idx_free(front_idx *f)
+{
+    free(f->h);
+    free(f->c);
+    free(f->x);
+    free(f->off);
+    free(f->pmin);
+    free(f->cx);
+    memset(f, 0, sizeof *f);
+}
+
+/* Free what enumeration allocated besides the kept plans (not the seeds:
+ * the threads' copies share them). */
 static void enum_free_scratch(enum_ctx *e)
 {
     free(e->local.v);
-    free(e->fi.h);
-    free(e->fi.c);
-    free(e->fi.x);
-    free(e->fi.off);
-    free(e->fi.pmin);
-    free(e->fi.cx);
+    idx_free(&e->fi);
     free(e->twins);
     e->twins = NULL;
     e->local.v = NULL;
-    memset(&e->fi, 0, sizeof e->fi);
 }
 
 /* Enumerate on enum_threads threads, this one included, and gather what
@@ -1497,7 +1522,7 @@ static int cold_options(const enum_ctx *e, const elk_plan *pl, elk_cold_opt **op
 
 /* Set up enumeration of the full or the coarse space and run it. */
 static void enum_start(enum_ctx *e, const elk_chip *c, const elk_op *op, double sram_bytes, const elk_plan_opts *o,
-                       int coarse, int fastest, double best0)
+                       int coarse, int fastest, double best0, const elk_plan *seeds, int nseeds)
 {
     /* every field zeroed but the divisor lists, read only where dv_of says
      * they hold that replica count (they are most of the struct, and a
@@ -1555,7 +1580,30 @@ static void enum_start(enum_ctx *e, const elk_chip *c, const elk_op *op, double 
     if (fastest) e->rd_lb = fastest_rd_lb(c, op);
     thresholds(e);
     if (e->prune || e->fastest) twin_setup(e);
+    /* without memory for them, no seeds */
+    if (nseeds > 0 && e->prune && front_index(e, &e->fs, seeds, nseeds)) idx_free(&e->fs);
     enum_run(e);
+    idx_free(&e->fs);
+}
+
+/* The coarse space's kept plans, sorted by hot, to seed the full walk
+ * (enum_ctx.fs; *visited the plans its walk evaluated): 0, or -1 when
+ * there are none (no plan, out of memory, cancelled: *cancelled). The
+ * caller frees *v. */
+static int coarse_front(const elk_chip *c, const elk_op *op, double sram_bytes, const elk_plan_opts *o, elk_plan **v,
+                        int *n, long *visited, int *cancelled)
+{
+    enum_ctx e;
+    enum_start(&e, c, op, sram_bytes, o, 1, 0, INFINITY, NULL, 0);
+    *visited = e.enumerated;
+    *cancelled = e.cancelled;
+    if (e.cancelled || e.oom || global_prune(&e) || e.all.n == 0) {
+        free(e.all.v);
+        return -1;
+    }
+    *v = e.all.v;
+    *n = e.all.n;
+    return 0;
 }
 
 /* The fastest plan of op on c, as elk_menu_build at c of the set
@@ -1574,7 +1622,7 @@ static elk_status enumerate_fastest(const elk_chip *c, const elk_op *op, double 
     /* a finite lim is a best already known: everything the search would
      * prune once it had found a plan that fast is pruned from the start,
      * and the least at or below lim is found as it would be without it */
-    enum_start(&e, c, op, sram_bytes, o, 0, 1, lim);
+    enum_start(&e, c, op, sram_bytes, o, 0, 1, lim, NULL, 0);
     if (spatial) *spatial = e.spatial;
     if (e.cancelled) {
         free(e.all.v);
@@ -1615,8 +1663,26 @@ static elk_status enumerate_space(const elk_chip *c, const elk_op *op, double sr
                                   const elk_plan_opts *o, int coarse, elk_error *err)
 {
     memset(set, 0, sizeof *set);
+    /* Seeds: the coarse space is a subset of this one, so its kept plans
+     * are plans here, and a plan one of them strictly dominates is in no
+     * final set; bounding on them from the first spatial plan prunes what
+     * the front found so far cannot yet. On fewer cores than SEED_CORES the
+     * coarse space is most of the full one; at ENUM_THREADS_CORES and more
+     * the walk's threads are its speed. The set is the same with seeds or
+     * without (tests/test_plan.c); set->seeded counts the coarse walk. */
+    elk_plan *sv = NULL;
+    int sn = 0;
+    long seeded = 0;
+    if (!coarse && !o->exhaustive && !o->all_cb && c->cores >= SEED_CORES && c->cores < ENUM_THREADS_CORES &&
+        !getenv("ELK_NOSEED")) {
+        int cancelled = 0;
+        if (coarse_front(c, op, sram_bytes, o, &sv, &sn, &seeded, &cancelled)) sn = 0;
+        if (cancelled) return elk_fail(err, ELK_ECANCEL, "cancelled");
+    }
     enum_ctx e;
-    enum_start(&e, c, op, sram_bytes, o, coarse, 0, INFINITY);
+    enum_start(&e, c, op, sram_bytes, o, coarse, 0, INFINITY, sv, sn);
+    free(sv);
+    set->seeded = seeded;
     if (e.cancelled) {
         free(e.all.v);
         return elk_fail(err, ELK_ECANCEL, "cancelled");
