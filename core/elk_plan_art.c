@@ -928,12 +928,10 @@ typedef struct {
      * gives it here. A plan some seed of strictly less hot matches or beats
      * is on no front (front_sweep keeps strictly falling times in hot
      * order), so the cuts may use them; a seed of equal hot may come after
-     * the plan in front_sweep's order and is not used. Not owned. */
-    const double *sd_hot, *sd_exe;
-    long nsd;
-    /* p1_seed's: the seeds it made (owned), the plans its walk visited */
-    double *sd_own[2];
-    long sd_seq;
+     * the plan in front_sweep's order and is not used. Owned (p1_seed);
+     * sd_seq counts the plans the coarse walk visited. */
+    double *sd_hot, *sd_exe;
+    long nsd, sd_seq;
     int oom;
     const atomic_int *cancel; /* polled every 1024 spatial plans */
     int cancelled;
@@ -1456,48 +1454,6 @@ static int p1_cut_spatial(const pass1 *q, const int *p, double *comp_sl)
  * its innermost loop's number, then its number in that loop. */
 static long p1_sp_key(const sctx *s) { return (s->chunk - 1) << 32 | s->idx; }
 
-static void actx_init(actx *a, const elk_chip *c, const elk_op *op, double sram_bytes);
-static void p1_init(pass1 *q, actx *a, const elk_plan_opts *o);
-static void p1_spatial(void *u, const int *p);
-
-/* Seeds for q's walk (pass1.sd_hot), before it starts: the staircase of a
- * walk of the coarse space, which is a subset of this one, so each of its
- * points is a plan here with the same time, and the cuts bite from the
- * first spatial plans instead of once the staircase has filled (a perfect
- * staircase from the start halves the walk of Fig. 24's operators; the
- * coarse walk is a fraction of the full one's). On fewer cores than
- * ART_SEED_CORES the coarse space is most of the full one and is not
- * walked. The front is the same with seeds or without (tests/test_plan.c,
- * tests/test_plan_art.c); set->seeded counts the coarse walk's plans.
- * Without memory, no seeds. */
-static void p1_seed(pass1 *q, const elk_chip *c, const elk_op *op, double sram_bytes, const elk_plan_opts *o)
-{
-    if (getenv("ELK_NOSEED")) return; /* A/B benchmarks (docs/PERFORMANCE.md): the same sets, unseeded */
-    actx *ca = calloc(1, sizeof *ca);
-    if (!ca) return;
-    actx_init(ca, c, op, sram_bytes);
-    pass1 qc;
-    p1_init(&qc, ca, o);
-    spatial_run(&ca->s, op, c->cores, 1, 0, 1, p1_spatial, &qc);
-    q->sd_seq = qc.seq;
-    if (qc.cancelled) q->cancelled = 1;
-    if (!qc.oom && !ca->t.oom && !qc.cancelled && qc.nst > 0) {
-        q->sd_own[0] = qc.st_hot;
-        q->sd_own[1] = qc.st_exe;
-        q->sd_hot = qc.st_hot;
-        q->sd_exe = qc.st_exe;
-        q->nsd = qc.nst;
-        qc.st_hot = qc.st_exe = NULL;
-    }
-    free(qc.st_hot);
-    free(qc.st_exe);
-    free(qc.imp);
-    tctx_free(&ca->t);
-    divmemo_free(&ca->dm);
-    free(ca->bc);
-    free(ca);
-}
-
 static void p1_spatial(void *u, const int *p)
 {
     pass1 *q = u;
@@ -1672,6 +1628,15 @@ static void actx_init(actx *a, const elk_chip *c, const elk_op *op, double sram_
     thresholds(op, c->cores, &util, &a->t.pad);
 }
 
+/* Free what actx_init and the walks allocated, and a itself (calloc'd). */
+static void actx_free(actx *a)
+{
+    tctx_free(&a->t);
+    divmemo_free(&a->dm);
+    free(a->bc);
+    free(a);
+}
+
 /* Why pass 1 found no plan: none fits SRAM, or none meets the thresholds. */
 static elk_status no_plan(const pass1 *q, const elk_chip *c, const elk_op *op, double sram_bytes, elk_error *err)
 {
@@ -1808,6 +1773,39 @@ static void p1_init(pass1 *q, actx *a, const elk_plan_opts *o)
     a->t.u = q;
 }
 
+/* Seeds for q's walk (pass1.sd_hot), before it starts: the staircase of a
+ * walk of the coarse space, which is a subset of this one, so each of its
+ * points is a plan here with the same time, and the cuts bite from the
+ * first spatial plans instead of once the staircase has filled (a perfect
+ * staircase from the start halves the walk of Fig. 24's operators; the
+ * coarse walk is a fraction of the full one's). On fewer cores than
+ * ART_SEED_CORES the coarse space is most of the full one and is not
+ * walked. The front is the same with seeds or without (tests/test_plan.c,
+ * tests/test_plan_art.c); set->seeded counts the coarse walk's plans.
+ * Without memory, no seeds. */
+static void p1_seed(pass1 *q, const elk_chip *c, const elk_op *op, double sram_bytes, const elk_plan_opts *o)
+{
+    if (getenv("ELK_NOSEED")) return; /* A/B benchmarks (docs/PERFORMANCE.md): the same sets, unseeded */
+    actx *ca = calloc(1, sizeof *ca);
+    if (!ca) return;
+    actx_init(ca, c, op, sram_bytes);
+    pass1 qc;
+    p1_init(&qc, ca, o);
+    spatial_run(&ca->s, op, c->cores, 1, 0, 1, p1_spatial, &qc);
+    q->sd_seq = qc.seq;
+    if (qc.cancelled) q->cancelled = 1;
+    if (!qc.oom && !ca->t.oom && !qc.cancelled && qc.nst > 0) {
+        q->sd_hot = qc.st_hot;
+        q->sd_exe = qc.st_exe;
+        q->nsd = qc.nst;
+        qc.st_hot = qc.st_exe = NULL;
+    }
+    free(qc.st_hot);
+    free(qc.st_exe);
+    free(qc.imp);
+    actx_free(ca);
+}
+
 /* Pass 1 on threads for big enumerations (a million cores is seconds per
  * weight matmul on one core, 5,888 cores milliseconds), never when all_cb
  * must see the plans in order. Each thread keeps its own staircase over
@@ -1918,15 +1916,12 @@ elk_status elk_plan_art_enumerate(const elk_chip *c, const elk_op *op, double sr
         p1_merge(&q, &w[k].q);
         spatial += w[k].a->s.spatial;
         q.oom |= w[k].a->t.oom;
-        tctx_free(&w[k].a->t);
-        divmemo_free(&w[k].a->dm);
-        free(w[k].a->bc);
-        free(w[k].a);
+        actx_free(w[k].a);
     }
     free(q.st_hot);
     free(q.st_exe);
-    free(q.sd_own[0]);
-    free(q.sd_own[1]);
+    free(q.sd_hot);
+    free(q.sd_exe);
     elk_status st = ELK_OK;
     pass2 r = {.a = a};
     pairs_t pv = {0};
@@ -1967,10 +1962,7 @@ done:
     free(pv.v);
     free(r.v);
     free(q.imp);
-    tctx_free(&a->t);
-    divmemo_free(&a->dm);
-    free(a->bc);
-    free(a);
+    actx_free(a);
     if (st != ELK_OK) elk_plan_set_free(set);
     return st;
 }
