@@ -1,5 +1,6 @@
 #include "elk_check.h"
 
+#include <assert.h>
 #include <dirent.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -649,6 +650,7 @@ typedef struct {
     unsigned profile;
     elk_plan_cache *pc;
     const elk_sched_opts *so;
+    double retimed; /* Elk-Full's schedule at lo re-timed at hi (check_retime), NAN: not replayed */
 } pair_ctx;
 
 int elk_check_cause_of(elk_policy p, const elk_schedule *lo, const elk_schedule *hi)
@@ -656,6 +658,159 @@ int elk_check_cause_of(elk_policy p, const elk_schedule *lo, const elk_schedule 
     if (p != ELK_POL_FULL) return -1;
     if (lo->nops != hi->nops) return ELK_CHECK_CAUSE_GRAPH;
     return hi->adopted >= 0 ? ELK_CHECK_CAUSE_ADOPTED : ELK_CHECK_CAUSE_SEARCH;
+}
+
+/* Menu entry at the other chip that runs plan p of shape sh: the same plan
+ * where it is on that chip's front, else the front's fastest entry in no
+ * more SRAM (*sub set), which is never slower there (elk_noise's rule). */
+static int retime_entry(const elk_menu *m, const elk_plan_set *set, int p, int *sub)
+{
+    for (int e = 0; e < m->n; e++)
+        if (m->e[e].plan == p) return e;
+    *sub = 1;
+    double hot = set->plans[p].hot;
+    int best = 0;
+    for (int e = 0; e < m->n && m->e[e].hot <= hot; e++) best = e;
+    return best;
+}
+
+/* Schedule s of problem lo (its own decisions: preload order, each op's
+ * plan and the preload position its execution reached, the run variant)
+ * timed on chip c instead, on lo's graph and plan sets with menus timed at
+ * c: a compiler given c's resources can run what it compiled for lo's.
+ * *lat gets the cycles, NAN when the decisions do not fit c at all;
+ * *subs the plans replaced by a no-slower one of no more SRAM. pol is
+ * Elk-Dyn or Elk-Full (the policies elk_sched_opts' replay drives). */
+static elk_status retime(const elk_problem *lo, const elk_schedule *s, elk_policy pol, const elk_chip *c,
+                         const elk_sched_opts *so, double *lat, int *subs, elk_error *err)
+{
+    assert(pol == ELK_POL_DYN || pol == ELK_POL_FULL);
+    *lat = NAN;
+    *subs = 0;
+    int ns = lo->graph.nshapes, N = lo->graph.nops;
+    elk_problem q = *lo; /* shallow: graph, sets and ideal_scale are lo's; menus our own */
+    q.chip = *c;
+    q.sram = elk_chip_sram_bytes(c);
+    q.menus = calloc((size_t)(ns > 0 ? ns : 1), sizeof *q.menus);
+    int *rep = malloc((size_t)(ns > 0 ? ns : 1) * sizeof *rep);
+    int *entry = malloc((size_t)(N > 0 ? N : 1) * sizeof *entry);
+    int *window = malloc((size_t)(N > 0 ? N : 1) * sizeof *window);
+    int *copt = malloc((size_t)(N > 0 ? N : 1) * sizeof *copt);
+    elk_status st = ELK_OK;
+    if (!q.menus || !rep || !entry || !window || !copt) st = elk_fail(err, ELK_ENOMEM, "out of memory");
+    for (int k = 0; k < ns && st == ELK_OK; k++) rep[k] = -1;
+    for (int i = 0; i < N && st == ELK_OK; i++)
+        if (rep[lo->graph.ops[i].shape_id] < 0) rep[lo->graph.ops[i].shape_id] = i;
+    for (int k = 0; k < ns && st == ELK_OK; k++)
+        st = elk_menu_build(&q.chip, &lo->graph.ops[rep[k]], lo->sets[k], &q.menus[k], err);
+    for (int i = 0; i < N && st == ELK_OK; i++) {
+        int sh = lo->graph.ops[i].shape_id;
+        int sub = 0;
+        entry[i] = retime_entry(&q.menus[sh], lo->sets[sh], s->ops[i].plan, &sub);
+        window[i] = s->ops[i].window;
+        /* the same plan keeps its layout; a replaced one lets the rule choose */
+        copt[i] = !sub && s->ops[i].copt >= 0 ? s->ops[i].copt - lo->menus[sh].e[s->ops[i].entry].c0 : -1;
+        *subs += sub;
+    }
+    if (st == ELK_OK) {
+        elk_sched_opts o = *so;
+        o.replay_order = s->order;
+        o.replay_entry = entry;
+        o.replay_window = window;
+        o.replay_variant = s->run_variant;
+        o.replay_copt = copt;
+        elk_schedule r;
+        st = elk_schedule_run(&q, pol, &o, &r, err);
+        if (st == ELK_OK) {
+            *lat = r.latency;
+            elk_schedule_free(&r);
+        } else if (st == ELK_ENOPLAN) {
+            st = ELK_OK;
+        }
+    }
+    if (q.menus)
+        for (int k = 0; k < ns; k++) elk_menu_free(&q.menus[k]);
+    free(q.menus);
+    free(rep);
+    free(entry);
+    free(window);
+    free(copt);
+    return st;
+}
+
+/* The one artifact rule whose removal alone makes policy p's schedule at
+ * x->lo, re-planned with the rule off, re-time no slower on chip hi with the
+ * rule off too; -1 when no single rule explains it (rule_behind's test for
+ * check_retime). */
+static int retime_rule(const pair_ctx *x, const elk_chip *hi, elk_policy p)
+{
+    for (int k = 0; k < ELK_PSW_COUNT; k++) {
+        if (!(x->profile & (1u << k))) continue;
+        elk_check_args l = without_rule(x->lo, x->profile, k);
+        elk_problem pr;
+        elk_result res;
+        elk_error err;
+        if (plan_point(&l, x->pc, x->so, (1u << ELK_POL_COUNT) - 1, &pr, &res, &err) != ELK_OK) continue;
+        const elk_schedule *s = &res.pol[p];
+        elk_policy as = p == ELK_POL_FULL && s->adopted == ELK_POL_DYN ? ELK_POL_DYN : p;
+        int ok = 0; /* a schedule adopted from Static or Basic with the rule off: not explained */
+        if (!(p == ELK_POL_FULL && s->adopted >= 0 && s->adopted != ELK_POL_DYN)) {
+            elk_chip h = *hi;
+            h.profile = pr.chip.profile;
+            double a, b;
+            int sa, sb;
+            ok = retime(&pr, s, as, &pr.chip, x->so, &a, &sa, &err) == ELK_OK &&
+                 retime(&pr, s, as, &h, x->so, &b, &sb, &err) == ELK_OK && !isnan(a) && !isnan(b) &&
+                 b <= a * (1 + ELK_CHECK_TOL);
+        }
+        elk_result_free(&res);
+        elk_problem_free(&pr);
+        if (ok) return k;
+    }
+    return -1;
+}
+
+/* retime-monotone: Elk-Dyn's and Elk-Full's own schedules of the point
+ * with fewer resources (lo), re-timed with more (chip hi), take no longer
+ * than the same replay at lo itself. This is the cost model's side of the
+ * pairs, which must hold exactly; the pair invariants add the search's.
+ * Elk-Full's schedule adopted from Static or Basic is theirs (rule-based,
+ * not a replayable search) and is skipped. *full_at gets Elk-Full's
+ * re-timed latency (NAN when not replayed), for the pair's message. */
+static void check_retime(elk_check_result *r, const elk_problem *lo, const elk_result *lres, const elk_chip *hi,
+                         const pair_ctx *x, const char *lo_name, const char *hi_name, double *full_at)
+{
+    const elk_sched_opts *so = x->so;
+    static const elk_policy pols[] = {ELK_POL_DYN, ELK_POL_FULL};
+    *full_at = NAN;
+    for (size_t k = 0; k < sizeof pols / sizeof pols[0]; k++) {
+        elk_policy p = pols[k];
+        if (!lres->have[p]) continue;
+        const elk_schedule *s = &lres->pol[p];
+        elk_policy as = p;
+        if (p == ELK_POL_FULL && s->adopted >= 0) {
+            if (s->adopted != ELK_POL_DYN) continue;
+            as = ELK_POL_DYN;
+        }
+        double at_lo, at_hi;
+        int sub_lo, sub_hi;
+        elk_error err;
+        if (retime(lo, s, as, &lo->chip, so, &at_lo, &sub_lo, &err) != ELK_OK ||
+            retime(lo, s, as, hi, so, &at_hi, &sub_hi, &err) != ELK_OK) {
+            add(r, ELK_CHECK_RUNS, p, 0, x->b, "%s: re-timing %s's schedule at %s fails: %s", LBL(p), lo_name,
+                hi_name, err.msg);
+            continue;
+        }
+        if (isnan(at_lo)) continue; /* the replay does not reproduce it at all */
+        r->checks[ELK_CHECK_RETIME_MONOTONE]++;
+        if (p == ELK_POL_FULL) *full_at = at_hi;
+        if (!isnan(at_hi) && at_hi <= at_lo * (1 + ELK_CHECK_TOL)) continue;
+        elk_check_violation *v = add(r, ELK_CHECK_RETIME_MONOTONE, p, 0, x->b,
+            "%s: its schedule at %s (replayed: %.9g cycles, planned %.9g) re-timed at %s takes %.9g cycles (ratio "
+            "%.6f; %d plans replaced)",
+            LBL(p), lo_name, at_lo, s->latency, hi_name, at_hi, at_hi / at_lo, sub_hi);
+        if (v && lo->chip.profile) v->rule = retime_rule(x, hi, p);
+    }
 }
 
 /* hi (more of a resource) must not be slower than lo: for the invariant
@@ -672,13 +827,17 @@ static void compare_pair(elk_check_result *r, elk_check_inv inv, const char *lo_
         if (c <= a * (1 + ELK_CHECK_TOL)) continue;
         const elk_schedule *sl = &lo->pol[p], *sh = &hi->pol[p];
         int cause = elk_check_cause_of((elk_policy)p, sl, sh);
-        char why[120] = "";
+        char why[200] = "";
         if (cause == ELK_CHECK_CAUSE_GRAPH)
             snprintf(why, sizeof why, "; cause: graph, %d operators against %d", sh->nops, sl->nops);
         else if (cause == ELK_CHECK_CAUSE_ADOPTED)
             snprintf(why, sizeof why, "; cause: adopted, %s's schedule", LBL(sh->adopted));
         else if (cause == ELK_CHECK_CAUSE_SEARCH)
             snprintf(why, sizeof why, "; cause: search");
+        if (p == ELK_POL_FULL && !isnan(x->retimed)) {
+            size_t u = strlen(why);
+            snprintf(why + u, sizeof why - u, "; %s's schedule re-timed here: %.9g cycles", lo_name, x->retimed);
+        }
         elk_check_violation *v =
             add(r, inv, p, !strict, x->b, "%s%s: %s takes %.9g cycles, slower than %s's %.9g cycles (ratio %.6f)%s",
                 strict ? "" : "not a violation: fixed algorithm; ", LBL(p), hi_name, c, lo_name, a, c / a, why);
@@ -736,7 +895,8 @@ static void check_pairs(const elk_check_space *sp, const elk_problem *base, cons
         const char *t = elk_check_args_get(a, raise[k]);
         snprintf(lo, sizeof lo, "--%s %s", elk_knobs[raise[k]].name, t ? t : "(preset)");
         snprintf(hi, sizeof hi, "--%s %s", elk_knobs[raise[k]].name, v);
-        pair_ctx x = {a, &b, &b, base->chip.profile, pc, so};
+        pair_ctx x = {a, &b, &b, base->chip.profile, pc, so, NAN};
+        check_retime(r, base, res, &pr.chip, &x, lo, hi, &x.retimed);
         compare_pair(r, ELK_CHECK_KNOB_MONOTONE, lo, hi, res, &rb, &x);
         elk_result_free(&rb);
         elk_problem_free(&pr);
@@ -767,7 +927,9 @@ static void check_pairs(const elk_check_space *sp, const elk_problem *base, cons
         elk_result rb;
         if (plan_pair(&b, pc, so, all, r, &pr, &rb) != 1) continue;
         const char *pn = elk_topology_names[partners[t]], *bn = elk_topology_names[topo];
-        pair_ctx x = {more[t] ? a : &b, more[t] ? &b : a, &b, base->chip.profile, pc, so};
+        pair_ctx x = {more[t] ? a : &b, more[t] ? &b : a, &b, base->chip.profile, pc, so, NAN};
+        if (more[t]) check_retime(r, base, res, &pr.chip, &x, bn, pn, &x.retimed);
+        else check_retime(r, &pr, &rb, &base->chip, &x, pn, bn, &x.retimed);
         if (more[t]) compare_pair(r, ELK_CHECK_TOPO_MONOTONE, bn, pn, res, &rb, &x);
         else compare_pair(r, ELK_CHECK_TOPO_MONOTONE, pn, bn, &rb, res, &x);
         elk_result_free(&rb);

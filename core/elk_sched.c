@@ -101,6 +101,10 @@ static int initial_cold(const elk_sctx *x, int i, int entry)
     const elk_menu *m = menu_of(x, i);
     const elk_menu_entry *e = &m->e[entry];
     if (e->nc <= 1) return 0;
+    if (x->replay && x->o->replay_copt && x->o->replay_copt[i] >= 0) {
+        assert(x->o->replay_copt[i] < e->nc);
+        return x->o->replay_copt[i];
+    }
     if (x->pol == ELK_POL_BASIC || x->pol == ELK_POL_STATIC) return x->variant ? e->nc - 1 : 0;
     if (x->o->alloc == ELK_ALLOC_ARTIFACT) return 0; /* preloads charged fully distributed */
     return e->eopt[x->price];

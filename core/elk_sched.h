@@ -74,6 +74,11 @@ typedef struct {
      * (elk_schedule.run_variant). NULL: choose as usual. */
     const int *replay_order, *replay_entry, *replay_window;
     int replay_variant;
+    /* With replay: each op's preload-state layout, relative to its plan's
+     * first (elk_sched_op.copt - the entry's c0), or -1 to let the policy's
+     * rule choose it as it would; NULL: all -1. A plan's layouts are its
+     * set's, in the set's order, on every chip, so the index carries over. */
+    const int *replay_copt;
 } elk_sched_opts;
 void elk_sched_opts_default(elk_sched_opts *o);
 
