@@ -660,58 +660,54 @@ int elk_check_cause_of(elk_policy p, const elk_schedule *lo, const elk_schedule 
     return hi->adopted >= 0 ? ELK_CHECK_CAUSE_ADOPTED : ELK_CHECK_CAUSE_SEARCH;
 }
 
-/* Menu entry at the other chip that runs plan p of shape sh: the same plan
- * where it is on that chip's front, else the front's fastest entry in no
- * more SRAM (*sub set), which is never slower there (elk_noise's rule). */
-static int retime_entry(const elk_menu *m, const elk_plan_set *set, int p, int *sub)
-{
-    for (int e = 0; e < m->n; e++)
-        if (m->e[e].plan == p) return e;
-    *sub = 1;
-    double hot = set->plans[p].hot;
-    int best = 0;
-    for (int e = 0; e < m->n && m->e[e].hot <= hot; e++) best = e;
-    return best;
-}
-
 /* Schedule s of problem lo (its own decisions: preload order, each op's
- * plan and the preload position its execution reached, the run variant)
- * timed on chip c instead, on lo's graph and plan sets with menus timed at
- * c: a compiler given c's resources can run what it compiled for lo's.
- * *lat gets the cycles, NAN when the decisions do not fit c at all;
- * *subs the plans replaced by a no-slower one of no more SRAM. pol is
- * Elk-Dyn or Elk-Full (the policies elk_sched_opts' replay drives). */
+ * plan, preload layout and the preload position its execution reached, the
+ * run variant) timed on chip c instead, on lo's graph: a compiler given c's
+ * resources can run what it compiled for lo's. Each (shape, plan) pair s
+ * uses becomes a shape of its own whose menu holds that plan alone, timed
+ * at c, so no op's plan or layout is re-chosen (a menu over all of a
+ * shape's plans could drop one that another dominates at c). *lat gets the
+ * cycles, NAN when the decisions do not fit c at all. pol is Elk-Dyn or
+ * Elk-Full (the policies elk_sched_opts' replay drives). */
 static elk_status retime(const elk_problem *lo, const elk_schedule *s, elk_policy pol, const elk_chip *c,
-                         const elk_sched_opts *so, double *lat, int *subs, elk_error *err)
+                         const elk_sched_opts *so, double *lat, elk_error *err)
 {
     assert(pol == ELK_POL_DYN || pol == ELK_POL_FULL);
     *lat = NAN;
-    *subs = 0;
-    int ns = lo->graph.nshapes, N = lo->graph.nops;
-    elk_problem q = *lo; /* shallow: graph, sets and ideal_scale are lo's; menus our own */
+    int N = lo->graph.nops;
+    size_t N1 = (size_t)(N > 0 ? N : 1);
+    elk_problem q = *lo; /* shallow: ideal_scale is lo's; graph ops, sets and menus our own */
     q.chip = *c;
     q.sram = elk_chip_sram_bytes(c);
-    q.menus = calloc((size_t)(ns > 0 ? ns : 1), sizeof *q.menus);
-    int *rep = malloc((size_t)(ns > 0 ? ns : 1) * sizeof *rep);
-    int *entry = malloc((size_t)(N > 0 ? N : 1) * sizeof *entry);
-    int *window = malloc((size_t)(N > 0 ? N : 1) * sizeof *window);
-    int *copt = malloc((size_t)(N > 0 ? N : 1) * sizeof *copt);
+    q.graph.ops = malloc(N1 * sizeof *q.graph.ops);
+    q.menus = calloc(N1, sizeof *q.menus);          /* at most one pair per op */
+    elk_plan_set *one = calloc(N1, sizeof *one);    /* pair k: its plan alone */
+    const elk_plan_set **onep = calloc(N1, sizeof *onep);
+    int *pair_op = malloc(N1 * sizeof *pair_op);     /* pair k's first op */
+    int *entry = malloc(N1 * sizeof *entry), *window = malloc(N1 * sizeof *window), *copt = malloc(N1 * sizeof *copt);
     elk_status st = ELK_OK;
-    if (!q.menus || !rep || !entry || !window || !copt) st = elk_fail(err, ELK_ENOMEM, "out of memory");
-    for (int k = 0; k < ns && st == ELK_OK; k++) rep[k] = -1;
-    for (int i = 0; i < N && st == ELK_OK; i++)
-        if (rep[lo->graph.ops[i].shape_id] < 0) rep[lo->graph.ops[i].shape_id] = i;
-    for (int k = 0; k < ns && st == ELK_OK; k++)
-        st = elk_menu_build(&q.chip, &lo->graph.ops[rep[k]], lo->sets[k], &q.menus[k], err);
+    int np = 0;
+    if (!q.graph.ops || !q.menus || !one || !onep || !pair_op || !entry || !window || !copt)
+        st = elk_fail(err, ELK_ENOMEM, "out of memory");
     for (int i = 0; i < N && st == ELK_OK; i++) {
-        int sh = lo->graph.ops[i].shape_id;
-        int sub = 0;
-        entry[i] = retime_entry(&q.menus[sh], lo->sets[sh], s->ops[i].plan, &sub);
+        int sh = lo->graph.ops[i].shape_id, pl = s->ops[i].plan, k = 0;
+        while (k < np && !(lo->graph.ops[pair_op[k]].shape_id == sh && s->ops[pair_op[k]].plan == pl)) k++;
+        if (k == np) {
+            pair_op[np++] = i;
+            one[k] = *lo->sets[sh]; /* opts shared: the plan's opt0 indexes them as before */
+            one[k].plans = (elk_plan *)&lo->sets[sh]->plans[pl];
+            one[k].nplans = 1;
+            onep[k] = &one[k];
+            st = elk_menu_build(&q.chip, &lo->graph.ops[i], &one[k], &q.menus[k], err);
+        }
+        q.graph.ops[i] = lo->graph.ops[i];
+        q.graph.ops[i].shape_id = k;
+        entry[i] = 0;
         window[i] = s->ops[i].window;
-        /* the same plan keeps its layout; a replaced one lets the rule choose */
-        copt[i] = !sub && s->ops[i].copt >= 0 ? s->ops[i].copt - lo->menus[sh].e[s->ops[i].entry].c0 : -1;
-        *subs += sub;
+        copt[i] = s->ops[i].copt >= 0 ? s->ops[i].copt - lo->menus[sh].e[s->ops[i].entry].c0 : -1;
     }
+    q.graph.nshapes = np;
+    q.sets = onep;
     if (st == ELK_OK) {
         elk_sched_opts o = *so;
         o.replay_order = s->order;
@@ -729,9 +725,12 @@ static elk_status retime(const elk_problem *lo, const elk_schedule *s, elk_polic
         }
     }
     if (q.menus)
-        for (int k = 0; k < ns; k++) elk_menu_free(&q.menus[k]);
+        for (int k = 0; k < np; k++) elk_menu_free(&q.menus[k]);
+    free(q.graph.ops);
     free(q.menus);
-    free(rep);
+    free(one);
+    free(onep);
+    free(pair_op);
     free(entry);
     free(window);
     free(copt);
@@ -758,9 +757,8 @@ static int retime_rule(const pair_ctx *x, const elk_chip *hi, elk_policy p)
             elk_chip h = *hi;
             h.profile = pr.chip.profile;
             double a, b;
-            int sa, sb;
-            ok = retime(&pr, s, as, &pr.chip, x->so, &a, &sa, &err) == ELK_OK &&
-                 retime(&pr, s, as, &h, x->so, &b, &sb, &err) == ELK_OK && !isnan(a) && !isnan(b) &&
+            ok = retime(&pr, s, as, &pr.chip, x->so, &a, &err) == ELK_OK &&
+                 retime(&pr, s, as, &h, x->so, &b, &err) == ELK_OK && !isnan(a) && !isnan(b) &&
                  b <= a * (1 + ELK_CHECK_TOL);
         }
         elk_result_free(&res);
@@ -793,10 +791,8 @@ static void check_retime(elk_check_result *r, const elk_problem *lo, const elk_r
             as = ELK_POL_DYN;
         }
         double at_lo, at_hi;
-        int sub_lo, sub_hi;
         elk_error err;
-        if (retime(lo, s, as, &lo->chip, so, &at_lo, &sub_lo, &err) != ELK_OK ||
-            retime(lo, s, as, hi, so, &at_hi, &sub_hi, &err) != ELK_OK) {
+        if (retime(lo, s, as, &lo->chip, so, &at_lo, &err) != ELK_OK || retime(lo, s, as, hi, so, &at_hi, &err) != ELK_OK) {
             add(r, ELK_CHECK_RUNS, p, 0, x->b, "%s: re-timing %s's schedule at %s fails: %s", LBL(p), lo_name,
                 hi_name, err.msg);
             continue;
@@ -807,8 +803,8 @@ static void check_retime(elk_check_result *r, const elk_problem *lo, const elk_r
         if (!isnan(at_hi) && at_hi <= at_lo * (1 + ELK_CHECK_TOL)) continue;
         elk_check_violation *v = add(r, ELK_CHECK_RETIME_MONOTONE, p, 0, x->b,
             "%s: its schedule at %s (replayed: %.9g cycles, planned %.9g) re-timed at %s takes %.9g cycles (ratio "
-            "%.6f; %d plans replaced)",
-            LBL(p), lo_name, at_lo, s->latency, hi_name, at_hi, at_hi / at_lo, sub_hi);
+            "%.6f)",
+            LBL(p), lo_name, at_lo, s->latency, hi_name, at_hi, at_hi / at_lo);
         if (v && lo->chip.profile) v->rule = retime_rule(x, hi, p);
     }
 }
