@@ -737,6 +737,15 @@ static elk_status retime(const elk_problem *lo, const elk_schedule *s, elk_polic
     return st;
 }
 
+/* The replay machinery that times a schedule of policy p: Elk-Dyn's for
+ * Elk-Dyn's own decisions, Elk-Full's for every other's (Basic's and
+ * Static's decisions are of the same kind: a plan, a preload layout and a
+ * window per op, in program order), each replayed alike at both points. */
+static elk_policy retime_as(const elk_schedule *s, elk_policy p)
+{
+    return p == ELK_POL_DYN || (p == ELK_POL_FULL && s->adopted == ELK_POL_DYN) ? ELK_POL_DYN : ELK_POL_FULL;
+}
+
 /* The one artifact rule whose removal alone makes policy p's schedule at
  * x->lo, re-planned with the rule off, re-time no slower on chip hi with the
  * rule off too; -1 when no single rule explains it (rule_behind's test for
@@ -751,16 +760,12 @@ static int retime_rule(const pair_ctx *x, const elk_chip *hi, elk_policy p)
         elk_error err;
         if (plan_point(&l, x->pc, x->so, (1u << ELK_POL_COUNT) - 1, &pr, &res, &err) != ELK_OK) continue;
         const elk_schedule *s = &res.pol[p];
-        elk_policy as = p == ELK_POL_FULL && s->adopted == ELK_POL_DYN ? ELK_POL_DYN : p;
-        int ok = 0; /* a schedule adopted from Static or Basic with the rule off: not explained */
-        if (!(p == ELK_POL_FULL && s->adopted >= 0 && s->adopted != ELK_POL_DYN)) {
-            elk_chip h = *hi;
-            h.profile = pr.chip.profile;
-            double a, b;
-            ok = retime(&pr, s, as, &pr.chip, x->so, &a, &err) == ELK_OK &&
-                 retime(&pr, s, as, &h, x->so, &b, &err) == ELK_OK && !isnan(a) && !isnan(b) &&
+        elk_chip h = *hi;
+        h.profile = pr.chip.profile;
+        double a, b;
+        int ok = res.have[p] && retime(&pr, s, retime_as(s, p), &pr.chip, x->so, &a, &err) == ELK_OK &&
+                 retime(&pr, s, retime_as(s, p), &h, x->so, &b, &err) == ELK_OK && !isnan(a) && !isnan(b) &&
                  b <= a * (1 + ELK_CHECK_TOL);
-        }
         elk_result_free(&res);
         elk_problem_free(&pr);
         if (ok) return k;
@@ -768,28 +773,31 @@ static int retime_rule(const pair_ctx *x, const elk_chip *hi, elk_policy p)
     return -1;
 }
 
-/* retime-monotone: Elk-Dyn's and Elk-Full's own schedules of the point
- * with fewer resources (lo), re-timed with more (chip hi), take no longer
- * than the same replay at lo itself. This is the cost model's side of the
- * pairs, which must hold exactly; the pair invariants add the search's.
- * Elk-Full's schedule adopted from Static or Basic is theirs (rule-based,
- * not a replayable search) and is skipped. *full_at gets Elk-Full's
- * re-timed latency (NAN when not replayed), for the pair's message. */
+/* retime-monotone: the schedules of the point with fewer resources (lo),
+ * every policy's but Ideal's, re-timed with more (chip hi) on lo's graph,
+ * take no longer than the same replay at lo itself. The cost model's side
+ * of the pairs, which must hold exactly; the pair invariants add the
+ * search's (and the fixed algorithms' rules). Elk-Full's schedule adopted
+ * from another policy is that one's and is counted once. *full_at gets
+ * Elk-Full's re-timed latency (NAN when its replay does not fit), for the
+ * pair's message. */
 static void check_retime(elk_check_result *r, const elk_problem *lo, const elk_result *lres, const elk_chip *hi,
                          const pair_ctx *x, const char *lo_name, const char *hi_name, double *full_at)
 {
     const elk_sched_opts *so = x->so;
-    static const elk_policy pols[] = {ELK_POL_DYN, ELK_POL_FULL};
+    static const elk_policy pols[] = {ELK_POL_BASIC, ELK_POL_STATIC, ELK_POL_DYN, ELK_POL_FULL};
+    double hi_of[ELK_POL_COUNT];
+    for (int p = 0; p < ELK_POL_COUNT; p++) hi_of[p] = NAN;
     *full_at = NAN;
     for (size_t k = 0; k < sizeof pols / sizeof pols[0]; k++) {
         elk_policy p = pols[k];
         if (!lres->have[p]) continue;
         const elk_schedule *s = &lres->pol[p];
-        elk_policy as = p;
-        if (p == ELK_POL_FULL && s->adopted >= 0) {
-            if (s->adopted != ELK_POL_DYN) continue;
-            as = ELK_POL_DYN;
+        if (p == ELK_POL_FULL && s->adopted >= 0 && lres->have[s->adopted]) {
+            *full_at = hi_of[s->adopted];
+            continue;
         }
+        elk_policy as = retime_as(s, p);
         double at_lo, at_hi;
         elk_error err;
         if (retime(lo, s, as, &lo->chip, so, &at_lo, &err) != ELK_OK || retime(lo, s, as, hi, so, &at_hi, &err) != ELK_OK) {
@@ -799,6 +807,7 @@ static void check_retime(elk_check_result *r, const elk_problem *lo, const elk_r
         }
         if (isnan(at_lo)) continue; /* the replay does not reproduce it at all */
         r->checks[ELK_CHECK_RETIME_MONOTONE]++;
+        hi_of[p] = at_hi;
         if (p == ELK_POL_FULL) *full_at = at_hi;
         if (!isnan(at_hi) && at_hi <= at_lo * (1 + ELK_CHECK_TOL)) continue;
         elk_check_violation *v = add(r, ELK_CHECK_RETIME_MONOTONE, p, 0, x->b,
