@@ -301,6 +301,20 @@ START_TEST(eval_tiny_point)
 }
 END_TEST
 
+/* A point's flags from (knob, value) pairs, as elk check's reproducer
+ * line gives them. */
+static elk_check_args args_of(const char *const (*kv)[2], size_t n)
+{
+    elk_check_args a;
+    memset(&a, 0, sizeof a);
+    for (size_t i = 0; i < n; i++) {
+        int k = elk_knob_find(kv[i][0]);
+        ck_assert_int_ge(k, 0);
+        elk_check_args_set(&a, (elk_knob)k, kv[i][1]);
+    }
+    return a;
+}
+
 /* An inversion one artifact rule explains is marked with it, not counted
  * as a violation: elk check's seed-1 point 28, the tiny model at batch 1
  * and 2 on 96 cores of ipu-pod4 (paper). Ideal takes 0.0760 ms at batch 1
@@ -316,13 +330,7 @@ START_TEST(rule_behind_batch_inversion)
         {"hbm-tbps", "12.8"},   {"noc-scale", "3.56"},     {"sram-kib", "328"},     {"compute-scale", "0.508"},
         {"hbm-controllers", "2"},
     };
-    elk_check_args a;
-    memset(&a, 0, sizeof a);
-    for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++) {
-        int k = elk_knob_find(kv[i][0]);
-        ck_assert_int_ge(k, 0);
-        elk_check_args_set(&a, (elk_knob)k, kv[i][1]);
-    }
+    elk_check_args a = args_of(kv, sizeof kv / sizeof kv[0]);
     elk_check_result r;
     ck_assert_int_eq(elk_check_eval(&sp, &a, 28, &r), ELK_OK);
     ck_assert(!r.skipped);
@@ -355,13 +363,7 @@ START_TEST(a2a_partly_used_chip)
         {"hbm-tbps", "0.336"},   {"noc-scale", "3.30"},     {"link-gbps", "33.7"},     {"sram-kib", "2720"},
         {"compute-scale", "0.513"}, {"hbm-controllers", "16"},
     };
-    elk_check_args a;
-    memset(&a, 0, sizeof a);
-    for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++) {
-        int k = elk_knob_find(kv[i][0]);
-        ck_assert_int_ge(k, 0);
-        elk_check_args_set(&a, (elk_knob)k, kv[i][1]);
-    }
+    elk_check_args a = args_of(kv, sizeof kv / sizeof kv[0]);
     elk_check_result r;
     ck_assert_int_eq(elk_check_eval(&sp, &a, 185, &r), ELK_OK);
     ck_assert(!r.skipped);
@@ -394,13 +396,7 @@ START_TEST(retime_keeps_layouts)
         {"hbm-tbps", "2.99"},   {"noc-scale", "0.645"},    {"sram-kib", "878"},       {"compute-scale", "1.83"},
         {"hbm-controllers", "4"},
     };
-    elk_check_args a;
-    memset(&a, 0, sizeof a);
-    for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++) {
-        int k = elk_knob_find(kv[i][0]);
-        ck_assert_int_ge(k, 0);
-        elk_check_args_set(&a, (elk_knob)k, kv[i][1]);
-    }
+    elk_check_args a = args_of(kv, sizeof kv / sizeof kv[0]);
     elk_check_result r;
     ck_assert_int_eq(elk_check_eval(&sp, &a, 169, &r), ELK_OK);
     ck_assert(!r.skipped);
