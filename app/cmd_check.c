@@ -69,7 +69,9 @@ static void help(const elk_opt *opts)
            "An Elk-Full pair violation names its cause, tallied in the summary: 'graph'\n"
            "(the cut search chose another operator graph at the slower point), 'adopted'\n"
            "(Elk-Full kept a fixed algorithm's schedule there) or 'search' (its own order\n"
-           "search).\n\n");
+           "search), and gives the schedule of the point with fewer resources re-timed at\n"
+           "the other: no slower there means the search missed a schedule it could run\n"
+           "(retime-monotone holds the re-timing itself to the resources).\n\n");
     elk_cli_opts_help(stdout, opts);
     printf("\nExit status: 0 no violation (of the gated invariants), 1 a violation (or an\n"
            "error), 2 bad usage.\n\n"
