@@ -778,29 +778,35 @@ static int retime_rule(const pair_ctx *x, const elk_chip *hi, elk_policy p)
  * take no longer than the same replay at lo itself. The cost model's side
  * of the pairs, which must hold exactly; the pair invariants add the
  * search's (and the fixed algorithms' rules). Elk-Full's schedule adopted
- * from another policy is that one's and is counted once. *full_at gets
- * Elk-Full's re-timed latency (NAN when its replay does not fit), for the
- * pair's message. */
-static void check_retime(elk_check_result *r, const elk_problem *lo, const elk_result *lres, const elk_chip *hi,
-                         const pair_ctx *x, const char *lo_name, const char *hi_name, double *full_at)
+ * from another policy is that one's and is counted once. home, when not
+ * NULL, keeps each policy's replay at lo across the pairs that share lo
+ * (NAN: not yet replayed). Returns Elk-Full's re-timed latency (NAN when
+ * its replay does not fit), for the pair's message. */
+static double check_retime(elk_check_result *r, const elk_problem *lo, const elk_result *lres, const elk_chip *hi,
+                           const pair_ctx *x, const char *lo_name, const char *hi_name, double *home)
 {
     const elk_sched_opts *so = x->so;
     static const elk_policy pols[] = {ELK_POL_BASIC, ELK_POL_STATIC, ELK_POL_DYN, ELK_POL_FULL};
     double hi_of[ELK_POL_COUNT];
     for (int p = 0; p < ELK_POL_COUNT; p++) hi_of[p] = NAN;
-    *full_at = NAN;
+    double full_at = NAN;
     for (size_t k = 0; k < sizeof pols / sizeof pols[0]; k++) {
         elk_policy p = pols[k];
         if (!lres->have[p]) continue;
         const elk_schedule *s = &lres->pol[p];
         if (p == ELK_POL_FULL && s->adopted >= 0 && lres->have[s->adopted]) {
-            *full_at = hi_of[s->adopted];
+            full_at = hi_of[s->adopted];
             continue;
         }
         elk_policy as = retime_as(s, p);
-        double at_lo, at_hi;
+        double at_lo = home ? home[p] : NAN, at_hi;
         elk_error err;
-        if (retime(lo, s, as, &lo->chip, so, &at_lo, &err) != ELK_OK || retime(lo, s, as, hi, so, &at_hi, &err) != ELK_OK) {
+        elk_status st = ELK_OK;
+        if (!home || isnan(home[p])) {
+            st = retime(lo, s, as, &lo->chip, so, &at_lo, &err);
+            if (home && st == ELK_OK) home[p] = at_lo;
+        }
+        if (st != ELK_OK || retime(lo, s, as, hi, so, &at_hi, &err) != ELK_OK) {
             add(r, ELK_CHECK_RUNS, p, 0, x->b, "%s: re-timing %s's schedule at %s fails: %s", LBL(p), lo_name,
                 hi_name, err.msg);
             continue;
@@ -808,7 +814,7 @@ static void check_retime(elk_check_result *r, const elk_problem *lo, const elk_r
         if (isnan(at_lo)) continue; /* the replay does not reproduce it at all */
         r->checks[ELK_CHECK_RETIME_MONOTONE]++;
         hi_of[p] = at_hi;
-        if (p == ELK_POL_FULL) *full_at = at_hi;
+        if (p == ELK_POL_FULL) full_at = at_hi;
         if (!isnan(at_hi) && at_hi <= at_lo * (1 + ELK_CHECK_TOL)) continue;
         elk_check_violation *v = add(r, ELK_CHECK_RETIME_MONOTONE, p, 0, x->b,
             "%s: its schedule at %s (replayed: %.9g cycles, planned %.9g) re-timed at %s takes %.9g cycles (ratio "
@@ -816,6 +822,7 @@ static void check_retime(elk_check_result *r, const elk_problem *lo, const elk_r
             LBL(p), lo_name, at_lo, s->latency, hi_name, at_hi, at_hi / at_lo);
         if (v && lo->chip.profile) v->rule = retime_rule(x, hi, p);
     }
+    return full_at;
 }
 
 /* hi (more of a resource) must not be slower than lo: for the invariant
@@ -889,6 +896,8 @@ static void check_pairs(const elk_check_space *sp, const elk_problem *base, cons
     const unsigned all = (1u << ELK_POL_COUNT) - 1;
     static const elk_knob raise[] = {ELK_KNOB_HBM_TBPS, ELK_KNOB_NOC_SCALE, ELK_KNOB_LINK_GBPS, ELK_KNOB_SRAM_KIB,
                                      ELK_KNOB_COMPUTE_SCALE};
+    double home[ELK_POL_COUNT]; /* the base point's schedules replayed at home (check_retime) */
+    for (int p = 0; p < ELK_POL_COUNT; p++) home[p] = NAN;
     for (size_t k = 0; k < sizeof raise / sizeof raise[0]; k++) {
         elk_check_args b = *a;
         char v[40], lo[80], hi[80];
@@ -901,7 +910,7 @@ static void check_pairs(const elk_check_space *sp, const elk_problem *base, cons
         snprintf(lo, sizeof lo, "--%s %s", elk_knobs[raise[k]].name, t ? t : "(preset)");
         snprintf(hi, sizeof hi, "--%s %s", elk_knobs[raise[k]].name, v);
         pair_ctx x = {a, &b, &b, base->chip.profile, pc, so, NAN};
-        check_retime(r, base, res, &pr.chip, &x, lo, hi, &x.retimed);
+        x.retimed = check_retime(r, base, res, &pr.chip, &x, lo, hi, home);
         compare_pair(r, ELK_CHECK_KNOB_MONOTONE, lo, hi, res, &rb, &x);
         elk_result_free(&rb);
         elk_problem_free(&pr);
@@ -933,8 +942,8 @@ static void check_pairs(const elk_check_space *sp, const elk_problem *base, cons
         if (plan_pair(&b, pc, so, all, r, &pr, &rb) != 1) continue;
         const char *pn = elk_topology_names[partners[t]], *bn = elk_topology_names[topo];
         pair_ctx x = {more[t] ? a : &b, more[t] ? &b : a, &b, base->chip.profile, pc, so, NAN};
-        if (more[t]) check_retime(r, base, res, &pr.chip, &x, bn, pn, &x.retimed);
-        else check_retime(r, &pr, &rb, &base->chip, &x, pn, bn, &x.retimed);
+        x.retimed = more[t] ? check_retime(r, base, res, &pr.chip, &x, bn, pn, home)
+                            : check_retime(r, &pr, &rb, &base->chip, &x, pn, bn, NULL);
         if (more[t]) compare_pair(r, ELK_CHECK_TOPO_MONOTONE, bn, pn, res, &rb, &x);
         else compare_pair(r, ELK_CHECK_TOPO_MONOTONE, pn, bn, &rb, res, &x);
         elk_result_free(&rb);
