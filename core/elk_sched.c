@@ -68,6 +68,7 @@ static void set_cold(elk_sctx *x, int i, int k)
         x->dist[i] = 0;
         x->deliv[i] = 0;
         x->dur[i] = 0;
+        x->pace[i] = 0;
         x->nocT[i] = 0;
         x->hbmT[i] = 0;
         return;
@@ -92,6 +93,8 @@ static void set_cold(elk_sctx *x, int i, int k)
     x->hbmT[i] = x->pmemo[sl].hbmT;
     x->dur[i] = x->pmemo[sl].dur;
     x->nocT[i] = x->pmemo[sl].noc;
+    x->pace[i] = 0;
+    if (x->replay && x->o->replay_pace && x->o->replay_pace[i] > x->dur[i]) x->dur[i] = x->pace[i] = x->o->replay_pace[i];
 }
 
 /* The cold option an op starts with: cheapest distribution plus the time its
@@ -1129,6 +1132,9 @@ static void commit(elk_sctx *x, int i, pick_t *b, phases_memo *pm)
             b->L = contended_len(x, own, e->xcyc + x->dist[i], xb, D, b->q, php);
         }
     }
+    /* a replay held to the execution lengths it had (replay_len): the
+     * cores wait out the rest, as a static schedule's barrier would */
+    if (x->replay && x->o->replay_len && x->o->replay_len[i] > b->L) b->L = x->o->replay_len[i];
     x->ee[i] = D;
     x->es[i] = D - b->L;
     x->stall[i] = b->L - own;
@@ -1395,7 +1401,7 @@ int elk_sctx_init(elk_sctx *x, const elk_problem *pr, const elk_sched_opts *o, e
     x->pmax = malloc((size_t)N * sizeof *x->pmax);
     x->es = malloc((size_t)N * 4 * sizeof *x->es);
     x->entry = malloc((size_t)N * 4 * sizeof *x->entry);
-    x->cold = malloc((size_t)N * 8 * sizeof *x->cold);
+    x->cold = malloc((size_t)N * 9 * sizeof *x->cold);
     if (!x->pos || !x->pmax || !x->es || !x->entry || !x->cold) {
         elk_sctx_free(x);
         return -1;
@@ -1413,6 +1419,7 @@ int elk_sctx_init(elk_sctx *x, const elk_problem *pr, const elk_sched_opts *o, e
     x->hbmT = x->cold + 5 * N;
     x->stall = x->cold + 6 * N;
     x->resident = x->cold + 7 * N;
+    x->pace = x->cold + 8 * N;
     for (int r = 0; r < N; r++) x->pos[order[r]] = r;
     int m = -1;
     x->lookback = 1;
@@ -1541,6 +1548,8 @@ static void fill_op(const elk_sctx *x, int i, double off, elk_schedule *s)
     if (o->resident > s->peak_resident) s->peak_resident = o->resident;
     o->plan = e->plan;
     o->window = x->pol == ELK_POL_IDEAL ? -1 : x->win[i];
+    o->pre_dur = hbm_of(x, i) > 0 ? x->dur[i] : 0;
+    o->pace = hbm_of(x, i) > 0 ? x->pace[i] : 0;
 }
 
 /* The latency breakdown: executions swept against the preloads. */

@@ -79,6 +79,22 @@ typedef struct {
      * rule choose it as it would; NULL: all -1. A plan's layouts are its
      * set's, in the set's order, on every chip, so the index carries over. */
     const int *replay_copt;
+    /* With replay: each op's preload pace, the duration (cycles) its
+     * preload was planned to take alone (elk_sched_op.pre_dur); a preload
+     * that would run faster here is throttled to it, as a DMA engine can
+     * be. 0 or NULL: as fast as the chip lets it. A preload that runs faster
+     * contends harder with the exchange beside it (docs/VALIDATION.md,
+     * session 19: point 208), so a schedule re-timed with more bandwidth
+     * keeps the pace it was compiled with. */
+    const double *replay_pace;
+    /* With replay: each op's execution length (cycles, its contention
+     * included) it is held to at least; the cores wait out what a faster
+     * chip saves, as a static schedule's barrier does. With replay_pace
+     * the schedule keeps the timeline it was compiled for wherever the
+     * chip is no slower, so faster execution cannot crowd more exchanges
+     * beside a preload (docs/VALIDATION.md, session 19: point 983). NULL:
+     * as fast as the chip lets it. */
+    const double *replay_len;
 } elk_sched_opts;
 void elk_sched_opts_default(elk_sched_opts *o);
 
@@ -138,6 +154,11 @@ typedef struct {
     double resident;              /* SRAM per core while it runs: hot + waiting preloads */
     int plan;                     /* its execute-state plan: index into the op's plan set */
     int window;                   /* the preload position its execution ends at (replay) */
+    double pre_dur;               /* cycles its preload takes alone, before contention stretches
+                                     it (its pace, for replay_pace); 0 if it reads nothing */
+    double pace;                  /* > 0: the duration its preload was throttled to (a replay's
+                                     replay_pace above its own pre_dur), which the simulator holds
+                                     it to; 0: unthrottled */
 } elk_sched_op;
 
 /* The result of one policy. Owns ops and order. */

@@ -47,6 +47,7 @@ typedef struct {
     double *es, *ee, *ps, *pe;
     int *entry, *copt, *pnum, *win;
     double *cold, *dist, *deliv, *dur, *nocT, *hbmT, *stall, *resident;
+    double *pace;       /* the replay's throttle behind dur (replay_pace), else 0 */
     int placed_lo;
     int lookback;       /* max over ops j of pmax[j] + 1 - pos[j]: how far before an op's first
                            candidate position a preload it must hold can sit */

@@ -131,6 +131,11 @@ elk_status elk_sim_job_from_schedule(const elk_problem *pr, const elk_schedule *
          * the planner's chip, not the replay's (--hbm-model) */
         if (jo->hbm_bytes > 0 && s->pre_share > 0 && s->pre_share < 1)
             jo->pre_cap = s->pre_share * elk_cost_preload_rate(&pr->chip, jo->deliv / jo->hbm_bytes);
+        /* a paced preload (a replay's replay_pace) no faster than its pace */
+        if (jo->hbm_bytes > 0 && so->pace > 0) {
+            double cap = jo->hbm_bytes / so->pace;
+            if (!(jo->pre_cap > 0) || cap < jo->pre_cap) jo->pre_cap = cap;
+        }
         jo->hot = so->hot;
         jo->cold = so->cold;
         jo->flops = op->flops;

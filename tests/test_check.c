@@ -409,6 +409,46 @@ START_TEST(retime_keeps_layouts)
 }
 END_TEST
 
+/* Re-timed with more, a schedule may keep the timeline it was compiled
+ * for (each preload at its pace, each execution no shorter): point 208's
+ * 25% more link bandwidth shortened a preload that then stalled the
+ * exchange beside it twice as long (+0.97%), and point 983's 25% more
+ * compute packed more exchanges beside each preload (Static +0.86%). */
+static int retime_viol(elk_check_space *sp, const char *const (*kv)[2], size_t n, int index, const char *knob)
+{
+    elk_check_args a = args_of(kv, n);
+    elk_check_result r;
+    ck_assert_int_eq(elk_check_eval(sp, &a, index, &r), ELK_OK);
+    ck_assert(!r.skipped);
+    ck_assert_int_ge(r.checks[ELK_CHECK_RETIME_MONOTONE], 5);
+    int v = 0;
+    for (int i = 0; i < r.nviol; i++)
+        v += r.viol[i].inv == ELK_CHECK_RETIME_MONOTONE && strstr(r.viol[i].msg, knob) != NULL;
+    elk_check_result_free(&r);
+    return v;
+}
+
+START_TEST(retime_holds_timeline)
+{
+    static elk_check_space sp;
+    elk_error err;
+    ck_assert_msg(elk_check_space_init(&sp, &err) == ELK_OK, "%s", err.msg);
+    static const char *const link[][2] = {
+        {"chip", "big-sram"},  {"model", "dit-xl"},     {"workload", "decode"}, {"batch", "32"},
+        {"seq", "520"},        {"layers", "2"},         {"cores", "3072"},      {"topology", "torus"},
+        {"hbm-tbps", "13.5"},  {"noc-scale", "2.95"},   {"sram-kib", "2140"},   {"compute-scale", "1.91"},
+    };
+    static const char *const comp[][2] = {
+        {"chip", "tt-galaxy"},  {"model", "llama2-7b"},  {"workload", "prefill"},  {"batch", "4"},
+        {"seq", "46"},          {"layers", "3"},         {"cores", "256"},         {"topology", "mesh"},
+        {"hbm-tbps", "13.6"},   {"noc-scale", "0.612"},  {"link-gbps", "91.2"},    {"sram-kib", "2990"},
+        {"compute-scale", "1.50"}, {"hbm-controllers", "16"},
+    };
+    ck_assert_int_eq(retime_viol(&sp, link, sizeof link / sizeof link[0], 208, "--link-gbps"), 0);
+    ck_assert_int_eq(retime_viol(&sp, comp, sizeof comp / sizeof comp[0], 983, "--compute-scale"), 0);
+}
+END_TEST
+
 int main(void)
 {
     setenv("ELK_DATADIR", ELK_SRC_DIR, 1);
@@ -425,6 +465,7 @@ int main(void)
     tcase_add_test(tc, eval_tiny_point);
     tcase_add_test(tc, rule_behind_batch_inversion);
     tcase_add_test(tc, retime_keeps_layouts);
+    tcase_add_test(tc, retime_holds_timeline);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
