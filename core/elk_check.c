@@ -660,6 +660,20 @@ int elk_check_cause_of(elk_policy p, const elk_schedule *lo, const elk_schedule 
     return hi->adopted >= 0 ? ELK_CHECK_CAUSE_ADOPTED : ELK_CHECK_CAUSE_SEARCH;
 }
 
+/* A schedule's timeline as a replay holds it (elk_sched_opts.replay_pace
+ * and replay_len): each op's preload duration alone, then each op's
+ * execution length; 2 x nops doubles, malloc'd (NULL: out of memory). */
+static double *timeline_of(const elk_schedule *s)
+{
+    int N = s->nops;
+    double *t = malloc((size_t)(N > 0 ? 2 * N : 1) * sizeof *t);
+    for (int i = 0; t && i < N; i++) {
+        t[i] = s->ops[i].pre_dur;
+        t[N + i] = s->ops[i].exe_end - s->ops[i].exe_start;
+    }
+    return t;
+}
+
 /* Schedule s of problem lo (its own decisions: preload order, each op's
  * plan, preload layout and the preload position its execution reached, the
  * run variant) timed on chip c instead, on lo's graph: a compiler given c's
@@ -669,9 +683,13 @@ int elk_check_cause_of(elk_policy p, const elk_schedule *lo, const elk_schedule 
  * shape's plans could drop one that another dominates at c). *lat gets the
  * cycles (the faster of two timings, below), NAN when the decisions do not
  * fit c at all. pol is Elk-Dyn or
- * Elk-Full (the policies elk_sched_opts' replay drives). */
+ * Elk-Full (the policies elk_sched_opts' replay drives). tl, when not
+ * NULL, is the timeline the second timing holds (timeline_of: each
+ * preload's pace, each execution's length); NULL: s's own. keep, when not
+ * NULL, gets the first timing's timeline (NULL if it fits nothing; the
+ * caller frees it). */
 static elk_status retime(const elk_problem *lo, const elk_schedule *s, elk_policy pol, const elk_chip *c,
-                         const elk_sched_opts *so, double *lat, elk_error *err)
+                         const elk_sched_opts *so, const double *tl, double *lat, double **keep, elk_error *err)
 {
     assert(pol == ELK_POL_DYN || pol == ELK_POL_FULL);
     *lat = NAN;
@@ -707,14 +725,14 @@ static elk_status retime(const elk_problem *lo, const elk_schedule *s, elk_polic
         entry[i] = 0;
         window[i] = s->ops[i].window;
         copt[i] = s->ops[i].copt >= 0 ? s->ops[i].copt - lo->menus[sh].e[s->ops[i].entry].c0 : -1;
-        pace[i] = s->ops[i].pre_dur;
-        len[i] = s->ops[i].exe_end - s->ops[i].exe_start;
+        pace[i] = tl ? tl[i] : s->ops[i].pre_dur;
+        len[i] = tl ? tl[N + i] : s->ops[i].exe_end - s->ops[i].exe_start;
     }
     q.graph.nshapes = np;
     q.sets = onep;
-    /* twice: as fast as c lets it, and holding lo's timeline (each preload
-     * no faster than its pace there, replay_pace; each execution no
-     * shorter, replay_len): either is a way to run lo's decisions on c, so
+    /* twice: as fast as c lets it, and holding lo's timeline (tl or the
+     * plan's: each preload no faster than its pace there, replay_pace; each
+     * execution no shorter, replay_len): either is a way to run lo's decisions on c, so
      * the faster counts. Faster preloads and executions can each cost time
      * elsewhere (a shorter preload contends harder with the exchange
      * beside it, point 208; shorter executions crowd more exchanges beside
@@ -735,6 +753,7 @@ static elk_status retime(const elk_problem *lo, const elk_schedule *s, elk_polic
         st = elk_schedule_run(&q, pol, &o, &r, err);
         if (st == ELK_OK) {
             if (!(r.latency >= *lat)) *lat = r.latency; /* NAN: none yet */
+            if (keep && !paced && !(*keep = timeline_of(&r))) st = elk_fail(err, ELK_ENOMEM, "out of memory");
             elk_schedule_free(&r);
         } else if (st == ELK_ENOPLAN) {
             st = ELK_OK;
@@ -781,9 +800,12 @@ static int retime_rule(const pair_ctx *x, const elk_chip *hi, elk_policy p)
         elk_chip h = *hi;
         h.profile = pr.chip.profile;
         double a, b;
-        int ok = res.have[p] && retime(&pr, s, retime_as(s, p), &pr.chip, x->so, &a, &err) == ELK_OK &&
-                 retime(&pr, s, retime_as(s, p), &h, x->so, &b, &err) == ELK_OK && !isnan(a) && !isnan(b) &&
-                 b <= a * (1 + ELK_CHECK_TOL);
+        double *tl = NULL;
+        int ok = res.have[p] && retime(&pr, s, retime_as(s, p), &pr.chip, x->so, NULL, &a, &tl, &err) == ELK_OK &&
+                 retime(&pr, s, retime_as(s, p), &h, x->so, !isnan(a) && a < s->latency ? tl : NULL, &b, NULL,
+                        &err) == ELK_OK &&
+                 !isnan(a) && !isnan(b) && b <= a * (1 + ELK_CHECK_TOL);
+        free(tl);
         elk_result_free(&res);
         elk_problem_free(&pr);
         if (ok) return k;
@@ -791,23 +813,52 @@ static int retime_rule(const pair_ctx *x, const elk_chip *hi, elk_policy p)
     return -1;
 }
 
+/* lo's schedules replayed at lo itself, per policy: the cycles (NAN: not
+ * yet replayed) and, where the replay beat the plan, the timeline it ran
+ * (timeline_of; NULL: the plan's), which the re-timing at hi holds. */
+typedef struct {
+    double lat[ELK_POL_COUNT];
+    double *tl[ELK_POL_COUNT];
+} retime_home;
+
+static void retime_home_init(retime_home *h)
+{
+    for (int p = 0; p < ELK_POL_COUNT; p++) {
+        h->lat[p] = NAN;
+        h->tl[p] = NULL;
+    }
+}
+
+static void retime_home_free(retime_home *h)
+{
+    for (int p = 0; p < ELK_POL_COUNT; p++) free(h->tl[p]);
+    retime_home_init(h);
+}
+
 /* retime-monotone: the schedules of the point with fewer resources (lo),
  * every policy's but Ideal's, re-timed with more (chip hi) on lo's graph,
  * take no longer than the same replay at lo itself. The cost model's side
  * of the pairs, which must hold exactly; the pair invariants add the
  * search's (and the fixed algorithms' rules). Elk-Full's schedule adopted
- * from another policy is that one's and is counted once. home, when not
- * NULL, keeps each policy's replay at lo across the pairs that share lo
- * (NAN: not yet replayed). Returns Elk-Full's re-timed latency (NAN when
- * its replay does not fit), for the pair's message. */
+ * from another policy is that one's and is counted once. The timeline the
+ * re-timing may hold is the faster of lo's plan and its replay at lo: a
+ * replay that beats its plan (point 302: Elk-Dyn's by 1.8 k cycles) ran a
+ * timeline a compiler at hi can hold too, and held to the plan's the
+ * re-timing could only match the plan. home, when not NULL, keeps the
+ * replays at lo across the pairs that share lo. Returns Elk-Full's
+ * re-timed latency (NAN when its replay does not fit), for the pair's
+ * message. */
 static double check_retime(elk_check_result *r, const elk_problem *lo, const elk_result *lres, const elk_chip *hi,
-                           const pair_ctx *x, const char *lo_name, const char *hi_name, double *home)
+                           const pair_ctx *x, const char *lo_name, const char *hi_name, retime_home *home)
 {
     const elk_sched_opts *so = x->so;
     static const elk_policy pols[] = {ELK_POL_BASIC, ELK_POL_STATIC, ELK_POL_DYN, ELK_POL_FULL};
     double hi_of[ELK_POL_COUNT];
     for (int p = 0; p < ELK_POL_COUNT; p++) hi_of[p] = NAN;
     double full_at = NAN;
+    retime_home mine;
+    retime_home_init(&mine);
+    if (!home) home = &mine;
     for (size_t k = 0; k < sizeof pols / sizeof pols[0]; k++) {
         elk_policy p = pols[k];
         if (!lres->have[p]) continue;
@@ -817,14 +868,18 @@ static double check_retime(elk_check_result *r, const elk_problem *lo, const elk
             continue;
         }
         elk_policy as = retime_as(s, p);
-        double at_lo = home ? home[p] : NAN, at_hi;
+        double at_hi;
         elk_error err;
         elk_status st = ELK_OK;
-        if (!home || isnan(home[p])) {
-            st = retime(lo, s, as, &lo->chip, so, &at_lo, &err);
-            if (home && st == ELK_OK) home[p] = at_lo;
+        if (isnan(home->lat[p])) {
+            st = retime(lo, s, as, &lo->chip, so, NULL, &home->lat[p], &home->tl[p], &err);
+            if (st == ELK_OK && !(home->lat[p] < s->latency)) {
+                free(home->tl[p]);
+                home->tl[p] = NULL;
+            }
         }
-        if (st != ELK_OK || retime(lo, s, as, hi, so, &at_hi, &err) != ELK_OK) {
+        double at_lo = home->lat[p];
+        if (st != ELK_OK || retime(lo, s, as, hi, so, home->tl[p], &at_hi, NULL, &err) != ELK_OK) {
             add(r, ELK_CHECK_RUNS, p, 0, x->b, "%s: re-timing %s's schedule at %s fails: %s", LBL(p), lo_name,
                 hi_name, err.msg);
             continue;
@@ -840,6 +895,7 @@ static double check_retime(elk_check_result *r, const elk_problem *lo, const elk
             LBL(p), lo_name, at_lo, s->latency, hi_name, at_hi, at_hi / at_lo);
         if (v && lo->chip.profile) v->rule = retime_rule(x, hi, p);
     }
+    retime_home_free(&mine);
     return full_at;
 }
 
@@ -914,8 +970,8 @@ static void check_pairs(const elk_check_space *sp, const elk_problem *base, cons
     const unsigned all = (1u << ELK_POL_COUNT) - 1;
     static const elk_knob raise[] = {ELK_KNOB_HBM_TBPS, ELK_KNOB_NOC_SCALE, ELK_KNOB_LINK_GBPS, ELK_KNOB_SRAM_KIB,
                                      ELK_KNOB_COMPUTE_SCALE};
-    double home[ELK_POL_COUNT]; /* the base point's schedules replayed at home (check_retime) */
-    for (int p = 0; p < ELK_POL_COUNT; p++) home[p] = NAN;
+    retime_home home; /* the base point's schedules replayed at home (check_retime) */
+    retime_home_init(&home);
     for (size_t k = 0; k < sizeof raise / sizeof raise[0]; k++) {
         elk_check_args b = *a;
         char v[40], lo[80], hi[80];
@@ -928,7 +984,7 @@ static void check_pairs(const elk_check_space *sp, const elk_problem *base, cons
         snprintf(lo, sizeof lo, "--%s %s", elk_knobs[raise[k]].name, t ? t : "(preset)");
         snprintf(hi, sizeof hi, "--%s %s", elk_knobs[raise[k]].name, v);
         pair_ctx x = {a, &b, &b, base->chip.profile, pc, so, NAN};
-        x.retimed = check_retime(r, base, res, &pr.chip, &x, lo, hi, home);
+        x.retimed = check_retime(r, base, res, &pr.chip, &x, lo, hi, &home);
         compare_pair(r, ELK_CHECK_KNOB_MONOTONE, lo, hi, res, &rb, &x);
         elk_result_free(&rb);
         elk_problem_free(&pr);
@@ -960,13 +1016,15 @@ static void check_pairs(const elk_check_space *sp, const elk_problem *base, cons
         if (plan_pair(&b, pc, so, all, r, &pr, &rb) != 1) continue;
         const char *pn = elk_topology_names[partners[t]], *bn = elk_topology_names[topo];
         pair_ctx x = {more[t] ? a : &b, more[t] ? &b : a, &b, base->chip.profile, pc, so, NAN};
-        x.retimed = more[t] ? check_retime(r, base, res, &pr.chip, &x, bn, pn, home)
+        x.retimed = more[t] ? check_retime(r, base, res, &pr.chip, &x, bn, pn, &home)
                             : check_retime(r, &pr, &rb, &base->chip, &x, pn, bn, NULL);
         if (more[t]) compare_pair(r, ELK_CHECK_TOPO_MONOTONE, bn, pn, res, &rb, &x);
         else compare_pair(r, ELK_CHECK_TOPO_MONOTONE, pn, bn, &rb, res, &x);
         elk_result_free(&rb);
         elk_problem_free(&pr);
     }
+
+    retime_home_free(&home);
 
     /* batch doubled: Ideal's step takes no less time */
     {
