@@ -529,7 +529,7 @@ static double placed_extra(const elk_sctx *x, double L, double D, int q, double 
     for (int r = lo - 1; r >= x->placed_lo && x->pe[r] > s; r--) lo = r;
     pm->s = s;
     pm->lo = lo;
-    double extra = 0, t = 0, head = 0; /* t: the op's clock from s; head: the distribution alone */
+    double extra = 0, t = 0, head = 0; /* t: the op's clock from s; head: the distribution alone, charged */
     double c0 = 0, c1 = 0;              /* where the compute starts and ends on that clock */
     /* the bytes the preloads deliver while the op computes: the replay
      * pauses its compute for them (rho) but not its transfers or syncs.
@@ -549,6 +549,7 @@ static double placed_extra(const elk_sctx *x, double L, double D, int q, double 
          * after the compute stretched by its port pauses */
         if (grp) t = max2(t, own - max2(0, xc - head) + extra + pause);
         double left = -1, cum = 0; /* cum: the preloads' stream, back to back from s */
+        double k = 1; /* the group's cost-model time over its templates' time alone (below) */
         int r = lo;
         for (; r < q && left != 0; r++) {
             int j = x->order[r];
@@ -579,36 +580,44 @@ static double placed_extra(const elk_sctx *x, double L, double D, int q, double 
                 }
             }
             if (!(f > 0)) return -1;
+            /* own charges the phases the cost model's time, k per unit
+             * of their time alone on the simulator's templates (a grid's
+             * cost model holds a core to one mesh link, the templates to
+             * its port: k > 1, a slack that absorbs a slowdown up to it).
+             * left counts the templates' time, the op's clock t the time
+             * charged: in one unit, a faster port, which shrinks the
+             * templates' time alone, moved the exchanges earlier on the
+             * clock and beside more of a preload (point 1369, fc2 +314
+             * cycles with 25% more link bandwidth). k is not held to 1
+             * where the templates are the slower: clamped, the
+             * templates' excess went uncharged beside a preload at one
+             * port and charged at a faster one (fc1 +0.5 cycles). On
+             * rings and all-to-all the two times are one (k = 1). */
             if (left < 0) {
-                left = grp ? min2(alone, max2(0, xc - head)) : min2(alone, xc);
-                if (!grp) head = left;
+                k = alone > 0 && pm->cost[grp] > 0 ? pm->cost[grp] / alone : 1;
+                left = grp ? min2(alone, max2(0, xc - head) / k) : min2(alone, xc / k);
+                if (!grp) head = left * k;
             }
             if (a > t) { /* alone until this preload starts */
-                double run = min2(left, a - t);
-                left -= run;
+                double run = min2(left * k, a - t);
+                left -= run / k;
                 t += run;
                 if (left <= 0) {
                     r++; /* this one's bytes are summed */
                     break;
                 }
             }
-            /* own charges the phases the cost model's time; where that
-             * is longer than their time alone on the simulator's
-             * templates (a grid's cost model holds a core to one mesh
-             * link, the templates to its port), the slack absorbs a
-             * slowdown up to it. Charged f - 1 over the templates' time, a
-             * faster port (link-gbps), which only the templates see, made
-             * an op beside the same preload longer (point 1370: +55 cycles
-             * each, the step +0.31%). On rings and all-to-all the two
-             * times are one (k = 1). */
-            double k = alone > 0 ? max2(1, pm->cost[grp] / alone) : 1;
-            double part = min2(left, (b - t) / f);
+            /* beside it each unit alone takes f, of which own charges k
+             * (charged f - 1, a faster port, which only the templates
+             * see, made an op beside the same preload longer: point 1370,
+             * +55 cycles each, the step +0.31%) */
+            double part = min2(left, (b - t) / max2(f, k));
             double ex = min2(max2(0, part * (f - k)), x->nocT[j] * ov / d);
             extra += ex;
-            t += part + ex;
+            t += part * k + ex;
             left -= part;
         }
-        if (left > 0) t += left;
+        if (left > 0) t += left * k;
         if (grp) {
             rb = r;
             bcum = cum;
