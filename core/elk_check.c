@@ -802,7 +802,7 @@ static int retime_rule(const pair_ctx *x, const elk_chip *hi, elk_policy p)
         double a, b;
         double *tl = NULL;
         int ok = res.have[p] && retime(&pr, s, retime_as(s, p), &pr.chip, x->so, NULL, &a, &tl, &err) == ELK_OK &&
-                 retime(&pr, s, retime_as(s, p), &h, x->so, !isnan(a) && a < s->latency ? tl : NULL, &b, NULL,
+                 retime(&pr, s, retime_as(s, p), &h, x->so, tl, &b, NULL,
                         &err) == ELK_OK &&
                  !isnan(a) && !isnan(b) && b <= a * (1 + ELK_CHECK_TOL);
         free(tl);
@@ -814,8 +814,8 @@ static int retime_rule(const pair_ctx *x, const elk_chip *hi, elk_policy p)
 }
 
 /* lo's schedules replayed at lo itself, per policy: the cycles (NAN: not
- * yet replayed) and, where the replay beat the plan, the timeline it ran
- * (timeline_of; NULL: the plan's), which the re-timing at hi holds. */
+ * yet replayed) and the timeline the replay ran (timeline_of), which the
+ * re-timing at hi holds. */
 typedef struct {
     double lat[ELK_POL_COUNT];
     double *tl[ELK_POL_COUNT];
@@ -841,10 +841,14 @@ static void retime_home_free(retime_home *h)
  * of the pairs, which must hold exactly; the pair invariants add the
  * search's (and the fixed algorithms' rules). Elk-Full's schedule adopted
  * from another policy is that one's and is counted once. The timeline the
- * re-timing may hold is the faster of lo's plan and its replay at lo: a
- * replay that beats its plan (point 302: Elk-Dyn's by 1.8 k cycles) ran a
- * timeline a compiler at hi can hold too, and held to the plan's the
- * re-timing could only match the plan. home, when not NULL, keeps the
+ * re-timing may hold is the replay's at lo, the one that ran the cycles it
+ * is held to: a compiler at hi can hold it too. The plan's was held
+ * before, which loses both ways: where the replay beats its plan (point
+ * 302: Elk-Dyn's by 1.8 k cycles), held to the plan's the re-timing could
+ * only match the plan; where the plan beats its replay (point 432, a ring:
+ * the plan times an op beside a waiting op's layout its commit later
+ * changes, the replay sees the final one), the plan's timeline is one the
+ * replay cannot run at either point. home, when not NULL, keeps the
  * replays at lo across the pairs that share lo. Returns Elk-Full's
  * re-timed latency (NAN when its replay does not fit), for the pair's
  * message. */
@@ -873,10 +877,6 @@ static double check_retime(elk_check_result *r, const elk_problem *lo, const elk
         elk_status st = ELK_OK;
         if (isnan(home->lat[p])) {
             st = retime(lo, s, as, &lo->chip, so, NULL, &home->lat[p], &home->tl[p], &err);
-            if (st == ELK_OK && !(home->lat[p] < s->latency)) {
-                free(home->tl[p]);
-                home->tl[p] = NULL;
-            }
         }
         double at_lo = home->lat[p];
         if (st != ELK_OK || retime(lo, s, as, hi, so, home->tl[p], &at_hi, NULL, &err) != ELK_OK) {
