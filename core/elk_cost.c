@@ -1060,11 +1060,17 @@ double elk_cost_grid_beside(const elk_chip *c, double g, double r, double xp, do
          * and meet the exchange on more links (point 1997: every op beside
          * a preload 0.5-2.9 us slower than on the mesh, Static 1.4%
          * slower; with this choice 0.4% faster, its replay 0.16% away). Its
-         * time alone stays the torus's. */
+         * time alone stays the torus's. The torus's own routes are kept
+         * only where they are no worse for either transfer: chosen for the
+         * exchange alone, they gave an op the torus's faster exchange and
+         * its preload the slower share, which stretched it and started it
+         * earlier, before the op ahead of it had ended (point 1509: Basic's
+         * mesh schedule 0.29% slower on the torus). */
         elk_chip m = *c;
         m.topology = ELK_TOPO_MESH;
         double p2 = xp, s2 = 0, f2 = grid_beside_one(&m, g, r, xp, &p2, &s2);
-        if (f2 > 0 && s2 > 0 && s2 / f2 > s1 / f1 * (1 + 1e-9)) {
+        int torus_dominates = s1 / f1 >= s2 / f2 * (1 - 1e-9) && p1 >= p2 * (1 - 1e-9);
+        if (f2 > 0 && s2 > 0 && !torus_dominates) {
             if (pre) *pre = p2;
             if (solo) *solo = s1;
             return fmax_inl(1.0, s1 * f2 / s2);

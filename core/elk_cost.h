@@ -81,9 +81,10 @@ double elk_cost_hbm_rate(const elk_chip *c);
  * *solo (if set) the transfer's rate alone, bytes per core per cycle; 0 when
  * c is not such a grid, has more than ELK_COST_TREE_MAX routers, or memory
  * runs out. Remembered per thread per grid, g and replica tile. On a
- * torus, the pair may take the mesh's routes instead, when the transfer
- * then runs faster beside the preload (the torus holds the mesh's links):
- * the slowdown is then the mesh's time beside over the torus's alone. */
+ * torus, the pair takes the mesh's routes instead (the torus holds the
+ * mesh's links) unless its own leave both the transfer and the preload at
+ * least the mesh's rates beside each other: the slowdown is then the
+ * mesh's time beside over the torus's alone, *pre the mesh's. */
 double elk_cost_grid_beside(const elk_chip *c, double g, double r, double xp, double *pre, double *solo);
 
 /* Preload time (cycles) of hbm_bytes unique bytes delivered as
