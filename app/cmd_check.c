@@ -70,8 +70,9 @@ static void help(const elk_opt *opts)
            "(the cut search chose another operator graph at the slower point), 'adopted'\n"
            "(Elk-Full kept a fixed algorithm's schedule there) or 'search' (its own order\n"
            "search), and gives the schedule of the point with fewer resources re-timed at\n"
-           "the other: no slower there means the search missed a schedule it could run\n"
-           "(retime-monotone holds the re-timing itself to the resources).\n\n");
+           "the other: no slower there means the search missed a schedule it could run,\n"
+           "counted in the summary as a missed schedule (retime-monotone holds the\n"
+           "re-timing itself to the resources).\n\n");
     elk_cli_opts_help(stdout, opts);
     printf("\nExit status: 0 no violation (of the gated invariants), 1 a violation (or an\n"
            "error), 2 bad usage.\n\n"
@@ -87,7 +88,7 @@ static int cmp_double(const void *a, const void *b)
 }
 
 static void print_point(const elk_check_result *r, int verbose, long *viol, long warn[][ELK_POL_COUNT],
-                        long exc[][ELK_PSW_COUNT], long *cause)
+                        long exc[][ELK_PSW_COUNT], long *cause, long *missed)
 {
     char line[400];
     elk_check_args_line(&r->args, line, sizeof line);
@@ -106,6 +107,7 @@ static void print_point(const elk_check_result *r, int verbose, long *viol, long
         nv++;
         viol[v->inv]++;
         if (v->cause >= 0) cause[v->cause]++;
+        if (v->missed) (*missed)++;
     }
     if (verbose) {
         if (r->skipped) printf("point %d: skipped (%s)\n  %s\n", r->index, r->skip_reason, line);
@@ -153,6 +155,7 @@ typedef struct {
     long warn[ELK_CHECK_COUNT][ELK_POL_COUNT];
     long exc[ELK_CHECK_COUNT][ELK_PSW_COUNT]; /* inversions an artifact rule explains */
     long cause[ELK_CHECK_CAUSE_COUNT];         /* Elk-Full pair violations by cause */
+    long missed;                               /* of those, lo's schedule no slower at hi */
     long skipped, bad_points, pairs_run, pairs_skipped;
 } tally;
 
@@ -166,7 +169,7 @@ static void collect(work *w, int verbose, tally *t)
         elk_check_result *r = &w->results[k];
         long before = 0;
         for (int i = 0; i < ELK_CHECK_COUNT; i++) before += t->viol[i];
-        print_point(r, verbose, t->viol, t->warn, t->exc, t->cause);
+        print_point(r, verbose, t->viol, t->warn, t->exc, t->cause, &t->missed);
         long after = 0;
         for (int i = 0; i < ELK_CHECK_COUNT; i++) {
             after += t->viol[i];
@@ -249,7 +252,8 @@ static long print_summary(const work *w, const tally *t, const int *gated, int g
     if (ncause) {
         printf("Elk-Full pair violations by cause (docs/VALIDATION.md):");
         for (int k = 0; k < ELK_CHECK_CAUSE_COUNT; k++) printf(" %s %ld", elk_check_cause_names[k], t->cause[k]);
-        printf("\n");
+        printf("; missed schedules (the smaller point's, re-timed at the larger, no slower than there) %ld\n",
+               t->missed);
     }
     print_sim_errors(w);
     printf("result: %ld violation%s in %ld point%s", total, total == 1 ? "" : "s", t->bad_points,

@@ -260,6 +260,7 @@ __attribute__((format(printf, 6, 7))) static elk_check_violation *add(elk_check_
     v->warning = warning;
     v->rule = -1;
     v->cause = -1;
+    v->missed = 0;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(v->msg, sizeof v->msg, fmt, ap);
@@ -927,7 +928,10 @@ static void compare_pair(elk_check_result *r, elk_check_inv inv, const char *lo_
         elk_check_violation *v =
             add(r, inv, p, !strict, x->b, "%s%s: %s takes %.9g cycles, slower than %s's %.9g cycles (ratio %.6f)%s",
                 strict ? "" : "not a violation: fixed algorithm; ", LBL(p), hi_name, c, lo_name, a, c / a, why);
-        if (v) v->cause = cause;
+        if (v) {
+            v->cause = cause;
+            v->missed = p == ELK_POL_FULL && !isnan(x->retimed) && x->retimed <= a * (1 + ELK_CHECK_TOL);
+        }
         if (v && strict && x->profile) v->rule = rule_behind(x->lo, x->hi, x->profile, p, 0, x->pc, x->so);
     }
 }

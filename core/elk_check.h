@@ -145,6 +145,8 @@ typedef struct {
     int warning;
     int rule;          /* elk_profile_switch behind the inversion, or -1 */
     int cause;         /* an Elk-Full pair inversion's elk_check_cause, or -1 */
+    int missed;        /* 1: that inversion's lo schedule re-timed at hi is no slower than lo's
+                        * own latency, a schedule hi's search could have run */
     char msg[400];
     char repro[2][400];
 } elk_check_violation;
