@@ -546,6 +546,35 @@ static int sim_rule_behind(const elk_check_args *a, unsigned profile, int p, elk
     return -1;
 }
 
+/* replay: Elk-Dyn's and Elk-Full's schedules replayed at their own point
+ * (elk_schedule_replay) take the cycles they report. Elk-Full's schedule
+ * adopted from Static or Basic is theirs, timed by their rules, and is not
+ * replayed. */
+static void check_replay(const elk_problem *pr, const elk_result *res, const elk_sched_opts *so, elk_check_result *r)
+{
+    static const elk_policy pols[] = {ELK_POL_DYN, ELK_POL_FULL};
+    for (size_t k = 0; k < sizeof pols / sizeof pols[0]; k++) {
+        elk_policy p = pols[k];
+        const elk_schedule *s = &res->pol[p];
+        if (!res->have[p] || !s->ops) continue;
+        if (p == ELK_POL_FULL && s->adopted >= 0 && s->adopted != ELK_POL_DYN) continue;
+        r->checks[ELK_CHECK_REPLAY]++;
+        elk_schedule rs;
+        elk_error err;
+        elk_policy as = p == ELK_POL_FULL && s->adopted == ELK_POL_DYN ? ELK_POL_DYN : p;
+        if (elk_schedule_replay(pr, s, as, so, &rs, &err) != ELK_OK) {
+            add(r, ELK_CHECK_RUNS, p, 0, NULL, "%s: replaying its schedule fails: %s", LBL(p), err.msg);
+            continue;
+        }
+        if (!rs.ops)
+            add(r, ELK_CHECK_REPLAY, p, 0, NULL, "%s: its schedule's decisions, replayed, fit no schedule", LBL(p));
+        else if (fabs(rs.latency - s->latency) > ELK_CHECK_TOL * s->latency)
+            add(r, ELK_CHECK_REPLAY, p, 0, NULL, "%s: latency %.9g cycles, its schedule replayed %.9g (ratio %.6f)",
+                LBL(p), s->latency, rs.latency, rs.latency / s->latency);
+        elk_schedule_free(&rs);
+    }
+}
+
 static void check_sim(const elk_problem *pr, const elk_result *res, elk_plan_cache *pc, const elk_sched_opts *so,
                       elk_check_result *r)
 {
@@ -1105,6 +1134,7 @@ elk_status elk_check_eval(const elk_check_space *sp, const elk_check_args *a, in
         r->ideal_ms = res.pol[ELK_POL_IDEAL].latency_ms;
         r->full_ms = res.pol[ELK_POL_FULL].latency_ms;
         elk_check_schedule(&pr, &res, r);
+        check_replay(&pr, &res, &so, r);
         check_sim(&pr, &res, pc, &so, r);
         check_pairs(sp, &pr, &res, pc, &so, r);
         elk_result_free(&res);

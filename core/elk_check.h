@@ -52,6 +52,9 @@
       "executions in program order and non-overlapping; preloads one after another in the preload order, "   \
       "which is a permutation")                                                                                \
     X(FLOPS, "flops", "the operators' FLOPs sum to the graph's FLOPs")                                         \
+    X(REPLAY, "replay",                                                                                        \
+      "Elk-Dyn's and Elk-Full's latency = its own decisions replayed at the point (rel 1e-9): the estimate is " \
+      "the time of the schedule it returns")                                                                   \
     X(SIM_ESTIMATE, "sim-estimate",                                                                            \
       "|estimate - simulated| / simulated <= 15% for every policy (fast/auto mode)")                          \
     X(SIM_IDEAL, "sim-ideal", "every policy's simulated latency >= Ideal's estimate x (1 - 2%)")               \

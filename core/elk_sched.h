@@ -199,6 +199,17 @@ void elk_schedule_free(elk_schedule *s);
 /* Deep copy (for handing results between threads). */
 elk_status elk_schedule_copy(elk_schedule *dst, const elk_schedule *src);
 
+/* Schedule s of policy pol (Elk-Dyn or Elk-Full, the policies the replay
+ * of elk_sched_opts drives) timed again at pr with its own decisions forced
+ * from the start: its preload order, each op's plan and preload layout, the
+ * preload position its execution reached, its run variant. *out gets that
+ * schedule, with what s's search recorded of itself (adopted, orders
+ * tried); out->ops NULL when the decisions do not fit pr at all. Elk-Dyn's
+ * and Elk-Full's answers are their replays already (elk_schedule_run), so
+ * replaying one gives it back: `elk check`'s replay invariant. */
+elk_status elk_schedule_replay(const elk_problem *pr, const elk_schedule *s, elk_policy pol, const elk_sched_opts *o,
+                               elk_schedule *out, elk_error *err);
+
 /* All five policies of one point, with % of Ideal filled in. */
 typedef struct {
     elk_schedule pol[ELK_POL_COUNT];
