@@ -772,13 +772,7 @@ static elk_status retime(const elk_problem *lo, const elk_schedule *s, elk_polic
     for (int paced = 0; paced < 2 && st == ELK_OK; paced++) {
         if (paced && c == &lo->chip) break;
         elk_sched_opts o = *so;
-        o.replay_order = s->order;
-        o.replay_entry = entry;
-        o.replay_window = window;
-        o.replay_variant = s->run_variant;
-        o.replay_copt = copt;
-        o.replay_pace = paced ? pace : NULL;
-        o.replay_len = paced ? len : NULL;
+        elk_sched_opts_replay(&o, s, entry, window, copt, paced ? pace : NULL, paced ? len : NULL);
         elk_schedule r;
         st = elk_schedule_run(&q, pol, &o, &r, err);
         if (st == ELK_OK) {

@@ -51,6 +51,8 @@ extern const char *const elk_brk_names[];
 
 typedef enum { ELK_ALLOC_PAPER, ELK_ALLOC_ARTIFACT } elk_alloc_mode;
 
+typedef struct elk_schedule elk_schedule;
+
 /* Policy knobs with defaults from METHOD.md section 4. */
 typedef struct {
     int max_disp;          /* Elk-Full: displacement bound, in layer groups (4) */
@@ -97,6 +99,10 @@ typedef struct {
     const double *replay_len;
 } elk_sched_opts;
 void elk_sched_opts_default(elk_sched_opts *o);
+/* o's replay fields set to run schedule s's decisions: its preload order
+ * and run variant, and the per-op arrays given (pace and len may be NULL). */
+void elk_sched_opts_replay(elk_sched_opts *o, const elk_schedule *s, const int *entry, const int *window,
+                           const int *copt, const double *pace, const double *len);
 
 /* A design point ready to schedule. Owns graph, menus; sets are owned by the
  * plan cache passed to elk_problem_init (which must outlive the problem) and
@@ -162,7 +168,7 @@ typedef struct {
 } elk_sched_op;
 
 /* The result of one policy. Owns ops and order. */
-typedef struct {
+struct elk_schedule {
     elk_policy policy;
     int nops;
     elk_sched_op *ops;
@@ -191,7 +197,7 @@ typedef struct {
                                      int(rate)/rate), in (0, 1]; 1 = uncapped. The simulator
                                      holds each preload to this share of the planner's preload
                                      rate (elk_cost_preload_rate): a throttled DMA */
-} elk_schedule;
+};
 
 elk_status elk_schedule_run(const elk_problem *pr, elk_policy pol, const elk_sched_opts *o,
                             elk_schedule *s, elk_error *err);

@@ -135,6 +135,18 @@ static int best_price(const elk_problem *pr, const elk_sched_opts *o, const int 
 static elk_status run_full(const elk_problem *pr, const elk_sched_opts *o, const elk_schedule *const *given,
                            elk_schedule *s, elk_error *err);
 
+void elk_sched_opts_replay(elk_sched_opts *o, const elk_schedule *s, const int *entry, const int *window,
+                           const int *copt, const double *pace, const double *len)
+{
+    o->replay_order = s->order;
+    o->replay_entry = entry;
+    o->replay_window = window;
+    o->replay_variant = s->run_variant;
+    o->replay_copt = copt;
+    o->replay_pace = pace;
+    o->replay_len = len;
+}
+
 elk_status elk_schedule_replay(const elk_problem *pr, const elk_schedule *s, elk_policy pol, const elk_sched_opts *o,
                                elk_schedule *out, elk_error *err)
 {
@@ -155,13 +167,7 @@ elk_status elk_schedule_replay(const elk_problem *pr, const elk_schedule *s, elk
     }
     if (st == ELK_OK) {
         elk_sched_opts ro = *o;
-        ro.replay_order = s->order;
-        ro.replay_entry = entry;
-        ro.replay_window = window;
-        ro.replay_variant = s->run_variant;
-        ro.replay_copt = copt;
-        ro.replay_pace = NULL;
-        ro.replay_len = NULL;
+        elk_sched_opts_replay(&ro, s, entry, window, copt, NULL, NULL);
         double ms;
         st = elk_sched_run_one(pr, pol, &ro, s->order, N, s->run_variant, 0, INFINITY, &ms, out, err);
         if (st == ELK_OK && isfinite(ms)) {
