@@ -546,6 +546,15 @@ static int sim_rule_behind(const elk_check_args *a, unsigned profile, int p, elk
     return -1;
 }
 
+/* The replay machinery that times a schedule of policy p: Elk-Dyn's for
+ * Elk-Dyn's own decisions, Elk-Full's for every other's (Basic's and
+ * Static's decisions are of the same kind: a plan, a preload layout and a
+ * window per op, in program order), each replayed alike at both points. */
+static elk_policy retime_as(const elk_schedule *s, elk_policy p)
+{
+    return p == ELK_POL_DYN || (p == ELK_POL_FULL && s->adopted == ELK_POL_DYN) ? ELK_POL_DYN : ELK_POL_FULL;
+}
+
 /* replay: Elk-Dyn's and Elk-Full's schedules replayed at their own point
  * (elk_schedule_replay) take the cycles they report. Elk-Full's schedule
  * adopted from Static or Basic is theirs, timed by their rules, and is not
@@ -561,8 +570,7 @@ static void check_replay(const elk_problem *pr, const elk_result *res, const elk
         r->checks[ELK_CHECK_REPLAY]++;
         elk_schedule rs;
         elk_error err;
-        elk_policy as = p == ELK_POL_FULL && s->adopted == ELK_POL_DYN ? ELK_POL_DYN : p;
-        if (elk_schedule_replay(pr, s, as, so, &rs, &err) != ELK_OK) {
+        if (elk_schedule_replay(pr, s, retime_as(s, p), so, &rs, &err) != ELK_OK) {
             add(r, ELK_CHECK_RUNS, p, 0, NULL, "%s: replaying its schedule fails: %s", LBL(p), err.msg);
             continue;
         }
@@ -796,15 +804,6 @@ static elk_status retime(const elk_problem *lo, const elk_schedule *s, elk_polic
     free(pace);
     free(len);
     return st;
-}
-
-/* The replay machinery that times a schedule of policy p: Elk-Dyn's for
- * Elk-Dyn's own decisions, Elk-Full's for every other's (Basic's and
- * Static's decisions are of the same kind: a plan, a preload layout and a
- * window per op, in program order), each replayed alike at both points. */
-static elk_policy retime_as(const elk_schedule *s, elk_policy p)
-{
-    return p == ELK_POL_DYN || (p == ELK_POL_FULL && s->adopted == ELK_POL_DYN) ? ELK_POL_DYN : ELK_POL_FULL;
 }
 
 /* The one artifact rule whose removal alone makes policy p's schedule at

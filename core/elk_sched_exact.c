@@ -269,17 +269,16 @@ elk_status elk_schedule_exact_orders(const elk_problem *pr, const elk_sched_opts
             g->nodes += one.nodes;
             if (!one.complete) g->complete = 0;
             /* timed as its replay, as Elk-Full's own answer is */
-            elk_schedule r = {0};
-            if (s.ops && one.exact < g->exact) st = elk_schedule_replay(pr, &s, ELK_POL_FULL, o, &r, err);
-            if (st == ELK_OK && r.ops && r.latency < g->exact) {
-                one.exact = r.latency;
-                g->exact = one.exact;
+            elk_schedule rs = {0};
+            if (s.ops && one.exact < g->exact) st = elk_schedule_replay(pr, &s, ELK_POL_FULL, o, &rs, err);
+            if (st == ELK_OK && rs.ops && rs.latency < g->exact) {
+                g->exact = rs.latency;
                 g->best_order = c;
                 g->best_edit = 0;
                 for (int r = 0; r < N; r++) g->best_edit += abs(s.order[r] - r);
                 g->best_edit /= N;
             }
-            elk_schedule_free(&r);
+            elk_schedule_free(&rs);
             elk_schedule_free(&s);
         }
     free(orders);

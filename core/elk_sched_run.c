@@ -168,17 +168,15 @@ elk_status elk_schedule_replay(const elk_problem *pr, const elk_schedule *s, elk
     if (st == ELK_OK) {
         elk_sched_opts ro = *o;
         elk_sched_opts_replay(&ro, s, entry, window, copt, NULL, NULL);
-        double ms;
-        st = elk_sched_run_one(pr, pol, &ro, s->order, N, s->run_variant, 0, INFINITY, &ms, out, err);
-        if (st == ELK_OK && isfinite(ms)) {
+        st = elk_schedule_run(pr, pol, &ro, out, err);
+        if (st == ELK_OK) {
             out->policy = s->policy;
             out->static_variant = s->static_variant;
             out->orders_tried = s->orders_tried;
             out->adopted = s->adopted;
             out->avg_edit_dist = s->avg_edit_dist;
-        } else {
-            elk_schedule_free(out);
-            if (st == ELK_ENOPLAN) st = ELK_OK;
+        } else if (st == ELK_ENOPLAN) {
+            st = ELK_OK; /* out is empty: the decisions do not fit */
         }
     }
     free(entry);
