@@ -51,6 +51,10 @@ typedef struct {
     int placed_lo;
     int lookback;       /* max over ops j of pmax[j] + 1 - pos[j]: how far before an op's first
                            candidate position a preload it must hold can sit */
+    int *held;          /* a max tree over the order (held_push): node k >= hleaf is position
+                           k - hleaf's op (-1 past N), node k < hleaf the larger of 2k, 2k + 1 */
+    int hleaf;          /* its leaves: the least power of two >= N */
+    int *held_pre;      /* held_pre[r]: the largest op at positions 0..r (in held's block) */
     /* scratch */
     int *W, *Wc;
     /* Between candidates Wc[k] is copt[W[k]]; the allocator's changes to it
