@@ -737,7 +737,7 @@ static double tree_busiest(const elk_chip *c, double r)
  * preload stops first at x the exchange goes on to min(E0, min over shared
  * links (cap - b x) / a), the lower envelope of lines kept in l[]. E0: the
  * exchange alone. */
-enum { PAIR_SLOTS = 256, PAIR_PROBE = 4, PAIR_LINES = 16 };
+enum { PAIR_SLOTS = 2048, PAIR_PROBE = 4, PAIR_LINES = 16 };
 enum { PAIR_KEYS = 8 };
 typedef struct {
     grid_memo_ent k;
@@ -752,7 +752,12 @@ typedef struct {
  * stretch asks once per phase and preload, the phases' groups alternating,
  * and a list of 64 scanned from the last hit was 12% of a physical mesh
  * point's instructions. An entry's answer is a pure function of its key,
- * so which one a collision evicts changes no result. */
+ * so which one a collision evicts changes no result. 256 slots thrashed
+ * where `elk check` times a point and its partners on one thread: 506 keys
+ * (nine chips, a torus's mesh twins, their groups and replications), one
+ * ask in 180 a miss and a rebuild (point 30 of --seed 338). Heap-allocated
+ * with the thread's networks (pair_nets), not thread-local storage, at
+ * about 0.9 MB. */
 typedef struct {
     pair_ent e[PAIR_SLOTS];
     unsigned char used[PAIR_SLOTS];
@@ -788,6 +793,7 @@ enum { PAIR_NETS = 2 };
 typedef struct {
     pair_net n[PAIR_NETS];
     unsigned long tick;
+    pair_memo memo; /* grid_beside_one's */
 } pair_nets;
 static pthread_key_t pair_net_key;
 static pthread_once_t pair_net_once = PTHREAD_ONCE_INIT;
@@ -813,18 +819,24 @@ static void pair_net_destroy(void *v)
 
 static void pair_net_key_init(void) { pair_net_keyed = pthread_key_create(&pair_net_key, pair_net_destroy) == 0; }
 
+/* The thread's pair_nets, allocated on first use; NULL out of memory. */
+static pair_nets *pair_nets_get(void)
+{
+    pair_nets *ps = pair_net_tl;
+    if (ps) return ps;
+    pthread_once(&pair_net_once, pair_net_key_init);
+    if (!pair_net_keyed || !(ps = calloc(1, sizeof *ps))) return NULL;
+    if (pthread_setspecific(pair_net_key, ps)) {
+        free(ps);
+        return NULL;
+    }
+    return pair_net_tl = ps;
+}
+
 static pair_net *pair_net_get(const elk_chip *c)
 {
-    pthread_once(&pair_net_once, pair_net_key_init);
-    pair_nets *ps = pair_net_tl;
-    if (!ps) {
-        if (!pair_net_keyed || !(ps = calloc(1, sizeof *ps))) return NULL;
-        if (pthread_setspecific(pair_net_key, ps)) {
-            free(ps);
-            return NULL;
-        }
-        pair_net_tl = ps;
-    }
+    pair_nets *ps = pair_nets_get();
+    if (!ps) return NULL;
     ps->tick++;
     pair_net *pn = &ps->n[0];
     for (int i = 0; i < PAIR_NETS; i++) {
@@ -995,7 +1007,9 @@ static double grid_beside_one(const elk_chip *c, double g, double r, double xp, 
     if ((c->topology != ELK_TOPO_MESH && c->topology != ELK_TOPO_TORUS) ||
         (long)c->mesh_rows * c->mesh_cols > ELK_COST_TREE_MAX || !(xp > 0))
         return 0;
-    static _Thread_local pair_memo memo;
+    pair_nets *ps = pair_nets_get();
+    if (!ps) return 0;
+    pair_memo *memo = &ps->memo;
     r = fmax_inl(1.0, r);
     grid_memo_ent k = grid_key(c, 0, 0);
     double v[PAIR_KEYS];
@@ -1015,21 +1029,21 @@ static double grid_beside_one(const elk_chip *c, double g, double r, double xp, 
     int free_slot = -1;
     for (int i = 0; i < PAIR_PROBE && !p; i++) {
         int sl = (int)((h + (uint64_t)i) & (PAIR_SLOTS - 1));
-        if (!memo.used[sl]) {
+        if (!memo->used[sl]) {
             if (free_slot < 0) free_slot = sl;
-        } else if (pair_eq(&memo.e[sl], &k, v, g)) {
-            p = &memo.e[sl];
+        } else if (pair_eq(&memo->e[sl], &k, v, g)) {
+            p = &memo->e[sl];
         }
     }
     if (!p) {
         int sl = free_slot >= 0 ? free_slot : (int)(h & (PAIR_SLOTS - 1));
-        p = &memo.e[sl];
+        p = &memo->e[sl];
         memset(p, 0, sizeof *p);
         p->k = k;
         memcpy(p->v, v, sizeof p->v);
         p->g = g;
         if (!pair_build(c, g, r, p)) p->E0 = 0; /* remembered too: not built again */
-        memo.used[sl] = 1;
+        memo->used[sl] = 1;
     }
     if (!(p->E0 > 0)) return 0;
     if (solo) *solo = p->E0;
