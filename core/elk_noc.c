@@ -375,6 +375,13 @@ static int build_loads(elk_noc *nc)
 
 static void choose_preload_routes(elk_noc *nc);
 
+double elk_noc_exch_bytes_per_cycle(const elk_chip *c)
+{
+    double cpb = c->cost.kind == ELK_COSTK_IPU ? c->cost.xchg_cycles_per_byte / c->noc_scale
+                                               : 1.0 / elk_chip_link_bytes_per_cycle(c);
+    return 1.0 / cpb;
+}
+
 elk_status elk_noc_build(elk_noc *nc, const elk_chip *c, elk_sim_mode mode, int block, int planes, elk_error *err)
 {
     memset(nc, 0, sizeof *nc);
@@ -390,8 +397,7 @@ elk_status elk_noc_build(elk_noc *nc, const elk_chip *c, elk_sim_mode mode, int 
     nc->detailed = mode == ELK_SIM_DETAILED || (mode == ELK_SIM_AUTO && c->cores <= ELK_SIM_DETAILED_MAX);
     nc->grid = c->topology != ELK_TOPO_ALL2ALL;
     double port = elk_chip_link_bytes_per_cycle(c);
-    double cpb = c->cost.kind == ELK_COSTK_IPU ? c->cost.xchg_cycles_per_byte / c->noc_scale : 1.0 / port;
-    nc->exch_bpc = 1.0 / cpb;
+    nc->exch_bpc = elk_noc_exch_bytes_per_cycle(c);
     double hbm = elk_chip_hbm_bytes_per_cycle(c);
     double ic = c->interchip_gbps / c->clock_ghz;
 

@@ -94,6 +94,9 @@ typedef struct {
  * every NoC link (ports, mesh links) but the same HBM controllers. block is
  * the fast-mode block side on grids (0 = automatic). */
 elk_status elk_noc_build(elk_noc *nc, const elk_chip *c, elk_sim_mode mode, int block, int planes, elk_error *err);
+/* The bytes per cycle of a core's exchange engine on chip c (exch_bpc): the
+ * cost model's exchange rate under the IPU cost kind, the port's otherwise. */
+double elk_noc_exch_bytes_per_cycle(const elk_chip *c);
 void elk_noc_free(elk_noc *nc);
 
 /* Templates (-1 when out of memory). */

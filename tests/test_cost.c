@@ -520,6 +520,64 @@ START_TEST(grid_beside_history)
 }
 END_TEST
 
+/* The memo's key once left out the exchange engine's rate: under the IPU
+ * cost kind it is noc_scale over the cost's cycles per byte, so --link-gbps
+ * and --noc-scale each raised 25% give one port and two engines, and the
+ * pair built for one chip answered for the other (elk check point 1555 of
+ * --seed 1: Elk-Full at --link-gbps 6.875 moved by a cycle with the points
+ * its thread had timed before). Each ask runs on a fresh thread: a chip's
+ * answer after the other's must be its answer alone. */
+typedef struct {
+    const elk_chip *first, *c;
+    double f, pre, solo;
+} engine_ask;
+
+static void *engine_thread(void *v)
+{
+    engine_ask *a = v;
+    if (a->first) elk_cost_grid_beside(a->first, 16, 1, 1.0, NULL, NULL);
+    a->f = elk_cost_grid_beside(a->c, 16, 1, 1.0, &a->pre, &a->solo);
+    return NULL;
+}
+
+static engine_ask engine_on_thread(const elk_chip *first, const elk_chip *c)
+{
+    engine_ask a = {first, c, 0, 0, 0};
+    pthread_t t;
+    ck_assert(pthread_create(&t, NULL, engine_thread, &a) == 0);
+    ck_assert(pthread_join(t, NULL) == 0);
+    return a;
+}
+
+START_TEST(grid_beside_engine_key)
+{
+    /* 4 x 4, ports and mesh links (the port's rate: no mesh_link_gbps) of
+     * 80 B/cycle either way (64 x 1.25 and 80 x 1); the engines, 12.5 and
+     * 10 B/cycle (the scale over 0.1 cycles a byte), bind the exchange; HBM
+     * never does */
+    elk_chip a = grid_chip(ELK_TOPO_MESH, 4, 4, 0), b;
+    a.cost.kind = ELK_COSTK_IPU;
+    a.cost.xchg_cycles_per_byte = 0.1;
+    a.hbm_tbps = 1e3;
+    b = a;
+    a.link_gbps = 64;
+    a.noc_scale = 1.25;
+    b.link_gbps = 80;
+    b.noc_scale = 1.0;
+    ck_assert(elk_chip_link_bytes_per_cycle(&a) == elk_chip_link_bytes_per_cycle(&b));
+    engine_ask alone_a = engine_on_thread(NULL, &a), alone_b = engine_on_thread(NULL, &b);
+    ck_assert_msg(fabs(alone_a.solo - 12.5) < 1e-9 && fabs(alone_b.solo - 10) < 1e-9, "solo %.9g and %.9g",
+                  alone_a.solo, alone_b.solo);
+    engine_ask b_after = engine_on_thread(&a, &b), a_after = engine_on_thread(&b, &a);
+    ck_assert_msg(b_after.solo == alone_b.solo && b_after.f == alone_b.f && b_after.pre == alone_b.pre,
+                  "b after a: solo %.17g f %.17g, alone %.17g %.17g", b_after.solo, b_after.f, alone_b.solo,
+                  alone_b.f);
+    ck_assert_msg(a_after.solo == alone_a.solo && a_after.f == alone_a.f && a_after.pre == alone_a.pre,
+                  "a after b: solo %.17g f %.17g, alone %.17g %.17g", a_after.solo, a_after.f, alone_a.solo,
+                  alone_a.f);
+}
+END_TEST
+
 /* A torus holds every link of its mesh, so an exchange beside a preload
  * is never slower on it than on the mesh of the same size: where its own
  * (shortest, wrap-around) routes make the pair share more links, it takes
@@ -692,6 +750,7 @@ int main(void)
     tcase_add_test(t, grid_beside_ports);
     tcase_add_test(t, preload_rate_memo_many_tiles);
     tcase_add_test(t, grid_beside_history);
+    tcase_add_test(t, grid_beside_engine_key);
     tcase_add_loop_test(t, grid_beside_torus_never_slower, 0,
                         (int)(sizeof torus_pair_cases / sizeof torus_pair_cases[0]));
     tcase_add_test(t, preload_cycles);
