@@ -1202,10 +1202,6 @@ static int dcand_grow(elk_sctx *x, int n, int nm)
     return 0;
 }
 
-/* Schedule op i given the fixed schedule after it. Candidate q lets the
- * preloads at positions qmin..q-1 wait in SRAM (or stream) while it runs;
- * the policy's rule takes one. Returns -1 if nothing fits (the run is
- * infeasible). */
 /* Appends to W (and Wc) the ops after i whose preloads sit at positions
  * below qmin, latest position first, from node k of the held tree, which
  * covers positions [lo, hi). A preload the order search moved far ahead of
@@ -1227,6 +1223,10 @@ static int held_push(elk_sctx *x, int k, int lo, int hi, int qmin, int i, int *n
     return held_push(x, 2 * k, lo, mid, qmin, i, nw);
 }
 
+/* Schedule op i given the fixed schedule after it. Candidate q lets the
+ * preloads at positions qmin..q-1 wait in SRAM (or stream) while it runs;
+ * the policy's rule takes one. Returns -1 if nothing fits (the run is
+ * infeasible). */
 int elk_sctx_schedule_op(elk_sctx *x, int i)
 {
     assert(x->pol != ELK_POL_IDEAL); /* Ideal is run_ideal's closed form */

@@ -50,7 +50,8 @@ typedef struct {
     double *pace;       /* the replay's throttle behind dur (replay_pace), else 0 */
     int placed_lo;
     int lookback;       /* max over ops j of pmax[j] + 1 - pos[j]: how far before an op's first
-                           candidate position a preload it must hold can sit */
+                           candidate position a preload it must hold can sit (debug builds scan
+                           that far to check held_push) */
     int *held;          /* a max tree over the order (held_push): node k >= hleaf is position
                            k - hleaf's op (-1 past N), node k < hleaf the larger of 2k, 2k + 1 */
     int hleaf;          /* its leaves: the least power of two >= N */
