@@ -762,7 +762,7 @@ static elk_status retime(const elk_problem *lo, const elk_schedule *s, elk_polic
         q.graph.ops[i].shape_id = k;
         entry[i] = 0;
         window[i] = s->ops[i].window;
-        copt[i] = s->ops[i].copt >= 0 ? s->ops[i].copt - lo->menus[sh].e[s->ops[i].entry].c0 : -1;
+        copt[i] = elk_schedule_rel_copt(lo, s, i);
         pace[i] = tl ? tl[i] : s->ops[i].pre_dur;
         len[i] = tl ? tl[N + i] : s->ops[i].exe_end - s->ops[i].exe_start;
     }

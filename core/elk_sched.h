@@ -205,6 +205,11 @@ void elk_schedule_free(elk_schedule *s);
 /* Deep copy (for handing results between threads). */
 elk_status elk_schedule_copy(elk_schedule *dst, const elk_schedule *src);
 
+/* Op i's cold option in s relative to its menu entry's first (the index
+ * elk_sched_opts.replay_copt takes), -1 for none; pr is the problem s was
+ * planned on. */
+int elk_schedule_rel_copt(const elk_problem *pr, const elk_schedule *s, int i);
+
 /* Schedule s of policy pol (Elk-Dyn or Elk-Full, the policies the replay
  * of elk_sched_opts drives) timed again at pr with its own decisions forced
  * from the start: its preload order, each op's plan and preload layout, the

@@ -147,6 +147,12 @@ void elk_sched_opts_replay(elk_sched_opts *o, const elk_schedule *s, const int *
     o->replay_len = len;
 }
 
+int elk_schedule_rel_copt(const elk_problem *pr, const elk_schedule *s, int i)
+{
+    const elk_sched_op *op = &s->ops[i];
+    return op->copt >= 0 ? op->copt - pr->menus[pr->graph.ops[i].shape_id].e[op->entry].c0 : -1;
+}
+
 elk_status elk_schedule_replay(const elk_problem *pr, const elk_schedule *s, elk_policy pol, const elk_sched_opts *o,
                                elk_schedule *out, elk_error *err)
 {
@@ -163,7 +169,7 @@ elk_status elk_schedule_replay(const elk_problem *pr, const elk_schedule *s, elk
         const elk_sched_op *op = &s->ops[i];
         entry[i] = op->entry;
         window[i] = op->window;
-        copt[i] = op->copt >= 0 ? op->copt - pr->menus[pr->graph.ops[i].shape_id].e[op->entry].c0 : -1;
+        copt[i] = elk_schedule_rel_copt(pr, s, i);
     }
     if (st == ELK_OK) {
         elk_sched_opts ro = *o;
