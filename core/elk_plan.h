@@ -66,9 +66,10 @@ typedef struct {
     double hbm_bytes;   /* real bytes of the op's HBM tensors */
 } elk_plan_set;
 
-/* The allocator prices replication's extra NoC traffic in a few ways
- * (elk_menu_cold_cost's phi); each price has its own effective front. */
-#define ELK_PRICES 5
+/* The allocator prices a preload layout in a few ways (elk_menu_price:
+ * the weights of elk_menu_cold_cost); each price has its own effective
+ * front. */
+#define ELK_PRICES 10
 
 /* One point of the time front of an operator for one chip timing. */
 typedef struct {
@@ -164,12 +165,16 @@ void elk_menu_free(elk_menu *m);
 /* Index of the fastest entry with hot <= budget, or -1. */
 int elk_menu_best(const elk_menu *m, double budget);
 /* Cost of holding an operator's preload in cold option k of entry e:
- * its data distribution, the time replication adds to the preload, and the
- * extra NoC time replication puts on the network, weighted by phi, the
- * fraction of execution that is exchange (what that traffic will stretch). */
-double elk_menu_cold_cost(const elk_chip *c, const elk_menu *m, int e, int k, double phi);
-/* Recompute ecost/eopt/eff of price slot with a new phi. */
-void elk_menu_reprice(const elk_chip *c, elk_menu *m, double phi, int slot);
+ * its data distribution, the time replication adds to the preload weighted
+ * by psi (1: the preload is on the critical path, 0: it hides behind
+ * execution), and the extra NoC time replication puts on the network,
+ * weighted by phi, the fraction of execution that is exchange (what that
+ * traffic will stretch). */
+double elk_menu_cold_cost(const elk_chip *c, const elk_menu *m, int e, int k, double phi, double psi);
+/* Price slot k's weights (0 <= k < ELK_PRICES). */
+void elk_menu_price(int k, double *phi, double *psi);
+/* Recompute ecost/eopt/eff of price slot with new weights. */
+void elk_menu_reprice(const elk_chip *c, elk_menu *m, double phi, double psi, int slot);
 
 /* A thread-safe cache of plan sets keyed by (operator shape, the chip
  * parameters enumeration depends on). HBM and NoC bandwidth are not part of

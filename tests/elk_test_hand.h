@@ -84,7 +84,7 @@ static void hand_problem(elk_problem *pr)
     for (int s = 0; s < 3; s++)
         for (int k = 0; k < ELK_PRICES; k++) {
             pr->menus[s].eff[k] = malloc((size_t)pr->menus[s].n * sizeof(int));
-            elk_menu_reprice(c, &pr->menus[s], k ? 1.0 : 0.0, k);
+            elk_menu_reprice(c, &pr->menus[s], k ? 1.0 : 0.0, 1.0, k);
         }
 }
 

@@ -210,7 +210,7 @@ static void contention_problem(elk_problem *pr, elk_topology topo, double hbm_tb
     for (int s = 0; s < 2; s++)
         for (int k = 0; k < ELK_PRICES; k++) {
             pr->menus[s].eff[k] = malloc((size_t)pr->menus[s].n * sizeof(int));
-            elk_menu_reprice(c, &pr->menus[s], k ? 1.0 : 0.0, k);
+            elk_menu_reprice(c, &pr->menus[s], k ? 1.0 : 0.0, 1.0, k);
         }
 }
 
@@ -933,6 +933,17 @@ static const ideal_pair full_pairs[] = {
      "--chip wse2 --model qwen3-30b-a3b --workload prefill --batch 2 --seq 37 --layers 2 --cores 64 --topology ring "
      "--hbm-tbps 0.0778 --noc-scale 0.376 --link-gbps 9.29 --sram-kib 66.0 --compute-scale 1.06",
      "sram-kib", "82.5"},
+    /* elk check --points 2000 --seed 1 (session 24), point 1700: the
+     * allocator charged a replicated layout its preload's excess over the
+     * HBM time, which grows as HBM gets faster; with 25% more HBM, Elk-Dyn
+     * chose distributed layouts for every matmul (0.1785 -> 0.1916 ms) and
+     * Elk-Full kept Static's 0.1806. Priced also without that charge
+     * (elk_menu_price), both run 0.1745 at both points */
+    {"the allocator's preload charge grows with HBM",
+     "--chip tt-galaxy --model llama2-7b --workload train-fwd --batch 6 --seq 41 --layers 3 --cores 3072 "
+     "--topology mesh --hbm-tbps 17.6 --noc-scale 2.86 --link-gbps 67.7 --sram-kib 1060 --compute-scale 0.857 "
+     "--hbm-controllers 8",
+     "hbm-tbps", "22"},
 };
 
 START_TEST(regress_full_monotone_through_cuts)
