@@ -630,8 +630,14 @@ static int split_ladder_m(const elk_op *op, double cap_bytes, double margin, int
             continue;
         }
         /* past ELK_SPLIT_LADDER_MAX, the fewest and twice them: a larger cap
-         * can halve the fewest, and the cut it had is then still offered
-         * (full: every power of two up to the dim's extent) */
+         * can halve the fewest, and the fewest it had is then still offered,
+         * but not twice that (elk check --seed 1 point 1918: lm_head's 128
+         * pieces, offered at 49.7 KiB where 64 fit, are gone at 62.125 KiB
+         * where 32 fit; Elk-Full 5% slower). Only a top that does not move
+         * with the cap nests; every power of two to the dim's extent (full)
+         * made that point 9x slower to plan, and a top set by 4 KiB per core
+         * moved as many inversions as it fixed (docs/VALIDATION.md, session
+         * 26) */
         for (long k0 = k; n < max; k *= 2) {
             if (k > D || k > ELK_SPLIT_MAX_PIECES) break;
             split_with_pieces(op, cap_bytes, (int)k, &s);

@@ -154,9 +154,10 @@ int elk_split_options(const elk_op *op, double cap_bytes, elk_split opt[ELK_MAX_
  * powers of two of pieces from the fewest that fit up to
  * ELK_SPLIT_LADDER_MAX (or the dim's extent), and from it on the fewest and
  * twice them. Powers of two nest: with a larger cap the fewest that fit can
- * only halve, so every cut offered at a smaller cap is still offered (past
- * ELK_SPLIT_LADDER_MAX, when the fewest halve at most once), and a chooser
- * that keeps the fastest can only get faster as SRAM grows. An op that fits but is within
+ * only halve, so every cut offered at a smaller cap is still offered while
+ * the fewest stay below ELK_SPLIT_LADDER_MAX (past it, a halved fewest keeps
+ * the fewest it had but loses twice them), and there a chooser that keeps
+ * the fastest can only get faster as SRAM grows. An op that fits but is within
  * ELK_SPLIT_LADDER_MARGIN of the cap is offered its cuts too: a whole op that
  * only just fits has few plans left and can be far slower than its pieces
  * (Llama2-13B prefill's QKV on 192 cores: 5.2 ms whole at 1987 KiB, 3.0 ms in
