@@ -737,7 +737,7 @@ static double tree_busiest(const elk_chip *c, double r)
  * preload stops first at x the exchange goes on to min(E0, min over shared
  * links (cap - b x) / a), the lower envelope of lines kept in l[]. E0: the
  * exchange alone. */
-enum { PAIR_SLOTS = 2048, PAIR_PROBE = 4, PAIR_LINES = 16 };
+enum { PAIR_SLOTS = 2048, PAIR_PROBE = 4, PAIR_LINES = ELK_GRID_PAIR_LINES };
 enum { PAIR_KEYS = 8 };
 typedef struct {
     grid_memo_ent k;
@@ -763,12 +763,6 @@ typedef struct {
     unsigned char used[PAIR_SLOTS];
 } pair_memo;
 
-static double pair_env(const pair_ent *p, double x)
-{
-    double v = p->E0;
-    for (int i = 0; i < p->nl; i++) v = fmin_inl(v, p->la[i] - p->lb[i] * x);
-    return v;
-}
 
 /* The network pair_build reads, per thread: built for the last chip that
  * asked (compared bytewise: a padding difference only costs a rebuild),
@@ -793,7 +787,7 @@ enum { PAIR_NETS = 2 };
 typedef struct {
     pair_net n[PAIR_NETS];
     unsigned long tick;
-    pair_memo memo; /* grid_beside_one's */
+    pair_memo memo; /* pair_lookup's */
 } pair_nets;
 static pthread_key_t pair_net_key;
 static pthread_once_t pair_net_once = PTHREAD_ONCE_INIT;
@@ -1005,17 +999,18 @@ static int pair_eq(const pair_ent *e, const grid_memo_ent *k, const double *v, d
     return 1;
 }
 
-/* elk_cost_grid_beside on c's own routes. */
-static double grid_beside_one(const elk_chip *c, double g, double r, double xp, double *pre, double *solo)
+/* The memo's entry for (c, g, r) on c's own routes, built on a miss;
+ * NULL where elk_cost_grid_beside answers 0 at every pace (not a grid,
+ * too large, out of memory). */
+static const pair_ent *pair_lookup(const elk_chip *c, double g, double r)
 {
-    if (pre) *pre = xp;
     if ((c->topology != ELK_TOPO_MESH && c->topology != ELK_TOPO_TORUS) ||
-        (long)c->mesh_rows * c->mesh_cols > ELK_COST_TREE_MAX || !(xp > 0))
-        return 0;
+        (long)c->mesh_rows * c->mesh_cols > ELK_COST_TREE_MAX)
+        return NULL;
     pair_nets *ps = pair_nets_get();
-    if (!ps) return 0;
+    if (!ps) return NULL;
     pair_memo *memo = &ps->memo;
-    r = fmax_inl(1.0, r);
+    assert(r >= 1.0); /* elk_cost_grid_pair's fmax */
     grid_memo_ent k = grid_key(c, 0, 0);
     double v[PAIR_KEYS];
     pair_vals(c, r, v);
@@ -1050,7 +1045,39 @@ static double grid_beside_one(const elk_chip *c, double g, double r, double xp, 
         if (!pair_build(c, g, r, p)) p->E0 = 0; /* remembered too: not built again */
         memo->used[sl] = 1;
     }
-    if (!(p->E0 > 0)) return 0;
+    return p;
+}
+
+static void side_of(const pair_ent *p, elk_grid_side *sd)
+{
+    sd->ok = p && p->E0 > 0;
+    if (!sd->ok) return;
+    sd->tE = p->tE;
+    sd->tP = p->tP;
+    sd->sS = p->sS;
+    sd->pE = p->pE;
+    sd->E0 = p->E0;
+    sd->we = p->we;
+    sd->wp = p->wp;
+    sd->nl = p->nl;
+    memcpy(sd->la, p->la, (size_t)p->nl * sizeof *sd->la);
+    memcpy(sd->lb, p->lb, (size_t)p->nl * sizeof *sd->lb);
+}
+
+/* The exchange's rate beside a preload at rate x on the links both load:
+ * the lower envelope of the side's lines, below its rate alone. */
+static double side_env(const elk_grid_side *p, double x)
+{
+    double v = p->E0;
+    for (int i = 0; i < p->nl; i++) v = fmin_inl(v, p->la[i] - p->lb[i] * x);
+    return v;
+}
+
+/* elk_cost_grid_beside on one side's routes (the side's own chip's). */
+static double side_beside(const elk_grid_side *p, double xp, double *pre, double *solo)
+{
+    if (pre) *pre = xp;
+    if (!p->ok || !(xp > 0)) return 0;
     if (solo) *solo = p->E0;
     double tP = fmin_inl(p->tP, xp), xe, xpb;
     if (p->sS <= fmin_inl(p->tE / p->we, tP / p->wp)) {
@@ -1062,16 +1089,35 @@ static double grid_beside_one(const elk_chip *c, double g, double r, double xp, 
         xpb = fmin_inl(xp, p->pE);
     } else {
         xpb = tP; /* the preload at its pace; the exchange takes the rest */
-        xe = pair_env(p, tP);
+        xe = side_env(p, tP);
     }
     if (pre) *pre = xpb;
     return xe > 0 ? fmax_inl(1.0, p->E0 / xe) : 0;
 }
 
+void elk_cost_grid_pair(const elk_chip *c, double g, double r, elk_grid_pair *gp)
+{
+    r = fmax_inl(1.0, r);
+    side_of(pair_lookup(c, g, r), &gp->side[0]);
+    gp->twin = c->topology == ELK_TOPO_TORUS && gp->side[0].ok;
+    if (gp->twin) {
+        elk_chip m = *c;
+        m.topology = ELK_TOPO_MESH;
+        side_of(pair_lookup(&m, g, r), &gp->side[1]);
+    }
+}
+
 double elk_cost_grid_beside(const elk_chip *c, double g, double r, double xp, double *pre, double *solo)
 {
-    double p1 = xp, s1 = 0, f1 = grid_beside_one(c, g, r, xp, &p1, &s1);
-    if (c->topology == ELK_TOPO_TORUS && f1 > 0) {
+    elk_grid_pair gp;
+    elk_cost_grid_pair(c, g, r, &gp);
+    return elk_cost_grid_pair_beside(&gp, xp, pre, solo);
+}
+
+double elk_cost_grid_pair_beside(const elk_grid_pair *gp, double xp, double *pre, double *solo)
+{
+    double p1 = xp, s1 = 0, f1 = side_beside(&gp->side[0], xp, &p1, &s1);
+    if (gp->twin && f1 > 0) {
         /* A torus holds every link of its mesh, so the two transfers can
          * take the mesh's routes, never a wrap-around link: where the
          * exchange then runs faster beside the preload, it is charged
@@ -1085,9 +1131,7 @@ double elk_cost_grid_beside(const elk_chip *c, double g, double r, double xp, do
          * its preload the slower share, which stretched it and started it
          * earlier, before the op ahead of it had ended (point 1509: Basic's
          * mesh schedule 0.29% slower on the torus). */
-        elk_chip m = *c;
-        m.topology = ELK_TOPO_MESH;
-        double p2 = xp, s2 = 0, f2 = grid_beside_one(&m, g, r, xp, &p2, &s2);
+        double p2 = xp, s2 = 0, f2 = side_beside(&gp->side[1], xp, &p2, &s2);
         int torus_dominates = s1 / f1 >= s2 / f2 * (1 - 1e-9) && p1 >= p2 * (1 - 1e-9);
         if (f2 > 0 && s2 > 0 && !torus_dominates) {
             if (pre) *pre = p2;

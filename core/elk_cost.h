@@ -87,6 +87,28 @@ double elk_cost_hbm_rate(const elk_chip *c);
  * mesh's time beside over the torus's alone, *pre the mesh's. */
 double elk_cost_grid_beside(const elk_chip *c, double g, double r, double xp, double *pre, double *solo);
 
+/* One (chip, g, r) of elk_cost_grid_beside resolved once, for a caller that
+ * asks it at many paces (the scheduler asks hundreds of millions of times
+ * in an `elk check` run, and the thread's pair memo's key, hash and probe
+ * were most of each ask). Owns nothing: the memo's entries are copied, so
+ * no later ask can evict what it reads. Invariant: side[k].ok is 0 or the
+ * entry's E0 > 0; twin is set only on a torus whose own side is ok. */
+enum { ELK_GRID_PAIR_LINES = 16 };
+typedef struct {
+    int ok;   /* 0: elk_cost_grid_beside answers 0 at every pace */
+    double tE, tP, sS, pE, E0, we, wp;
+    int nl;
+    double la[ELK_GRID_PAIR_LINES], lb[ELK_GRID_PAIR_LINES];
+} elk_grid_side;
+typedef struct {
+    int twin;            /* a torus: side[1] is its mesh's */
+    elk_grid_side side[2];
+} elk_grid_pair;
+void elk_cost_grid_pair(const elk_chip *c, double g, double r, elk_grid_pair *gp);
+/* elk_cost_grid_beside(c, g, r, xp, pre, solo) from gp = elk_cost_grid_pair(c, g, r): the
+ * same answer, bit for bit. */
+double elk_cost_grid_pair_beside(const elk_grid_pair *gp, double xp, double *pre, double *solo);
+
 /* Preload time (cycles) of hbm_bytes unique bytes delivered as
  * delivered_bytes in total (replicas included). */
 double elk_cost_preload_cycles(const elk_chip *c, double hbm_bytes, double delivered_bytes);

@@ -2,6 +2,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -417,17 +418,49 @@ static const net_phases *op_phases_memo(const elk_sctx *x, int i, int en, int k,
     return m->p;
 }
 
+/* elk_cost_grid_pair's answers for the run that asked them, by (g, r),
+ * direct-mapped: a run's phases ask the same few groups and replications
+ * at every preload beside them, hundreds of millions of times in an `elk
+ * check` run, and the cost memo's key, hash and probe behind
+ * elk_cost_grid_beside were a sixth of its time. Per thread; an entry
+ * answers only the run that filled it (x->gm_run, unique over threads:
+ * a run's chip is fixed, another run's may differ). */
+enum { GM_SLOTS = 32 };
+static _Thread_local struct {
+    unsigned long run[GM_SLOTS];
+    double g[GM_SLOTS], r[GM_SLOTS];
+    elk_grid_pair gp[GM_SLOTS];
+} gm;
+static _Atomic unsigned long gm_runs;
+
+/* elk_cost_grid_beside(x->c, g, r, ...)'s pair, valid until the next call */
+static const elk_grid_pair *grid_pair(const elk_sctx *x, double g, double r)
+{
+    uint64_t a, b;
+    memcpy(&a, &g, sizeof a);
+    memcpy(&b, &r, sizeof b);
+    uint64_t h = (a ^ (b * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL;
+    int sl = (int)(h >> 59); /* GM_SLOTS = 32: the top five bits */
+    if (gm.run[sl] != x->gm_run || gm.g[sl] != g || gm.r[sl] != r) {
+        elk_cost_grid_pair(x->c, g, r, &gm.gp[sl]);
+        gm.run[sl] = x->gm_run;
+        gm.g[sl] = g;
+        gm.r[sl] = r;
+    }
+    return &gm.gp[sl];
+}
+
 /* The slowdown of phases [k0, k1) of ph beside a preload of replication r
  * at pace xp (bytes per core per cycle): their time beside it over their
  * time alone (in *alone, cycles), each phase's rates from the simulator's
  * own templates (elk_cost_grid_beside). 0 when the grid's templates are
  * not available. */
-static double phases_slowdown(const elk_chip *c, const net_phases *ph, int k0, int k1, double r, double xp,
+static double phases_slowdown(const elk_sctx *x, const net_phases *ph, int k0, int k1, double r, double xp,
                               double *alone)
 {
     double a = 0, beside = 0;
     for (int k = k0; k < k1; k++) {
-        double solo, f = elk_cost_grid_beside(c, ph->g[k], r, xp, NULL, &solo);
+        double solo, f = elk_cost_grid_pair_beside(grid_pair(x, ph->g[k], r), xp, NULL, &solo);
         if (!(f > 0)) return 0;
         a += ph->bytes[k] / solo;
         beside += ph->bytes[k] / solo * f;
@@ -571,7 +604,7 @@ static double placed_extra(const elk_sctx *x, double L, double D, int q, double 
             } else {
                 f = c->topology == ELK_TOPO_ALL2ALL ? a2a_slowdown(x, j, d, ph, k0, k1, &alone)
                     : c->topology == ELK_TOPO_RING  ? ring_slowdown(x, j, d, ph, k0, k1, &alone)
-                                                    : phases_slowdown(c, ph, k0, k1, x->deliv[j] / hbm_of(x, j), x->deliv[j] / c->cores / d,
+                                                    : phases_slowdown(x, ph, k0, k1, x->deliv[j] / hbm_of(x, j), x->deliv[j] / c->cores / d,
                                           &alone);
                 if (bit) {
                     pm->f[grp][slot] = f;
@@ -1053,11 +1086,11 @@ static double net_time_alone(const elk_sctx *x, int i)
  * its phases' time beside the preload (each at elk_cost_grid_beside's
  * slowdown), and in *pre the preload's mean rate over that time. 0 when
  * the grid's templates are not available. */
-static double grid_beside_rates(const elk_chip *c, const net_phases *ph, double bx, double r, double xp, double *pre)
+static double grid_beside_rates(const elk_sctx *x, const net_phases *ph, double bx, double r, double xp, double *pre)
 {
     double T = 0, P = 0;
     for (int k = 0; k < ph->n; k++) {
-        double solo, pk, f = elk_cost_grid_beside(c, ph->g[k], r, xp, &pk, &solo);
+        double solo, pk, f = elk_cost_grid_pair_beside(grid_pair(x, ph->g[k], r), xp, &pk, &solo);
         if (!(f > 0) || !(solo > 0)) return 0;
         double t = ph->bytes[k] / solo * f;
         T += t;
@@ -1108,7 +1141,7 @@ static void stretch_preloads(elk_sctx *x, int i, int q, const net_phases *ph)
          * residue of bx hold a preload for all of it (point 921: bx ~0
          * left, a preload stretched 13.6 k cycles; compute x1.25 made
          * Static 0.11% slower) */
-        double xe = grid2d ? grid_beside_rates(c, ph, bx0, x->deliv[j] / hbm_of(x, j), xp, &pre)
+        double xe = grid2d ? grid_beside_rates(x, ph, bx0, x->deliv[j] / hbm_of(x, j), xp, &pre)
                            : beside_rate(x, j, d, r0, &pre);
         if (xe <= 0 || pre >= xp) continue;
         double in = min2(x->pe[r], x->ee[i]) - max2(x->ps[r], s); /* its time inside the window */
@@ -1447,6 +1480,7 @@ int elk_sctx_init(elk_sctx *x, const elk_problem *pr, const elk_sched_opts *o, e
     x->order = order;
     x->window = o->window > 0 ? o->window : 2 * (pr->graph.per_layer ? pr->graph.per_layer : 16);
     x->abort_at = INFINITY;
+    x->gm_run = atomic_fetch_add(&gm_runs, 1) + 1; /* 0: gm's empty slots */
     x->bp_i = -1;
     x->xr_hot = INFINITY;
     x->xr_cold = -INFINITY;

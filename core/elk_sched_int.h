@@ -98,6 +98,7 @@ typedef struct {
     struct {
         double h, deliv, share, hbmT, dur, noc;
     } pmemo[64];
+    unsigned long gm_run; /* this run's key in elk_sched.c's grid pair cache (gm), never 0 */
 } elk_sctx;
 
 static inline const elk_menu *menu_of(const elk_sctx *x, int i) { return &x->pr->menus[x->pr->graph.ops[i].shape_id]; }

@@ -4,6 +4,7 @@
  * breakdown adds up, and preload orders keep their displacement bound and
  * repeat in every identical layer. */
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "elk_cost.h"
@@ -1246,6 +1247,59 @@ START_TEST(regress_more_links_never_slower)
 }
 END_TEST
 
+/* The scheduler keeps each run's resolved grid pairs (elk_cost_grid_pair)
+ * in a per-thread cache keyed by the run: a run's chip is fixed, the next
+ * run's may not be. Keyed by the group and replication alone, a chip with
+ * a slower link would answer with the pairs of the chip its thread timed
+ * before (the same groups and replications, other rates). Each line is
+ * timed alone on a fresh thread, then after the other line on one thread:
+ * the answers must be the same, bit for bit. */
+static const char *const gm_lines[] = {
+    "--chip tt-mesh --model llama2-7b --workload decode --layers 1 --cores 64 --topology mesh --hbm-controllers 2",
+    "--chip tt-mesh --model llama2-7b --workload decode --layers 1 --cores 64 --topology mesh --hbm-controllers 2 "
+    "--link-gbps 40",
+};
+typedef struct {
+    int first, then; /* gm_lines indices; first -1: none */
+    elk_plan_cache *pc;
+    double lat[2];   /* Static's and Elk-Dyn's at gm_lines[then] */
+} gm_ask;
+
+static void *gm_thread(void *v)
+{
+    gm_ask *a = v;
+    static const elk_policy pols[] = {ELK_POL_STATIC, ELK_POL_DYN};
+    for (int k = 0; k < 2; k++) {
+        if (a->first >= 0) policy_at_line(pols[k], gm_lines[a->first], NULL, NULL, a->pc);
+        a->lat[k] = policy_at_line(pols[k], gm_lines[a->then], NULL, NULL, a->pc);
+    }
+    return NULL;
+}
+
+static gm_ask gm_on_thread(int first, int then, elk_plan_cache *pc)
+{
+    gm_ask a = {first, then, pc, {0, 0}};
+    pthread_t t;
+    ck_assert(pthread_create(&t, NULL, gm_thread, &a) == 0);
+    ck_assert(pthread_join(t, NULL) == 0);
+    return a;
+}
+
+START_TEST(grid_pairs_per_run)
+{
+    elk_plan_cache *pc = elk_plan_cache_alloc();
+    for (int l = 0; l < 2; l++) {
+        gm_ask alone = gm_on_thread(-1, l, pc), after = gm_on_thread(1 - l, l, pc);
+        for (int k = 0; k < 2; k++)
+            ck_assert_msg(after.lat[k] == alone.lat[k], "line %d, %s: %.17g cycles after the other line, %.17g alone",
+                          l, k ? "Elk-Dyn" : "Static", after.lat[k], alone.lat[k]);
+    }
+    gm_ask a = gm_on_thread(-1, 0, pc), b = gm_on_thread(-1, 1, pc);
+    ck_assert_msg(a.lat[0] != b.lat[0], "the two links give Static different times: %.17g", a.lat[0]);
+    elk_plan_cache_free(pc);
+}
+END_TEST
+
 /* elk check --points 2000 found it: Elk-Full moved the preload of a cut
  * operator's second piece (L0.down#1) far ahead in its order, and the scan
  * for preloads an operator must hold reached only 64 positions back, so
@@ -1396,6 +1450,7 @@ static Suite *suite(void)
     tcase_add_test(tc, regress_ideal_monotone_in_resources);
     tcase_add_loop_test(tc, regress_ideal_monotone_through_cuts, 0, (int)(sizeof ideal_pairs / sizeof ideal_pairs[0]));
     tcase_add_loop_test(tc, regress_full_monotone_through_cuts, 0, (int)(sizeof full_pairs / sizeof full_pairs[0]));
+    tcase_add_test(tc, grid_pairs_per_run);
     tcase_add_test(tc, regress_cut_tail_near_ideal);
     tcase_add_loop_test(tc, regress_estimate_near_simulation, 0, (int)(sizeof sim_points / sizeof sim_points[0]));
     tcase_add_loop_test(tc, regress_port_pauses_only_compute, 0, (int)(sizeof stall_points / sizeof stall_points[0]));
