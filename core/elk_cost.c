@@ -743,9 +743,7 @@ typedef struct {
     grid_memo_ent k;
     double v[PAIR_KEYS]; /* what the grid key omits (pair_vals) */
     double g;
-    double tE, tP, sS, pE, E0, we, wp;
-    int nl;
-    double la[PAIR_LINES], lb[PAIR_LINES]; /* exchange rate = la - lb x */
+    elk_grid_side s;     /* the answer's numbers; exchange rate = la - lb x */
 } pair_ent;
 /* Hashed by the chip's key, the group and the replication (the tile is a
  * function of the grid and r, so it is not hashed): the grids' preload
@@ -872,7 +870,7 @@ static double line_cross(const pair_line *l, const pair_line *m) { return (m->a 
  * replay). The envelope of lines a - b x, b ascending, is a convex-hull
  * walk; only the pieces inside [0, X] are kept. Returns 0 when even those
  * are more than PAIR_LINES. */
-static int pair_hull(pair_ent *p, const double *a, const double *b, const elk_link *lk, int nl, double X)
+static int pair_hull(elk_grid_side *p, const double *a, const double *b, const elk_link *lk, int nl, double X)
 {
     pair_line *v = malloc((size_t)(nl + 1) * sizeof *v);
     if (!v) return 0;
@@ -903,7 +901,7 @@ static int pair_hull(pair_ent *p, const double *a, const double *b, const elk_li
 
 /* Builds p's numbers from the simulator's templates of the two transfers
  * on a network of c. Returns 0 when it cannot. */
-static int pair_build(const elk_chip *c, double g, double r, pair_ent *p)
+static int pair_build(const elk_chip *c, double g, double r, elk_grid_side *p)
 {
     pair_net *pn = pair_net_get(c);
     if (!pn) return 0;
@@ -1042,7 +1040,8 @@ static const pair_ent *pair_lookup(const elk_chip *c, double g, double r)
         p->k = k;
         memcpy(p->v, v, sizeof p->v);
         p->g = g;
-        if (!pair_build(c, g, r, p)) p->E0 = 0; /* remembered too: not built again */
+        if (!pair_build(c, g, r, &p->s)) p->s.E0 = 0; /* remembered too: not built again */
+        p->s.ok = p->s.E0 > 0;
         memo->used[sl] = 1;
     }
     return p;
@@ -1050,18 +1049,8 @@ static const pair_ent *pair_lookup(const elk_chip *c, double g, double r)
 
 static void side_of(const pair_ent *p, elk_grid_side *sd)
 {
-    sd->ok = p && p->E0 > 0;
-    if (!sd->ok) return;
-    sd->tE = p->tE;
-    sd->tP = p->tP;
-    sd->sS = p->sS;
-    sd->pE = p->pE;
-    sd->E0 = p->E0;
-    sd->we = p->we;
-    sd->wp = p->wp;
-    sd->nl = p->nl;
-    memcpy(sd->la, p->la, (size_t)p->nl * sizeof *sd->la);
-    memcpy(sd->lb, p->lb, (size_t)p->nl * sizeof *sd->lb);
+    if (p) *sd = p->s;
+    else sd->ok = 0;
 }
 
 /* The exchange's rate beside a preload at rate x on the links both load:
