@@ -761,7 +761,6 @@ typedef struct {
     unsigned char used[PAIR_SLOTS];
 } pair_memo;
 
-
 /* The network pair_build reads, per thread: built for the last chip that
  * asked (compared bytewise: a padding difference only costs a rebuild),
  * with the exchange and preload templates and the preload trees' geometry
