@@ -426,6 +426,7 @@ static const net_phases *op_phases_memo(const elk_sctx *x, int i, int en, int k,
  * answers only the run that filled it (x->gm_run, unique over threads:
  * a run's chip is fixed, another run's may differ). */
 enum { GM_SLOTS = 32 };
+_Static_assert(GM_SLOTS == 1 << 5, "grid_pair takes the hash's top five bits");
 static _Thread_local struct {
     unsigned long run[GM_SLOTS];
     double g[GM_SLOTS], r[GM_SLOTS];
@@ -440,7 +441,7 @@ static const elk_grid_pair *grid_pair(const elk_sctx *x, double g, double r)
     memcpy(&a, &g, sizeof a);
     memcpy(&b, &r, sizeof b);
     uint64_t h = (a ^ (b * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL;
-    int sl = (int)(h >> 59); /* GM_SLOTS = 32: the top five bits */
+    int sl = (int)(h >> 59);
     if (gm.run[sl] != x->gm_run || gm.g[sl] != g || gm.r[sl] != r) {
         elk_cost_grid_pair(x->c, g, r, &gm.gp[sl]);
         gm.run[sl] = x->gm_run;
