@@ -1040,7 +1040,6 @@ static const pair_ent *pair_lookup(const elk_chip *c, double g, double r)
         memcpy(p->v, v, sizeof p->v);
         p->g = g;
         if (!pair_build(c, g, r, &p->s)) p->s.E0 = 0; /* remembered too: not built again */
-        p->s.ok = p->s.E0 > 0;
         memo->used[sl] = 1;
     }
     return p;
@@ -1049,7 +1048,7 @@ static const pair_ent *pair_lookup(const elk_chip *c, double g, double r)
 static void side_of(const pair_ent *p, elk_grid_side *sd)
 {
     if (p) *sd = p->s;
-    else sd->ok = 0;
+    else sd->E0 = 0;
 }
 
 /* The exchange's rate beside a preload at rate x on the links both load:
@@ -1065,7 +1064,7 @@ static double side_env(const elk_grid_side *p, double x)
 static double side_beside(const elk_grid_side *p, double xp, double *pre, double *solo)
 {
     if (pre) *pre = xp;
-    if (!p->ok || !(xp > 0)) return 0;
+    if (!(p->E0 > 0) || !(xp > 0)) return 0;
     if (solo) *solo = p->E0;
     double tP = fmin_inl(p->tP, xp), xe, xpb;
     if (p->sS <= fmin_inl(p->tE / p->we, tP / p->wp)) {
@@ -1087,7 +1086,7 @@ void elk_cost_grid_pair(const elk_chip *c, double g, double r, elk_grid_pair *gp
 {
     r = fmax_inl(1.0, r);
     side_of(pair_lookup(c, g, r), &gp->side[0]);
-    gp->twin = c->topology == ELK_TOPO_TORUS && gp->side[0].ok;
+    gp->twin = c->topology == ELK_TOPO_TORUS && gp->side[0].E0 > 0;
     if (gp->twin) {
         elk_chip m = *c;
         m.topology = ELK_TOPO_MESH;

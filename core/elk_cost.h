@@ -91,11 +91,11 @@ double elk_cost_grid_beside(const elk_chip *c, double g, double r, double xp, do
  * asks it at many paces (the scheduler asks hundreds of millions of times
  * in an `elk check` run, and the thread's pair memo's key, hash and probe
  * were most of each ask). Owns nothing: the memo's entries are copied, so
- * no later ask can evict what it reads. Invariant: side[k].ok is 0 or the
- * entry's E0 > 0; twin is set only on a torus whose own side is ok. */
+ * no later ask can evict what it reads. A side whose E0 (the exchange's
+ * rate alone) is not positive answers 0 at every pace; twin is set only on
+ * a torus whose own side has one. */
 enum { ELK_GRID_PAIR_LINES = 16 };
 typedef struct {
-    int ok;   /* 0: elk_cost_grid_beside answers 0 at every pace */
     double tE, tP, sS, pE, E0, we, wp;
     int nl;
     double la[ELK_GRID_PAIR_LINES], lb[ELK_GRID_PAIR_LINES];
