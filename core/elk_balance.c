@@ -130,7 +130,7 @@ void elk_demand_of(const elk_problem *pr, elk_demand *d)
     const elk_chip *c = &pr->chip;
     double bytes = pr->graph.weight_bytes + pr->graph.kv_bytes; /* = the ops' HBM bytes (elk check) */
     d->exec = elk_problem_exec_floor(pr);
-    d->hbm = bytes / elk_cost_hbm_rate(c);
+    d->hbm = bytes / elk_chip_hbm_bytes_per_cycle(c);
     d->noc = bytes / elk_cost_preload_rate(c, 1);
     d->bound = ELK_BOUND_EXEC;
     if (d->hbm > d->exec && d->hbm >= d->noc) d->bound = ELK_BOUND_HBM;

@@ -971,23 +971,6 @@ static void knob_value(const elk_check_args *a, const elk_problem *pr, elk_knob 
     snprintf(buf, n, "%.6g", v * ELK_CHECK_RAISE);
 }
 
-/* An all-to-all pod's HBM reaches a core only through that core's chip's
- * controllers, a grid's through the grid from any controller, so where the
- * last chip of the pod is partly used the all-to-all point reads at a
- * fraction f < 1 of the bandwidth (elk_cost_hbm_rate): a resource it lacks,
- * not links it gains. Its pair with the mesh compares the two at the same
- * usable HBM: *tbps gets the mesh's bandwidth x f when the partner is the
- * mesh, / f when it is the pod; 0 when f is 1. */
-static int a2a_pair_hbm(const elk_chip *c, int partner, double *tbps)
-{
-    elk_chip pod = *c;
-    pod.topology = ELK_TOPO_ALL2ALL;
-    double f = elk_cost_hbm_rate(&pod) / elk_chip_hbm_bytes_per_cycle(&pod);
-    if (!(f < 1)) return 0;
-    *tbps = partner == ELK_TOPO_ALL2ALL ? c->hbm_tbps / f : c->hbm_tbps * f;
-    return 1;
-}
-
 static void check_pairs(const elk_check_space *sp, const elk_problem *base, const elk_result *res,
                         elk_plan_cache *pc, const elk_sched_opts *so, elk_check_result *r)
 {
@@ -1028,15 +1011,6 @@ static void check_pairs(const elk_check_space *sp, const elk_problem *base, cons
     for (int t = 0; t < np; t++) {
         elk_check_args b = *a;
         elk_check_args_set(&b, ELK_KNOB_TOPOLOGY, elk_topology_names[partners[t]]);
-        double tbps;
-        if ((partners[t] == ELK_TOPO_ALL2ALL || topo == ELK_TOPO_ALL2ALL) &&
-            a2a_pair_hbm(&base->chip, partners[t], &tbps)) {
-            char v[40];
-            /* every digit: 9 moved the HBM by up to 5e-9, above the check's
-             * tolerance (Ideal "slower" on the all-to-all by rounding) */
-            snprintf(v, sizeof v, "%.17g", tbps);
-            elk_check_args_set(&b, ELK_KNOB_HBM_TBPS, v);
-        }
         elk_problem pr;
         elk_result rb;
         if (plan_pair(&b, pc, so, all, r, &pr, &rb) != 1) continue;

@@ -349,3 +349,12 @@ int elk_chip_multi(const elk_chip *c)
 {
     return (c->cores + c->cores_per_chip - 1) / c->cores_per_chip;
 }
+
+void elk_chip_cores_split(const elk_chip *c, char *buf, size_t n)
+{
+    int chips = elk_chip_multi(c), full = c->cores / c->cores_per_chip, last = c->cores - full * c->cores_per_chip;
+    if (chips <= 1) snprintf(buf, n, "%d", c->cores);
+    else if (!last) snprintf(buf, n, "%dx%d", chips, c->cores_per_chip);
+    else if (full == 1) snprintf(buf, n, "%d+%d", c->cores_per_chip, last);
+    else snprintf(buf, n, "%dx%d+%d", full, c->cores_per_chip, last);
+}

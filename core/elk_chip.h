@@ -161,6 +161,10 @@ double elk_chip_grid_links(const elk_chip *c); /* directed links of a mesh/torus
 double elk_chip_peak_matmul_flops(const elk_chip *c);    /* FLOP/s */
 double elk_chip_peak_vector_flops(const elk_chip *c);
 int elk_chip_multi(const elk_chip *c);  /* number of chips actually spanned */
+/* How the cores fill the chips, compactly: "1472" (one chip), "4x1472"
+ * (whole chips), "1472+368" or "2x1472+736" (the last chip partly used,
+ * built with HBM in proportion to its cores: elk_noc's build_hbm). */
+void elk_chip_cores_split(const elk_chip *c, char *buf, size_t n);
 /* The paper profile's flat inter-chip factor on exchange and syncs (1.25
  * above one chip's cores, the artifact's INTER_CHIP_OVERHEAD), else 1. */
 double elk_chip_xfactor(const elk_chip *c);

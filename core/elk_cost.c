@@ -1212,21 +1212,11 @@ double elk_cost_preload_rate(const elk_chip *c, double replication)
     return rate;
 }
 
-double elk_cost_hbm_rate(const elk_chip *c)
-{
-    double h = elk_chip_hbm_bytes_per_cycle(c);
-    int chips = elk_chip_multi(c);
-    if (c->topology != ELK_TOPO_ALL2ALL || chips <= 1 || (c->profile & (1u << ELK_PSW_MULTICHIP))) return h;
-    /* elk_noc's controllers: as many on every chip, with equal shares */
-    double full = c->cores < c->cores_per_chip ? c->cores : c->cores_per_chip;
-    return h * c->cores / (chips * full);
-}
-
 double elk_cost_preload_cycles(const elk_chip *c, double hbm_bytes, double delivered_bytes)
 {
     if (hbm_bytes <= 0) return 0;
     double r = fmax_inl(1.0, delivered_bytes / hbm_bytes);
-    double t_hbm = hbm_bytes / elk_cost_hbm_rate(c);
+    double t_hbm = hbm_bytes / elk_chip_hbm_bytes_per_cycle(c);
     double t_noc = hbm_bytes / elk_cost_preload_rate(c, r);
     /* Controllers send each unique byte once and the fabric makes the
      * replicas (multicast), whether there is one controller or several; the

@@ -62,15 +62,6 @@ double elk_cost_preload_rate(const elk_chip *c, double replication);
  * loads are summed over every link exactly, as the simulator routes. */
 int elk_cost_torus_preload_flat(const elk_chip *c);
 
-/* Unique bytes per cycle the HBM controllers read for a preload striped
- * over every core. On an all-to-all pod each chip's controllers, a share
- * 1/chips of the bandwidth, serve only their own chip's cores (chip links
- * carry no HBM traffic: elk_noc), so when the last chip is partly used the
- * full chips' controllers bound the rate: 96 cores on chips of 80 read at
- * 96 / (2 x 80) = 3/5 of the HBM bandwidth. The paper profile's multichip
- * rule keeps the artifact's flat pod (the whole bandwidth). */
-double elk_cost_hbm_rate(const elk_chip *c);
-
 /* An execution transfer beside a preload on a mesh or torus, as the event
  * simulator shares them (weighted max-min over the links both load, the
  * simulator's own templates: elk_noc_exchange among groups of g cores, or

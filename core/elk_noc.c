@@ -318,7 +318,15 @@ static int build_grid_links(elk_noc *nc, const elk_chip *c)
 }
 
 /* The HBM controllers, sharing the chip's bandwidth, and on a grid the
- * routers each is attached to. */
+ * routers each is attached to. On an all-to-all pod each chip's
+ * controllers serve only that chip's cores (chip links carry no HBM
+ * traffic), so a chip's share of the bandwidth is its share of the cores:
+ * `--cores N` that leaves the last chip partly used builds that chip with
+ * HBM in proportion, and every core reads at the same rate, the whole
+ * bandwidth striped over every core (elk_chip_hbm_bytes_per_cycle, as the
+ * estimate prices it). An equal share per chip would leave the last chip's
+ * controllers idle part of the time and take bandwidth away as cores are
+ * added (docs/PRESETS.md, Cores). */
 static int build_hbm(elk_noc *nc, const elk_chip *c, double hbm)
 {
     if (!nc->grid) {
@@ -332,8 +340,13 @@ static int build_hbm(elk_noc *nc, const elk_chip *c, double hbm)
     nc->ctrl_chip = ialloc((size_t)nc->nctrl, -1);
     if (!nc->hbm || !nc->ctrl_chip) return -1;
     for (int k = 0; k < nc->nctrl; k++) {
-        nc->hbm[k] = add_link(nc, ELK_LK_HBM, hbm / nc->nctrl, 1, 0, 1);
-        if (!nc->grid) nc->ctrl_chip[k] = k / (nc->nctrl / nc->nchips);
+        double bw = hbm / nc->nctrl;
+        if (!nc->grid) {
+            int kc = nc->nctrl / nc->nchips;
+            nc->ctrl_chip[k] = k / kc;
+            bw = hbm * nc->chip_cores[nc->ctrl_chip[k]] / c->cores / kc;
+        }
+        nc->hbm[k] = add_link(nc, ELK_LK_HBM, bw, 1, 0, 1);
     }
     if (nc->grid) {
         nc->att0 = ialloc((size_t)nc->nctrl, 0);

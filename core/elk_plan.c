@@ -1927,7 +1927,7 @@ double elk_menu_cold_cost(const elk_chip *c, const elk_menu *m, int e, int k, do
     const elk_menu_entry *en = &m->e[e];
     if (!en->nc || m->hbm_bytes <= 0) return 0;
     const elk_menu_cold *mc = &m->cold[en->c0 + k];
-    double thbm = m->hbm_bytes / elk_cost_hbm_rate(c);
+    double thbm = m->hbm_bytes / elk_chip_hbm_bytes_per_cycle(c);
     double pre = elk_cost_preload_cycles(c, m->hbm_bytes, mc->deliv);
     double extra = (mc->deliv - m->cold[en->c0].deliv) / elk_chip_noc_bytes_per_cycle(c);
     return mc->dist + psi * fmax(0.0, pre - thbm) + phi * fmax(0.0, extra);

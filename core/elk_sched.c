@@ -88,7 +88,7 @@ static void set_cold(elk_sctx *x, int i, int k)
         x->pmemo[sl].h = h;
         x->pmemo[sl].deliv = mc->deliv;
         x->pmemo[sl].share = x->noc_share;
-        x->pmemo[sl].hbmT = h / elk_cost_hbm_rate(x->c);
+        x->pmemo[sl].hbmT = h / elk_chip_hbm_bytes_per_cycle(x->c);
         x->pmemo[sl].dur = elk_sched_preload_dur(x->c, x->noc_share, h, mc->deliv, &x->pmemo[sl].noc);
     }
     x->hbmT[i] = x->pmemo[sl].hbmT;
@@ -1579,7 +1579,7 @@ static int pass_bound_init(elk_sctx *x)
     x->lb_m = malloc((size_t)(N + 1) * sizeof *x->lb_m);
     if (!x->lb_e || !x->lb_p || !x->lb_m) return -1;
     x->lb_e[0] = x->lb_p[0] = 0;
-    double bw = elk_cost_hbm_rate(x->c);
+    double bw = elk_chip_hbm_bytes_per_cycle(x->c);
     for (int i = 0; i < N; i++) {
         const elk_menu *m = menu_of(x, i);
         x->lb_e[i + 1] = x->lb_e[i] + (m->n > 0 ? m->e[m->n - 1].exe : 0);
@@ -1751,10 +1751,7 @@ static int fill_utilisation(const elk_sctx *x, double makespan, elk_schedule *s)
     }
     free(win);
     double span = makespan * (x->pol == ELK_POL_IDEAL ? 2 : 1);
-    /* hb is time at the rate the controllers can read for these cores
-     * (elk_cost_hbm_rate); the utilisation is of the whole HBM, as the
-     * simulator reports it (a partly used last chip leaves some idle) */
-    s->hbm_util = makespan > 0 ? hb * (elk_cost_hbm_rate(x->c) / elk_chip_hbm_bytes_per_cycle(x->c)) / makespan : 0;
+    s->hbm_util = makespan > 0 ? hb / makespan : 0;
     s->noc_pre_util = span > 0 ? busy_pre / span : 0;
     s->noc_exe_util = span > 0 ? busy_exe / span : 0;
     s->noc_util = s->noc_pre_util + s->noc_exe_util;

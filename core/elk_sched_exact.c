@@ -165,7 +165,7 @@ static elk_status exact_run(const elk_problem *pr, const elk_sched_opts *o, elk_
     for (int i = 0; i < N; i++) {
         const elk_menu *m = menu_of(&x, i);
         e.minexe[i] = (i ? e.minexe[i - 1] : 0) + m->e[m->n - 1].exe;
-        e.hbm_cycles[i] = (i ? e.hbm_cycles[i - 1] : 0) + hbm_of(&x, order[i]) / elk_cost_hbm_rate(x.c);
+        e.hbm_cycles[i] = (i ? e.hbm_cycles[i - 1] : 0) + hbm_of(&x, order[i]) / elk_chip_hbm_bytes_per_cycle(x.c);
     }
     ex_dfs(&e, N - 1);
     if (o->cancel && atomic_load_explicit(o->cancel, memory_order_relaxed)) {

@@ -117,7 +117,7 @@ static inline double elk_sched_preload_dur(const elk_chip *c, double share, doub
         return 0;
     }
     *noc = h / elk_cost_preload_rate(c, fmax(1.0, deliv / h));
-    double hbm = h / elk_cost_hbm_rate(c);
+    double hbm = h / elk_chip_hbm_bytes_per_cycle(c);
     /* at full share, elk_cost_preload_cycles(c, h, deliv): the same two
      * terms by the same expressions, so its bits without pricing the
      * preload rate twice (on grids, a multicast tree's busiest link) */

@@ -346,12 +346,13 @@ START_TEST(rule_behind_batch_inversion)
 END_TEST
 
 /* elk check's seed-1 point 185 (issue 9): tt-mesh as a 96-core all-to-all
- * pod, chips of 80, 16 controllers. The full chip's 8 controllers read
- * 80/96 of every preload: HBM at 3/5 of its bandwidth, which the estimate
- * missed (-40% against the simulation for every policy) and which made the
- * pod 5/3 slower than the mesh of 96 cores, whose controllers reach every
- * core. The pod lacks that HBM; it does not gain links: the pair compares it
- * with the mesh at 3/5 of the mesh's HBM, where it is not slower. */
+ * pod, chips of 80 (80 + 16 cores), 16 controllers. Each chip's controllers
+ * serve only its cores, with HBM in proportion to them (docs/PRESETS.md,
+ * Cores), so the pod reads at the whole bandwidth: the estimate matches the
+ * simulation and the pod is no slower than the mesh of 96 cores at the same
+ * HBM. (With an equal share per chip the full chip's controllers bound the
+ * rate at 3/5 of it: -40% against the simulation, and the pod 5/3 slower
+ * than the mesh.) */
 START_TEST(a2a_partly_used_chip)
 {
     static elk_check_space sp;

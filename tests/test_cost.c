@@ -639,48 +639,6 @@ START_TEST(preload_cycles)
 }
 END_TEST
 
-/* Issue 9: a partly used last chip of an all-to-all pod. Each chip's
- * controllers, 1/chips of the HBM bandwidth, serve only its own cores
- * (elk_noc), so the full chips bound a preload striped over every core:
- * rate = H x cores / (chips x cores_per_chip). By hand, HBM 100 B/cycle:
- * - 96 cores on chips of 80 (tt-mesh as all-to-all): chip 0's controllers
- *   read 80/96 of the bytes at 50 B/cycle, 100 x 96 / 160 = 60;
- * - 9 cores on chips of 4: 3 chips, 100 x 9 / 12 = 75;
- * - whole chips (160 on 80), one chip (48 on 80), a mesh (its controllers
- *   feed every core through the grid) and the paper profile's multichip
- *   rule (the artifact's flat pod): 100.
- * A preload of 6000 B at r = 1 on the 96-core pod then takes 6000 / 60 =
- * 100 cycles while its ports (96 x 4 B/cycle) would take 15.6. */
-static const struct {
-    const char *name;
-    elk_topology topo;
-    int cores, per_chip;
-    unsigned profile;
-    double rate;
-} hbm_rate_cases[] = {
-    {"96 on chips of 80", ELK_TOPO_ALL2ALL, 96, 80, ELK_PROFILE_PHYSICAL, 60},
-    {"9 on chips of 4", ELK_TOPO_ALL2ALL, 9, 4, ELK_PROFILE_PHYSICAL, 75},
-    {"160 on chips of 80", ELK_TOPO_ALL2ALL, 160, 80, ELK_PROFILE_PHYSICAL, 100},
-    {"48 on a chip of 80", ELK_TOPO_ALL2ALL, 48, 80, ELK_PROFILE_PHYSICAL, 100},
-    {"96 on chips of 80, mesh", ELK_TOPO_MESH, 96, 80, ELK_PROFILE_PHYSICAL, 100},
-    {"96 on chips of 80, multichip rule", ELK_TOPO_ALL2ALL, 96, 80, 1u << ELK_PSW_MULTICHIP, 100},
-};
-
-START_TEST(hbm_rate_partly_used_chip)
-{
-    elk_chip c = small_chip(ELK_COSTK_PARAMETRIC);
-    c.topology = hbm_rate_cases[_i].topo;
-    c.cores = hbm_rate_cases[_i].cores;
-    c.cores_per_chip = hbm_rate_cases[_i].per_chip;
-    c.chips = (c.cores + c.cores_per_chip - 1) / c.cores_per_chip;
-    if (c.topology == ELK_TOPO_MESH) c.mesh_rows = 8, c.mesh_cols = 12;
-    c.profile = hbm_rate_cases[_i].profile;
-    ck_assert_msg(fabs(elk_cost_hbm_rate(&c) - hbm_rate_cases[_i].rate) < EPS, "%s: %g B/cycle, expected %g",
-                  hbm_rate_cases[_i].name, elk_cost_hbm_rate(&c), hbm_rate_cases[_i].rate);
-    if (_i == 0) ck_assert_double_eq_tol(elk_cost_preload_cycles(&c, 6000, 6000), 100, EPS);
-}
-END_TEST
-
 /* The paper profile's unfused charge: nothing without the switch or the
  * counts; with them, the floors of the parts. */
 START_TEST(unfused)
@@ -754,7 +712,6 @@ int main(void)
     tcase_add_loop_test(t, grid_beside_torus_never_slower, 0,
                         (int)(sizeof torus_pair_cases / sizeof torus_pair_cases[0]));
     tcase_add_test(t, preload_cycles);
-    tcase_add_loop_test(t, hbm_rate_partly_used_chip, 0, (int)(sizeof hbm_rate_cases / sizeof hbm_rate_cases[0]));
     tcase_add_test(t, unfused);
     tcase_add_test(t, monotone);
     suite_add_tcase(s, t);

@@ -1001,9 +1001,9 @@ END_TEST
  *   is within 20% (-17.1%; the rest is the preloads' own slowdown beside the
  *   exchanges, 91 -> 103 us each, which the scheduler does not stretch).
  * - point 185, all-to-all with a partly used last chip (96 cores on chips of
- *   80, 16 controllers): the full chip's 8 controllers read 80/96 of every
- *   preload, HBM 5/3 slower than the estimate's whole bandwidth; -40% for
- *   every policy, now within 0.1% (elk_cost_hbm_rate). */
+ *   80, 16 controllers): each chip's controllers now carry HBM in proportion
+ *   to its cores (docs/PRESETS.md, Cores), so the simulated pod reads at the
+ *   estimate's whole bandwidth; within 0.1% for every policy. */
 static const struct {
     const char *why, *line;
     elk_policy pol;

@@ -275,6 +275,44 @@ START_TEST(ring_striped_preload)
 }
 END_TEST
 
+/* A partly used last chip of an all-to-all pod (`--cores` not a whole
+ * number of chips). Each chip's controllers serve only its own cores, and
+ * a chip's share of the HBM bandwidth is its share of the cores
+ * (elk_noc's build_hbm), so a preload striped over every core reads at the
+ * whole bandwidth, as the estimate prices it. By hand, HBM 100 B/cycle,
+ * ports that never bind, 6000 unique bytes at r = 1: 60 cycles on every
+ * row. An equal share per chip made the full chips bind: 96 cores on chips
+ * of 80 took 6000 / (100 x 96 / 160) = 100 cycles, so adding 16 cores to
+ * 80 cut the usable HBM by 40%. */
+static const struct {
+    int cores, per_chip, ctrls;
+} partial_chip_cases[] = {
+    {96, 80, 16}, /* 2 chips, 80 + 16 cores */
+    {9, 4, 3},    /* 3 chips, 4 + 4 + 1, one controller each */
+    {160, 80, 16},
+    {48, 80, 4},
+};
+
+START_TEST(partial_chip_reads_whole_hbm)
+{
+    int n = partial_chip_cases[_i].cores;
+    elk_chip c = small_chip(ELK_TOPO_ALL2ALL, 1, n, 1e6, 1e6, 100, partial_chip_cases[_i].ctrls, 0);
+    c.cores_per_chip = partial_chip_cases[_i].per_chip;
+    c.chips = elk_chip_multi(&c);
+    elk_noc nc;
+    elk_error err;
+    ck_assert_msg(elk_noc_build(&nc, &c, ELK_SIM_DETAILED, 0, 1, &err) == ELK_OK, "%s", err.msg);
+    int kc = nc.nctrl / nc.nchips;
+    for (int k = 0; k < nc.nctrl; k++) {
+        int t = elk_noc_preload(&nc, k, 1, 0);
+        ck_assert_int_ge(t, 0);
+        elk_net_start(nc.net, t, 6000.0 / n / kc, 0, 0); /* bytes into each of its chip's cores */
+    }
+    REL_EQ(drain(nc.net), 60, 1e-12);
+    elk_noc_free(&nc);
+}
+END_TEST
+
 /* The planner's replicated preload rate (elk_cost_preload_rate) against a
  * solo preload in the detailed simulation, every controller at once: equal
  * where the trees are summed exactly (<= ELK_COST_TREE_MAX routers). The
@@ -307,7 +345,7 @@ START_TEST(preload_rate_trees_exact)
     ck_assert_int_ge(t, 0);
     elk_net_start(nc.net, t, per, 0, 0);
     double sim = per * c.cores / r / drain(nc.net); /* unique bytes a cycle */
-    double est = fmin(elk_cost_preload_rate(&c, r), elk_cost_hbm_rate(&c));
+    double est = fmin(elk_cost_preload_rate(&c, r), elk_chip_hbm_bytes_per_cycle(&c));
     ck_assert_msg(fabs(est / sim - 1) <= 1e-9, "%dx%d %s, %d controllers, r %g: estimate %.6g, simulated %.6g B/cycle",
                   c.mesh_rows, c.mesh_cols, elk_topology_names[c.topology], c.hbm_controllers, r, est, sim);
     elk_noc_free(&nc);
@@ -1200,6 +1238,8 @@ static Suite *sim_suite(void)
     tcase_add_loop_test(tc, mesh_broadcast_4x4, 0, (int)(sizeof bcast_cases / sizeof bcast_cases[0]));
     tcase_add_loop_test(tc, ring_striped_preload, 0, (int)(sizeof ring_stripe_cases / sizeof ring_stripe_cases[0]));
     tcase_add_loop_test(tc, preload_rate_trees_exact, 0, (int)(sizeof tree_rate_cases / sizeof tree_rate_cases[0]));
+    tcase_add_loop_test(tc, partial_chip_reads_whole_hbm, 0,
+                        (int)(sizeof partial_chip_cases / sizeof partial_chip_cases[0]));
     tcase_add_test(tc, three_op_overlap);
     tcase_add_test(tc, sram_overflow_detected);
     tcase_add_test(tc, deadlock_reported);

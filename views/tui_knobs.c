@@ -148,6 +148,13 @@ void tui_knobs_draw(tui_knobs *k, const tui_rect *r, tui_ctx *cx)
         int y = r->y + row, x = r->x + col * cw;
         char val[160];
         tui_knobs_value(k, i, val, sizeof val);
+        if (i == TK_CORES && elk_chip_multi(&k->d->chip) > 1) {
+            /* what the knob built: "1840 (1472+368)", "5888 (4x1472)" */
+            char split[64];
+            elk_chip_cores_split(&k->d->chip, split, sizeof split);
+            size_t l = strlen(val);
+            snprintf(val + l, sizeof val - l, " (%s)", split);
+        }
         int sel = i == k->sel;
         attr_t base = sel ? tui_attr(TC_KNOB_SEL) : tui_attr(TC_KNOB_LABEL);
         if (sel) tui_fill(y, x, cw - 1, base, " ");
@@ -363,7 +370,12 @@ static void typed_done(void *obj, tui_ctx *cx, const char *text)
     elk_error err;
     int r = tui_knobs_set_text(t->k, t->which, text, &err);
     if (r < 0) cx->message(cx, 1, "%s", err.msg);
-    else if (r == 1) cx->message(cx, 0, "%s set to %s", tui_knobs_label(t->which), text);
+    else if (r == 1 && t->which == TK_CORES && elk_chip_multi(&t->k->d->chip) > 1) {
+        char split[64];
+        elk_chip_cores_split(&t->k->d->chip, split, sizeof split);
+        cx->message(cx, 0, "Cores set to %s: %d chips, %s cores, HBM split in proportion to each chip's cores", text,
+                    elk_chip_multi(&t->k->d->chip), split);
+    } else if (r == 1) cx->message(cx, 0, "%s set to %s", tui_knobs_label(t->which), text);
 }
 
 unsigned tui_knobs_key(tui_knobs *k, int ch, tui_ctx *cx)
@@ -426,6 +438,16 @@ unsigned tui_knobs_key(tui_knobs *k, int ch, tui_ctx *cx)
     if (r == 0) {
         if (!k->clamped) cx->message(cx, 0, "%s: at its limit", tui_knobs_label(k->sel));
         return ELK_VIEW_HANDLED | ELK_VIEW_REDRAW;
+    }
+    if (k->sel == TK_CORES && !k->clamped) {
+        int chips = elk_chip_multi(&k->d->chip);
+        char split[64];
+        elk_chip_cores_split(&k->d->chip, split, sizeof split);
+        if (chips > 1)
+            cx->message(cx, 0, "Cores %d: %d chips, %s cores, HBM split in proportion to each chip's cores",
+                        k->d->chip.cores, chips, split);
+        else
+            cx->message(cx, 0, "Cores %d: one chip", k->d->chip.cores);
     }
     return ELK_VIEW_HANDLED | ELK_VIEW_REDRAW | (r == 1 ? ELK_VIEW_RECOMPUTE : 0);
 }
