@@ -67,7 +67,7 @@ typedef struct {
  * artifact's notes call a quirk or a bug. X(enum suffix, name, help). */
 #define ELK_PROFILE_SWITCHES(X)                                                                          \
     X(GATHER, "gather", "a reduction gathers its partial sums serially, one sync per copy (QUIRK, b1)")  \
-    X(MULTICHIP, "multichip", "flat x1.25 on every exchange and sync above one chip's cores, and HBM as one flat pod (a)")        \
+    X(MULTICHIP, "multichip", "flat x1.25 on every exchange and sync above one chip's cores (a)")        \
     X(RELAYOUT, "relayout", "6 syncs and a port-rate shift of the output after a matmul or reduction (b2)") \
     X(ROTSYNC, "rotsync", "two syncs per rotating tensor per shift step (the artifact's sync_shift)")    \
     X(UNFUSED, "unfused", "every fused operator also pays the floors of the artifact's unfused parts (b3)") \

@@ -99,7 +99,7 @@ static void fake_init(fake *f)
 static int count(const elk_check_result *r, elk_check_inv inv)
 {
     int n = 0;
-    for (int i = 0; i < r->nviol; i++) n += r->viol[i].inv == inv && !r->viol[i].warning;
+    for (int i = 0; i < r->nviol; i++) n += r->viol[i].inv == inv && elk_check_is_violation(&r->viol[i]);
     return n;
 }
 
@@ -509,30 +509,38 @@ START_TEST(retime_fixed)
 }
 END_TEST
 
-/* An Elk-Full pair inversion is a missed schedule when the smaller point's
- * schedule, re-timed at the larger, is no slower than the smaller point's
- * own latency (the summary counts them). Point 3 of seed 1, compute x1.25:
- * re-timed 884,542 cycles against 884,963; point 16, SRAM x1.25: re-timed
- * 28,757,289, its own latency (until session 23 that was its plan's
- * 28,756,349, and the pair was not missed). Since Elk-Full's answer is its
- * replay, every violation of the 2000-point run is missed; point 85 (a
- * paper-profile chip, the pair an exception of its gather rule) is one
- * that is not: compute x1.25, re-timed 6,748,658 against 6,714,817. Should
- * a fix remove any of these inversions, take another point of the
- * 2000-point run. Each row names its knob: since the allocator's prices
- * without the preload charge (session 25), point 3 also inverts on SRAM. */
+/* Elk-Full's pointwise inversions are classified, not violations, when
+ * the carried invariant holds (elk_check_class). Missed: the smaller
+ * point's schedule, re-timed at the larger, is no slower than the smaller
+ * point's own latency; point 3 of seed 1, compute x1.25: re-timed 884,542
+ * cycles against 884,963; point 16, SRAM x1.25: re-timed 28,757,289, its
+ * own latency. Retime: slower, within the carried tolerance; point 85 (a
+ * paper-profile all-to-all chip), compute x1.25: re-timed 6,748,658 against
+ * 6,714,817 (0.5%, under 2.5%). Cores: more cores, where no schedule
+ * carries; point 4, 96 -> 120 cores, 0.21% slower on another operator
+ * graph. Point 37 of seed 4242 (issue 40): ipu-pod4-mesh as a 512-core
+ * ring, paper profile, SRAM 571 -> 713.75 KiB: 19.9% slower with more SRAM
+ * (another cut, 127 operators against 175) while 571's schedule re-timed
+ * there is no slower, which is what a carried series runs. Should a fix
+ * remove any of these inversions, take another point of a large run. Each
+ * row names its knob: a point may invert on several. */
 START_TEST(missed_schedule_flagged)
 {
     static elk_check_space sp;
     elk_error err;
     ck_assert_msg(elk_check_space_init(&sp, &err) == ELK_OK, "%s", err.msg);
     static const struct {
-        int index, missed;
+        unsigned long seed;
+        int index, klass;
         const char *knob; /* the pair's: a point may invert on another knob too */
-    } rows[] = {{3, 1, "--compute-scale"}, {16, 1, "--sram-kib"}, {85, 0, "--compute-scale"}};
+    } rows[] = {{1, 3, ELK_CHECK_CLASS_MISSED, "--compute-scale"},
+                {1, 16, ELK_CHECK_CLASS_MISSED, "--sram-kib"},
+                {1, 85, ELK_CHECK_CLASS_RETIME, "--compute-scale"},
+                {1, 4, ELK_CHECK_CLASS_CORES, "--cores"},
+                {4242, 37, ELK_CHECK_CLASS_MISSED, "--sram-kib"}};
     for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
         elk_check_args a;
-        elk_check_draw(&sp, 1, rows[k].index, &a);
+        elk_check_draw(&sp, rows[k].seed, rows[k].index, &a);
         elk_check_result r;
         ck_assert_int_eq(elk_check_eval(&sp, &a, rows[k].index, &r), ELK_OK);
         int found = 0;
@@ -540,7 +548,8 @@ START_TEST(missed_schedule_flagged)
             const elk_check_violation *v = &r.viol[i];
             if (v->warning || v->cause < 0 || v->policy != ELK_POL_FULL || !strstr(v->msg, rows[k].knob)) continue;
             found++;
-            ck_assert_msg(v->missed == rows[k].missed, "point %d: missed %d: %s", rows[k].index, v->missed, v->msg);
+            ck_assert_msg(v->klass == rows[k].klass, "point %d: class %d: %s", rows[k].index, v->klass, v->msg);
+            ck_assert(!elk_check_is_violation(v));
         }
         ck_assert_msg(found == 1, "point %d: %d Elk-Full %s pair violations", rows[k].index, found, rows[k].knob);
         elk_check_result_free(&r);
