@@ -19,7 +19,7 @@
 static void sweep_usage(FILE *fp, const elk_opt *opts)
 {
     fprintf(fp,
-            "usage: elk sweep SWEEP.cfg [-o OUT.csv] [-j|--jobs N] [--shard i/N] [--plot] [--quiet]\n\n"
+            "usage: elk sweep SWEEP.cfg [-o OUT.csv] [-j|--jobs N] [--shard i/N] [--pointwise] [--plot] [--quiet]\n\n"
             "Runs every design point of a sweep file with its policies and writes one tidy CSV:\n"
             "one row per (point, policy), points in order, the same bytes whatever --jobs is.\n"
             "Threads share one plan cache. With -o the CSV is written atomically and OUT.gp is\n"
@@ -27,7 +27,17 @@ static void sweep_usage(FILE *fp, const elk_opt *opts)
             "also draws OUT.png). Without -o the CSV goes to stdout. A progress bar with ETA is\n"
             "shown on stderr when it is a terminal. Ctrl-C stops and keeps the finished rows in\n"
             "OUT.csv.partial (OUT.csv, if any, is left as it was). -o - is stdout; a device or\n"
-            "FIFO (-o /dev/null) is written in place, with no figure beside it.\n\n");
+            "FIFO (-o /dev/null) is written in place, with no figure beside it.\n\n"
+            "Carried schedules: where the sweep has Elk-Full and a numeric resource axis\n"
+            "(hbm-tbps, hbm-gbps-per-core, noc-tbps, noc-scale, link-gbps, sram-kib,\n"
+            "compute-scale) in a crossed block, each series (the points that differ only\n"
+            "along those axes) is run in increasing order and Elk-Full at a point is the\n"
+            "faster of its own schedule and its lower neighbours' carried schedules re-timed\n"
+            "there, so more of a resource never makes it slower (beyond what re-timing\n"
+            "loses: elk check's carried invariant). Its own latency is kept in pointwise_ms\n"
+            "and the point whose schedule won in carried_from. A value can then beat\n"
+            "'elk run' at the same point. Shards hold whole series (--shard i/N takes the\n"
+            "series with index %% N == i). --pointwise turns this off.\n\n");
     elk_cli_opts_help(fp, opts);
     fprintf(fp,
             "\nSweep file format and CSV columns: docs/SWEEPS.md. Exit status: 0 done, 1 error,\n"
@@ -37,11 +47,15 @@ static void sweep_usage(FILE *fp, const elk_opt *opts)
 int elk_cmd_sweep(int argc, char **argv)
 {
     const char *output = NULL, *jobs_s = NULL, *shard_s = NULL;
-    int help = 0, plot = 0, quiet = 0;
+    int help = 0, plot = 0, quiet = 0, pointwise = 0;
     elk_opt opts[] = {{"output", 1, &output, NULL, "OUT.csv\twhere the CSV goes (default stdout)"},
                       {"jobs", 1, &jobs_s, NULL, "N\tworker threads (default: the number of CPUs)"},
                       {"shard", 1, &shard_s, NULL,
-                       "i/N\trun only points with index % N == i (0 <= i < N); 'elk merge' reassembles the shards"},
+                       "i/N\trun only points with index % N == i (0 <= i < N; in a carried sweep, whole series); "
+                       "'elk merge' reassembles the shards"},
+                      {"pointwise", 0, NULL, &pointwise,
+                       "Elk-Full's own schedule at every point: no carried schedules, no pointwise_ms and "
+                       "carried_from columns"},
                       {"plot", 0, NULL, &plot, "also draw OUT.png with gnuplot"},
                       {"quiet", 0, NULL, &quiet, "no progress bar or summary"},
                       {"help", 0, NULL, &help, NULL},
@@ -82,7 +96,7 @@ int elk_cmd_sweep(int argc, char **argv)
     }
     elk_sweep s;
     elk_error err;
-    if (elk_sweep_load(pos[0], &s, &err) != ELK_OK) {
+    if (elk_sweep_load(pos[0], &s, &err) != ELK_OK || (pointwise && elk_sweep_set_pointwise(&s, &err) != ELK_OK)) {
         elk_cli_error("%s", err.msg);
         return ELK_EXIT_FAIL;
     }

@@ -44,6 +44,10 @@ const elk_sweep_metric_info elk_sweep_metrics[] = {
     [M_PEAK_VEC] = {"peak_vector_tflops", "chip vector peak after compute-scale, TFLOP/s", 0},
     [M_NOC_DEMAND] = {"noc_demand", "bytes asked of the NoC ports / (capacity x latency); above 1 the estimate is optimistic", 0},
     [M_ADOPTED] = {"adopted", "Elk-Full: policy whose schedule it kept (-1: its own order search)", 0},
+    [M_POINTWISE] = {"pointwise_ms", "Elk-Full in a carried sweep: its own schedule's latency at the point, ms "
+                                     "(latency_ms is the faster of it and the carried one; empty for others)", 0},
+    [M_CARRIED_FROM] = {"carried_from", "Elk-Full in a carried sweep: the point whose schedule, re-timed here, "
+                                        "gives latency_ms (empty: its own)", 0},
 };
 const int elk_sweep_nmetrics = M_COUNT;
 
@@ -567,6 +571,10 @@ static void build_columns(elk_sweep *s)
     add_col(s, ELK_COL_STATUS, 0, "status");
     for (int m = 0; m < M_COUNT; m++)
         if (elk_sweep_metrics[m].always) add_col(s, ELK_COL_METRIC, m, elk_sweep_metrics[m].name);
+    if (s->carried) {
+        add_col(s, ELK_COL_METRIC, M_POINTWISE, elk_sweep_metrics[M_POINTWISE].name);
+        add_col(s, ELK_COL_METRIC, M_CARRIED_FROM, elk_sweep_metrics[M_CARRIED_FROM].name);
+    }
 }
 
 /* Resolve an output name to a column; returns 0, or -1 unknown, -2 duplicate. */
@@ -910,6 +918,7 @@ static elk_status load_root(ctx_t *c, const config_setting_t *root, elk_sweep *s
     }
     ELK_TRY(parse_parts(c, root, parts, s));
     ELK_TRY(parse_policies(c, pols, s));
+    s->carried = elk_sweep_carry_applies(s);
     build_columns(s);
     ELK_TRY(parse_outputs(c, outs, s));
     s->fig.kind = -1;
@@ -986,6 +995,21 @@ static int block_has(const elk_sweep_block *b, elk_knob k)
     for (int a = 0; a < b->naxes; a++)
         if (b->axis[a].knob == k) return 1;
     return 0;
+}
+
+elk_status elk_sweep_set_pointwise(elk_sweep *s, elk_error *err)
+{
+    if (!s->carried) return ELK_OK;
+    /* the columns without the carried pair, the outputs kept in order */
+    elk_sweep_col keep[ELK_SWEEP_MAX_COLS];
+    int nk = 0;
+    for (int i = 0; i < s->ncols; i++)
+        if (!(s->cols[i].kind == ELK_COL_METRIC && (s->cols[i].id == M_POINTWISE || s->cols[i].id == M_CARRIED_FROM)))
+            keep[nk++] = s->cols[i];
+    memcpy(s->cols, keep, (size_t)nk * sizeof *keep);
+    s->ncols = nk;
+    s->carried = 0;
+    return fingerprint(s, err);
 }
 
 elk_status elk_sweep_override(elk_sweep *s, elk_knob k, const char *value, elk_error *err)

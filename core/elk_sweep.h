@@ -120,6 +120,9 @@ typedef struct {
     int out_col[ELK_SWEEP_MAX_OUTPUTS];
     elk_sweep_figure fig;
     long npoints;
+    int carried;       /* Elk-Full carried along each series' resource axes (docs/SWEEPS.md, Carried
+                        * schedules): adds the pointwise_ms and carried_from columns, and shards
+                        * hold whole series */
     int ncols;
     elk_sweep_col cols[ELK_SWEEP_MAX_COLS];
     unsigned long long id;
@@ -138,6 +141,9 @@ struct config_setting_t;
 elk_status elk_sweep_apply_base(const struct config_setting_t *g, const char *file, const char *prefix, elk_point *p,
                                 elk_error *err);
 void elk_sweep_free(elk_sweep *s);
+/* Run the sweep pointwise (elk sweep --pointwise): Elk-Full's own schedule
+ * at every point, without the carried columns; the id is recomputed. */
+elk_status elk_sweep_set_pointwise(elk_sweep *s, elk_error *err);
 /* Set knob k to value at every point (elk reproduce --profile): in the base
  * and every part, refused if an axis varies k; the id is recomputed, so the
  * CSV says it is another sweep. */
@@ -201,12 +207,15 @@ elk_status elk_sweep_run(const elk_sweep *s, const elk_sweep_opts *o, FILE *out,
  * with a newline). */
 void elk_sweep_csv_head(const elk_sweep *s, int shard, int nshards, char *buf, size_t n);
 
-/* Parse a sweep CSV's identity line "# elk-sweep ...". */
+/* Parse a sweep CSV's identity line "# elk-sweep ...". carried: the
+ * line ends " carried" (a carried sweep's shards hold whole series, not
+ * every N-th point). */
 typedef struct {
     char name[64];
     unsigned long long id;
     long points;
     int shard, nshards;
+    int carried;
 } elk_sweep_ident;
 elk_status elk_sweep_ident_parse(const char *line, elk_sweep_ident *id, elk_error *err);
 

@@ -18,10 +18,10 @@ void elk_sweep_csv_head(const elk_sweep *s, int shard, int nshards, char *buf, s
 {
     const elk_sweep_figure *f = &s->fig;
     size_t l = 0;
-    int w = snprintf(buf, n, "# elk-sweep name=%s id=%016llx points=%ld shard=%d/%d\n"
+    int w = snprintf(buf, n, "# elk-sweep name=%s id=%016llx points=%ld shard=%d/%d%s\n"
                              "# figure: kind=%s; x=%s; y=%s; series=%s; row=%s; col=%s; cluster=%s; logx=%d; "
                              "logy=%d; title=%s; xlabel=%s; ylabel=%s\n",
-                     s->name, s->id, s->npoints, shard, nshards,
+                     s->name, s->id, s->npoints, shard, nshards, s->carried ? " carried" : "",
                      f->kind >= 0 ? elk_fig_kind_names[f->kind] : "lines", f->x, f->y, f->series, f->row, f->col,
                      f->cluster, f->logx, f->logy, f->title, f->xlabel, f->ylabel);
     if (w < 0 || (size_t)w >= n) return;
@@ -51,6 +51,8 @@ elk_status elk_sweep_ident_parse(const char *line, elk_sweep_ident *id, elk_erro
         return elk_fail(err, ELK_ERANGE, "points=%.*s is more than a sweep may have (the limit is %ld points)",
                         pp ? (int)strspn(pp + 8, "0123456789") : 1, pp ? pp + 8 : "?", ELK_SWEEP_MAX_POINTS);
     snprintf(id->name, sizeof id->name, "%s", name);
+    const char *eol = line + strcspn(line, "\n");
+    id->carried = eol - line >= 8 && !strncmp(eol - 8, " carried", 8);
     return ELK_OK;
 }
 
@@ -143,6 +145,11 @@ static elk_status merge_read(const char *const *inputs, int n, elk_csv_table *t,
                           inputs[i], id[i].name, id[i].id, id[i].points, inputs[0], id[0].name, id[0].id, id[0].points);
             break;
         }
+        if (id[i].carried != id[0].carried) {
+            st = elk_fail(err, ELK_EINVAL, "%s is a carried sweep's shard and %s is not", inputs[id[i].carried ? i : 0],
+                          inputs[id[i].carried ? 0 : i]);
+            break;
+        }
         if (id[i].nshards != id[0].nshards) {
             st = elk_fail(err, ELK_EINVAL, "%s is shard %d/%d but %s is shard %d/%d: shard counts differ", inputs[i],
                           id[i].shard, id[i].nshards, inputs[0], id[0].shard, id[0].nshards);
@@ -164,12 +171,24 @@ static elk_status merge_read(const char *const *inputs, int n, elk_csv_table *t,
     /* every point of shard i/N is at least one row of its file: bound the
      * count by what the files hold before anything is sized by it */
     for (int i = 0; i < n && st == ELK_OK; i++) {
-        long want = id[i].points > id[i].shard ? (id[i].points - id[i].shard + id[i].nshards - 1) / id[i].nshards : 0;
+        /* a carried sweep's shards hold whole series: bounded together, below */
+        long want = id[i].carried && id[i].nshards > 1 ? 0
+                    : id[i].points > id[i].shard ? (id[i].points - id[i].shard + id[i].nshards - 1) / id[i].nshards
+                                                 : 0;
         if (want > t[i].nrows)
             st = elk_fail(err, ELK_ERANGE,
                           "%s:1: points=%ld, but shard %d/%d of it would need at least %ld rows and the file has %d "
                           "(not a complete shard, or a corrupt identity line)",
                           inputs[i], id[i].points, id[i].shard, id[i].nshards, want, t[i].nrows);
+    }
+    if (st == ELK_OK && id[0].carried && id[0].nshards > 1) {
+        long rows = 0;
+        for (int i = 0; i < n; i++) rows += t[i].nrows;
+        if (rows < id[0].points)
+            st = elk_fail(err, ELK_ERANGE,
+                          "%s:1: points=%ld, but the %d shard file%s given hold %ld rows, fewer than one per point "
+                          "(a shard missing or incomplete, or a corrupt identity line)",
+                          inputs[0], id[0].points, n, n == 1 ? "" : "s", rows);
     }
     return st;
 }
@@ -191,7 +210,7 @@ static elk_status merge_rows(const char *const *inputs, int n, const elk_csv_tab
                               t[i].cells[r][0]);
                 break;
             }
-            if (pt % id[i].nshards != id[i].shard) {
+            if (!id[i].carried && pt % id[i].nshards != id[i].shard) {
                 st = elk_fail(err, ELK_EINVAL, "%s: point %ld does not belong to shard %d/%d", inputs[i], pt,
                               id[i].shard, id[i].nshards);
                 break;
@@ -217,7 +236,10 @@ static elk_status merge_check(const char *const *inputs, int n, const elk_sweep_
                               inputs[rows[r].file]);
             continue;
         }
-        if (pt > want) {
+        if (pt > want && id[0].carried) {
+            st = elk_fail(err, ELK_EINVAL, "point %ld is missing (the shard holding its series was interrupted?)",
+                          want);
+        } else if (pt > want) {
             int sh = (int)(want % id[0].nshards);
             const char *who = NULL;
             for (int i = 0; i < n; i++)
@@ -262,7 +284,8 @@ elk_status elk_sweep_merge(const char *const *inputs, int n, FILE *out, elk_erro
     qsort(rows, (size_t)k, sizeof *rows, mrow_cmp);
     st = merge_check(inputs, n, id, rows, k, err);
     if (st != ELK_OK) goto done;
-    fprintf(out, "# elk-sweep name=%s id=%016llx points=%ld shard=0/1\n", id[0].name, id[0].id, id[0].points);
+    fprintf(out, "# elk-sweep name=%s id=%016llx points=%ld shard=0/1%s\n", id[0].name, id[0].id, id[0].points,
+            id[0].carried ? " carried" : "");
     for (int c = 1; c < t[0].ncomments; c++) fprintf(out, "%s\n", t[0].comments[c]);
     {
         char line[8192];

@@ -199,9 +199,8 @@ static void fill_point(const elk_problem *pr, double *m)
     m[M_PEAK_VEC] = elk_chip_peak_vector_flops(c) / 1e12;
 }
 
-static void fill_policy(const elk_problem *pr, const elk_schedule *s, int p, double pct, double *m)
+static void fill_policy(const elk_chip *c, const elk_schedule *s, int p, double pct, double *m)
 {
-    const elk_chip *c = &pr->chip;
     m[M_LATENCY] = s->latency_ms;
     m[M_PCT_IDEAL] = pct;
     m[M_EXEC] = ms_of(c, s->brk[ELK_BRK_EXEC]);
@@ -228,14 +227,18 @@ static void fill_policy(const elk_problem *pr, const elk_schedule *s, int p, dou
  * schedule, the others are still run one by one and that policy's rows get
  * status no-plan. */
 static elk_status run_policies(const elk_problem *pr, const elk_sched_opts *o, unsigned mask, point_rec *rec,
-                               elk_error *err)
+                               elk_schedule *full, elk_error *err)
 {
     for (int p = 0; p < ELK_POL_COUNT; p++) fill_point(pr, rec->m[p]);
     elk_result r;
     elk_status st = elk_result_run(pr, o, mask, &r, err);
     if (st == ELK_OK) {
         for (int p = 0; p < ELK_POL_COUNT; p++)
-            if (r.have[p]) fill_policy(pr, &r.pol[p], p, r.have[ELK_POL_IDEAL] ? r.pct_ideal[p] : NAN, rec->m[p]);
+            if (r.have[p]) fill_policy(&pr->chip, &r.pol[p], p, r.have[ELK_POL_IDEAL] ? r.pct_ideal[p] : NAN, rec->m[p]);
+        if (full && r.have[ELK_POL_FULL]) { /* handed over whole, not copied */
+            *full = r.pol[ELK_POL_FULL];
+            memset(&r.pol[ELK_POL_FULL], 0, sizeof r.pol[ELK_POL_FULL]);
+        }
         elk_result_free(&r);
         return ELK_OK;
     }
@@ -255,7 +258,11 @@ static elk_status run_policies(const elk_problem *pr, const elk_sched_opts *o, u
             return st;
         }
         if (p == ELK_POL_IDEAL) ideal = r.pol[p].latency;
-        fill_policy(pr, &r.pol[p], p, isnan(ideal) ? NAN : 100.0 * ideal / r.pol[p].latency, rec->m[p]);
+        fill_policy(&pr->chip, &r.pol[p], p, isnan(ideal) ? NAN : 100.0 * ideal / r.pol[p].latency, rec->m[p]);
+        if (full && p == ELK_POL_FULL) {
+            *full = r.pol[p];
+            memset(&r.pol[p], 0, sizeof r.pol[p]);
+        }
         elk_result_free(&r);
     }
     return ELK_OK;
@@ -266,7 +273,12 @@ typedef struct {
     const elk_sweep_opts *o;
     elk_sched_opts sched;
     elk_plan_cache *cache;
-    long n;             /* points of the shard: k-th is point shard + k * nshards */
+    long n;             /* points of the shard: k-th is point shard + k * nshards, or loc[k] */
+    /* A carried sweep (s->carried): the shard's series (those j with
+     * j % nshards == shard), each run by one worker in position order, its
+     * points' indices ascending in loc; every row is held (win = n). */
+    elk_sweep_series ss;
+    long *loc, *series, nser, next_ser;
     /* Rows of points [written, written + win) wait in a ring of win slots
      * (slot k % win), so memory does not grow with the sweep: a worker
      * does not take point k until k - written < win. */
@@ -284,7 +296,19 @@ typedef struct {
     pthread_cond_t cv;
 } runner;
 
-static long point_of(const runner *R, long k) { return R->o->shard + k * R->o->nshards; }
+static long point_of(const runner *R, long k) { return R->loc ? R->loc[k] : R->o->shard + k * R->o->nshards; }
+
+/* The local index of point idx of a carried shard (loc is ascending). */
+static long local_of(const runner *R, long idx)
+{
+    long lo = 0, hi = R->n - 1;
+    while (lo < hi) {
+        long mid = (lo + hi) / 2;
+        if (R->loc[mid] < idx) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
 
 static elk_status compute_point(runner *R, long idx, point_rec *rec, elk_error *err)
 {
@@ -311,7 +335,7 @@ static elk_status compute_point(runner *R, long idx, point_rec *rec, elk_error *
     elk_error_clear(&e);
     elk_status st = elk_problem_init(&pr, &p, R->cache, &e);
     if (st == ELK_OK) {
-        st = run_policies(&pr, &R->sched, s->policy_mask | (1u << ELK_POL_IDEAL), rec, &e);
+        st = run_policies(&pr, &R->sched, s->policy_mask | (1u << ELK_POL_IDEAL), rec, NULL, &e);
         elk_problem_free(&pr);
     } else if (st == ELK_ENOPLAN) {
         /* no operator plan fits at all: every policy is no-plan */
@@ -328,6 +352,127 @@ static elk_status compute_point(runner *R, long idx, point_rec *rec, elk_error *
     }
     memo_put(R->o->memo, key, rec);
     return ELK_OK;
+}
+
+/* Point idx at position pos of a carried series: its policies as
+ * compute_point runs them (no memo: a carried row depends on its series),
+ * then Elk-Full's lower neighbours' schedules re-timed here
+ * (elk_sweep_carrier_point). When one is faster it is the Elk-Full row;
+ * pointwise_ms keeps the point's own. */
+static elk_status compute_carried(runner *R, elk_sweep_carrier *c, long pos, long idx, point_rec *rec, elk_error *err)
+{
+    const elk_sweep *s = R->s;
+    elk_point p;
+    ELK_TRY(elk_sweep_point(s, idx, &p, NULL, err));
+    memset(rec, 0, sizeof *rec);
+    elk_chip ch;
+    elk_model m;
+    ELK_TRY(elk_point_resolve(&p, &ch, &m, err));
+    for (int k = 0; k < ELK_KNOB_COUNT; k++) knob_text(&p, &ch, &m, (elk_knob)k, rec->knob[k], sizeof rec->knob[k]);
+    for (int q = 0; q < ELK_POL_COUNT; q++)
+        for (int i = 0; i < M_COUNT; i++) rec->m[q][i] = NAN;
+    elk_problem pr;
+    elk_schedule own;
+    memset(&own, 0, sizeof own);
+    int have_pr = 0;
+    elk_error e;
+    elk_error_clear(&e);
+    elk_status st = elk_problem_init(&pr, &p, R->cache, &e);
+    if (st == ELK_OK) {
+        have_pr = 1;
+        ch = pr.chip;
+        st = run_policies(&pr, &R->sched, s->policy_mask | (1u << ELK_POL_IDEAL), rec, &own, &e);
+    } else if (st == ELK_ENOPLAN) {
+        snprintf(rec->note, sizeof rec->note, "%.*s", (int)sizeof rec->note - 1, e.msg);
+        for (int q = 0; q < ELK_POL_COUNT; q++) rec->status[q] = 1;
+        st = ELK_OK;
+    }
+    elk_schedule best;
+    long from = -1;
+    if (st == ELK_OK)
+        st = elk_sweep_carrier_point(c, pos, have_pr ? &pr : NULL, own.ops ? &own : NULL, &R->sched, &best, &from,
+                                     &e);
+    else if (have_pr)
+        elk_problem_free(&pr);
+    if (st != ELK_OK) {
+        elk_schedule_free(&own);
+        if (err) *err = e;
+        return st;
+    }
+    double *mf = rec->m[ELK_POL_FULL];
+    if (!isnan(best.latency)) {
+        double ideal = rec->m[ELK_POL_IDEAL][M_LATENCY_CYCLES];
+        double keep[M_COUNT];
+        memcpy(keep, mf, sizeof keep);
+        fill_policy(&ch, &best, ELK_POL_FULL, isnan(ideal) ? NAN : 100.0 * ideal / best.latency, mf);
+        for (int i = M_OPS; i <= M_PEAK_VEC; i++) mf[i] = keep[i]; /* the point's own graph and chip */
+        mf[M_CARRIED_FROM] = (double)from;
+        rec->status[ELK_POL_FULL] = 0;
+    }
+    mf[M_POINTWISE] = own.ops ? own.latency_ms : NAN;
+    elk_schedule_free(&best);
+    elk_schedule_free(&own);
+    return ELK_OK;
+}
+
+/* A finished point's bookkeeping (with R->mu held): its row, or the run's
+ * first error. */
+static void finish_point(runner *R, long k, elk_status st, const point_rec *rec, const elk_error *e)
+{
+    assert(k - R->written < R->win && !R->done[k % R->win]);
+    if (st == ELK_OK) {
+        R->recs[k % R->win] = *rec;
+        R->done[k % R->win] = 1;
+        R->ndone++;
+        int bad = 0;
+        for (int q = 0; q < ELK_POL_COUNT; q++) bad |= rec->status[q] && (R->s->policy_mask & (1u << q));
+        if (bad && R->infeasible++ == 0) {
+            char d[160];
+            elk_sweep_describe_point(R->s, point_of(R, k), d, sizeof d);
+            snprintf(R->first_infeasible, sizeof R->first_infeasible, "point %ld%s%s%s: %.120s", point_of(R, k),
+                     d[0] ? " (" : "", d, d[0] ? ")" : "", rec->note);
+        }
+    } else if (st != ELK_ECANCEL && R->st == ELK_OK) {
+        char d[160];
+        elk_sweep_describe_point(R->s, point_of(R, k), d, sizeof d);
+        R->st = st;
+        elk_fail(&R->err, st, "%s: point %ld%s%s%s: %s", R->s->path, point_of(R, k), d[0] ? " (" : "", d,
+                 d[0] ? ")" : "", e->msg);
+        R->stop = 1;
+    }
+    pthread_cond_broadcast(&R->cv);
+}
+
+/* A carried sweep's worker: whole series, each in position order. */
+static void *carry_worker(void *arg)
+{
+    runner *R = arg;
+    pthread_mutex_lock(&R->mu);
+    while (!R->stop && R->next_ser < R->nser) {
+        long j = R->series[R->next_ser++];
+        pthread_mutex_unlock(&R->mu);
+        elk_sweep_carrier *c = elk_sweep_carrier_alloc(&R->ss, j);
+        long cnt = R->ss.first[j + 1] - R->ss.first[j];
+        elk_status st = ELK_OK;
+        for (long pos = 0; pos < cnt && st == ELK_OK; pos++) {
+            long idx = R->ss.pts[R->ss.first[j] + pos];
+            point_rec rec;
+            elk_error e;
+            elk_error_clear(&e);
+            if (atomic_load(&R->stop)) st = ELK_ECANCEL;
+            else if (!c) st = elk_fail(&e, ELK_ENOMEM, "out of memory");
+            else st = compute_carried(R, c, pos, idx, &rec, &e);
+            pthread_mutex_lock(&R->mu);
+            finish_point(R, local_of(R, idx), st, &rec, &e);
+            pthread_mutex_unlock(&R->mu);
+        }
+        elk_sweep_carrier_free(c);
+        pthread_mutex_lock(&R->mu);
+    }
+    R->running--;
+    pthread_cond_broadcast(&R->cv);
+    pthread_mutex_unlock(&R->mu);
+    return NULL;
 }
 
 static void *worker(void *arg)
@@ -347,28 +492,7 @@ static void *worker(void *arg)
         elk_error_clear(&e);
         elk_status st = compute_point(R, point_of(R, k), &rec, &e);
         pthread_mutex_lock(&R->mu);
-        assert(k - R->written < R->win && !R->done[k % R->win]);
-        if (st == ELK_OK) {
-            R->recs[k % R->win] = rec;
-            R->done[k % R->win] = 1;
-            R->ndone++;
-            int bad = 0;
-            for (int q = 0; q < ELK_POL_COUNT; q++) bad |= rec.status[q] && (R->s->policy_mask & (1u << q));
-            if (bad && R->infeasible++ == 0) {
-                char d[160];
-                elk_sweep_describe_point(R->s, point_of(R, k), d, sizeof d);
-                snprintf(R->first_infeasible, sizeof R->first_infeasible, "point %ld%s%s%s: %.120s", point_of(R, k),
-                         d[0] ? " (" : "", d, d[0] ? ")" : "", rec.note);
-            }
-        } else if (st != ELK_ECANCEL && R->st == ELK_OK) {
-            char d[160];
-            elk_sweep_describe_point(R->s, point_of(R, k), d, sizeof d);
-            R->st = st;
-            elk_fail(&R->err, st, "%s: point %ld%s%s%s: %s", R->s->path, point_of(R, k), d[0] ? " (" : "", d,
-                     d[0] ? ")" : "", e.msg);
-            R->stop = 1;
-        }
-        pthread_cond_broadcast(&R->cv);
+        finish_point(R, k, st, &rec, &e);
     }
     R->running--;
     pthread_cond_broadcast(&R->cv);
@@ -450,19 +574,52 @@ elk_status elk_sweep_run(const elk_sweep *s, const elk_sweep_opts *o, FILE *out,
     R.sched.cancel = &R.stop;
     R.cache = o->cache ? o->cache : elk_plan_cache_alloc();
     long n = 0;
-    for (long i = o->shard; i < s->npoints; i += o->nshards) n++;
-    R.n = n;
     int jobs = o->jobs < 1 ? 1 : o->jobs;
-    if (jobs > n) jobs = n ? (int)n : 1;
+    if (s->carried) {
+        elk_status bs = elk_sweep_series_build(s, &R.ss, err);
+        if (bs != ELK_OK) {
+            if (!o->cache) elk_plan_cache_free(R.cache);
+            return bs;
+        }
+        R.series = malloc((size_t)(R.ss.nseries > 0 ? R.ss.nseries : 1) * sizeof *R.series);
+        R.loc = malloc((size_t)(s->npoints > 0 ? s->npoints : 1) * sizeof *R.loc);
+        char *mine = calloc((size_t)(s->npoints > 0 ? s->npoints : 1), 1);
+        if (R.series && R.loc && mine) {
+            for (long j = 0; j < R.ss.nseries; j++) {
+                if (j % o->nshards != o->shard) continue;
+                R.series[R.nser++] = j;
+                for (long q = R.ss.first[j]; q < R.ss.first[j + 1]; q++) mine[R.ss.pts[q]] = 1;
+            }
+            for (long i = 0; i < s->npoints; i++)
+                if (mine[i]) R.loc[n++] = i;
+        }
+        free(mine);
+        if (!R.series || !R.loc) {
+            free(R.series);
+            free(R.loc);
+            elk_sweep_series_free(&R.ss);
+            if (!o->cache) elk_plan_cache_free(R.cache);
+            return elk_fail(err, ELK_ENOMEM, "out of memory for %ld points", s->npoints);
+        }
+        if (jobs > R.nser) jobs = R.nser ? (int)R.nser : 1;
+    } else {
+        for (long i = o->shard; i < s->npoints; i += o->nshards) n++;
+        if (jobs > n) jobs = n ? (int)n : 1;
+    }
+    R.n = n;
     if (jobs > 256) jobs = 256;
-    /* room for every worker to run well ahead of a slow point */
+    /* room for every worker to run well ahead of a slow point; a carried
+     * sweep holds every row, since a series' points may lie far apart */
     R.win = 32L * jobs < 64 ? 64 : 32L * jobs;
-    if (R.win > n) R.win = n ? n : 1;
+    if (s->carried || R.win > n) R.win = n ? n : 1;
     R.recs = malloc(sizeof *R.recs * (size_t)R.win);
     R.done = calloc((size_t)R.win, 1);
     if (!R.cache || !R.recs || !R.done) {
         free(R.recs);
         free(R.done);
+        free(R.series);
+        free(R.loc);
+        elk_sweep_series_free(&R.ss);
         if (!o->cache) elk_plan_cache_free(R.cache);
         return elk_fail(err, ELK_ENOMEM, "out of memory for %ld points", n);
     }
@@ -477,7 +634,7 @@ elk_status elk_sweep_run(const elk_sweep *s, const elk_sweep_opts *o, FILE *out,
     int started = 0;
     pthread_mutex_lock(&R.mu);
     for (int j = 0; j < jobs; j++) {
-        if (elk_thread_start(&th[j], worker, &R) != 0) break;
+        if (elk_thread_start(&th[j], s->carried ? carry_worker : worker, &R) != 0) break;
         started++;
         R.running++;
     }
@@ -518,7 +675,7 @@ elk_status elk_sweep_run(const elk_sweep *s, const elk_sweep_opts *o, FILE *out,
     }
     /* every finished point, gaps and all (after a cancel): only points
      * below next were taken, all within the ring */
-    for (long k = R.written; k < R.next; k++)
+    for (long k = R.written; k < (s->carried ? R.n : R.next); k++)
         if (R.done[k % R.win] && !io_bad && write_point(s, point_of(&R, k), &R.recs[k % R.win], out)) io_bad = 1;
     if (fflush(out) != 0) io_bad = 1;
     st->points = n;
@@ -538,6 +695,9 @@ elk_status elk_sweep_run(const elk_sweep *s, const elk_sweep_opts *o, FILE *out,
     pthread_cond_destroy(&R.cv);
     free(R.recs);
     free(R.done);
+    free(R.series);
+    free(R.loc);
+    elk_sweep_series_free(&R.ss);
     if (!o->cache) elk_plan_cache_free(R.cache);
     return ret;
 }

@@ -57,12 +57,67 @@ rows=$(grep -vc '^#' "$tmp/j1.csv")
 [ -s "$tmp/j1.gp" ] && ok || fail "no j1.gp beside j1.csv"
 ls "$tmp"/j1.csv.tmp-* >/dev/null 2>&1 && fail "temporary file left behind" || ok
 
-# shards merged (in any order) equal the unsharded run
-for i in 0 1 2; do expect 0 "$ELK" sweep "$tmp/t.cfg" --shard $i/3 -j 2 -o "$tmp/s$i.csv"; done
+# shards merged (in any order) equal the unsharded run (pointwise: every
+# N-th point; t.cfg carried is one series, below for carried shards)
+expect 0 "$ELK" sweep "$tmp/t.cfg" --pointwise -o "$tmp/p1.csv"
+for i in 0 1 2; do expect 0 "$ELK" sweep "$tmp/t.cfg" --pointwise --shard $i/3 -j 2 -o "$tmp/s$i.csv"; done
 expect 0 "$ELK" merge "$tmp/s2.csv" "$tmp/s0.csv" "$tmp/s1.csv" -o "$tmp/merged.csv"
-same "$tmp/merged.csv" "$tmp/j1.csv"
+same "$tmp/merged.csv" "$tmp/p1.csv"
 if expect 1 "$ELK" merge "$tmp/s0.csv" "$tmp/s1.csv"; then contains "$tmp/err" "missing"; fi
-if expect 1 "$ELK" merge "$tmp/s0.csv" "$tmp/j1.csv"; then contains "$tmp/err" "shard counts differ"; fi
+if expect 1 "$ELK" merge "$tmp/s0.csv" "$tmp/p1.csv"; then contains "$tmp/err" "shard counts differ"; fi
+if expect 1 "$ELK" merge "$tmp/s0.csv" "$tmp/j1.csv"; then contains "$tmp/err" "not shards of one sweep"; fi
+
+# Carried schedules (issue 40): along each resource axis of a series,
+# Elk-Full's latency_ms never rises (the rising sweeps of issue 40 and the
+# paper's figure sweeps with a resource axis), while pointwise_ms keeps the
+# point's own, which rises in rising.cfg. rises FILE COLUMN AXIS...: the
+# pairs of Elk-Full rows that differ only in AXIS (every other knob column
+# equal) where the one with more of it has the larger COLUMN.
+rises() {
+    local f=$1 col=$2
+    shift 2
+    awk -F, -v axes="$*" -v col="$col" '
+        /^#/ { next }
+        !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; na = split(axes, ax, " "); next }
+        $c["policy"] == "elk-full" && $c["status"] == "ok" && $c[col] != "" {
+            n++; lat[n] = $c[col]
+            for (a = 1; a <= na; a++) {
+                v[n, a] = $c[ax[a]]; k = ""
+                for (i = 2; i < c["policy"]; i++) if (i != c[ax[a]]) k = k "," $i
+                key[n, a] = k
+            }
+        }
+        END {
+            bad = 0
+            for (i = 1; i <= n; i++) for (j = 1; j <= n; j++) for (a = 1; a <= na; a++)
+                if (key[i, a] == key[j, a] && v[j, a] + 0 < v[i, a] + 0 && lat[i] + 0 > lat[j] * (1 + 1e-9)) bad++
+            print bad
+        }' "$f"
+}
+monotone() { # FILE AXIS...
+    local f=$1 bad
+    shift
+    bad=$(rises "$f" latency_ms "$@")
+    [ "$bad" = 0 ] && ok || fail "$f: $bad pairs where Elk-Full's latency_ms rises with more of $*"
+}
+expect 0 "$ELK" sweep "$SRC/tests/data/sweeps/rising.cfg" -j 2 -o "$tmp/rising.csv"
+monotone "$tmp/rising.csv" sram_kib hbm_tbps noc_tbps
+contains "$tmp/rising.csv" "shard=0/1 carried"
+[ "$(rises "$tmp/rising.csv" pointwise_ms sram_kib hbm_tbps noc_tbps)" -gt 0 ] && ok ||
+    fail "rising.csv: pointwise_ms never rises: the test no longer exercises carrying"
+for f in demo-hbm-noc fig19 fig22; do
+    expect 0 "$ELK" sweep "$SRC/sweeps/$f.cfg" -j 2 -o "$tmp/c-$f.csv"
+done
+monotone "$tmp/c-demo-hbm-noc.csv" noc_scale hbm_tbps
+monotone "$tmp/c-fig19.csv" hbm_tbps
+monotone "$tmp/c-fig22.csv" hbm_tbps noc_scale
+# shards of a carried sweep hold whole series and merge to the same bytes
+for i in 0 1; do expect 0 "$ELK" sweep "$SRC/tests/data/sweeps/rising.cfg" --shard $i/2 -o "$tmp/rs$i.csv"; done
+expect 0 "$ELK" merge "$tmp/rs1.csv" "$tmp/rs0.csv" -o "$tmp/rsm.csv"
+same "$tmp/rsm.csv" "$tmp/rising.csv"
+# --pointwise: Elk-Full's own schedules, no carried columns
+expect 0 "$ELK" sweep "$SRC/tests/data/sweeps/rising.cfg" --pointwise -o "$tmp/rising-p.csv"
+grep -q 'carried_from' "$tmp/rising-p.csv" && fail "--pointwise CSV has carried_from" || ok
 
 # Ctrl-C: exit 130 and int.csv.partial, a CSV whose rows are those of
 # finished points (int.csv itself is never a partial result)

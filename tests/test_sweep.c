@@ -12,6 +12,7 @@
 
 #include "elk_csv.h"
 #include "elk_sweep.h"
+#include "elk_sweep_int.h" /* the series (elk_sweep_carry.c), tested here */
 #include "elk_test.h"
 
 static char scratch[1024];
@@ -209,6 +210,41 @@ static const char *tiny_sweep =
     "  figure = { kind = \"lines\"; x = \"hbm_tbps\"; col = \"noc_scale\"; };\n"
     "};\n";
 
+/* A sweep's series: the points that differ only along resource axes, in
+ * increasing value order whatever order the file lists them in. batch (not
+ * a resource) x hbm-tbps [0.2, 0.1, 0.05] x sram-kib [600, 500]: point idx
+ * = batch_i x 6 + hbm_i x 2 + sram_i, so series 0 runs (hbm 0.05, sram 500)
+ * = 5, 4, 3, 2, 1, 0 and series 1 the same plus 6. Position 3 (hbm 0.1,
+ * sram 600): below it along hbm is position 1, along sram position 2. */
+START_TEST(series_order)
+{
+    static const char *cfg = "sweep = {\n"
+                             "  name = \"series\";\n"
+                             "  base = { chip = \"ipu-mk2\"; model = \"tiny\"; cores = 64; seq = 256; };\n"
+                             "  axes = (\n"
+                             "    { knob = \"batch\"; values = [4, 8]; },\n"
+                             "    { knob = \"hbm-tbps\"; values = [0.2, 0.1, 0.05]; },\n"
+                             "    { knob = \"sram-kib\"; values = [600.0, 500.0]; }\n"
+                             "  );\n"
+                             "};\n";
+    elk_sweep s;
+    elk_error err;
+    ck_assert_msg(elk_sweep_load(write_file("series.cfg", cfg), &s, &err) == ELK_OK, "%s", err.msg);
+    ck_assert_int_eq(s.carried, 1);
+    elk_sweep_series ss;
+    ck_assert_int_eq(elk_sweep_series_build(&s, &ss, &err), ELK_OK);
+    ck_assert_int_eq(ss.nseries, 2);
+    static const long want[12] = {5, 4, 3, 2, 1, 0, 11, 10, 9, 8, 7, 6};
+    for (int q = 0; q < 12; q++) ck_assert_int_eq(ss.pts[q], want[q]);
+    ck_assert_int_eq(ss.first[1], 6);
+    ck_assert_int_eq(elk_sweep_series_lower(&ss, 1, 3, 0), 1);
+    ck_assert_int_eq(elk_sweep_series_lower(&ss, 1, 3, 1), 2);
+    ck_assert_int_eq(elk_sweep_series_lower(&ss, 1, 0, 0), -1);
+    elk_sweep_series_free(&ss);
+    elk_sweep_free(&s);
+}
+END_TEST
+
 /* Cross order: the first axis varies slowest; ranges print as typed. */
 START_TEST(expand_cross)
 {
@@ -227,10 +263,24 @@ START_TEST(expand_cross)
     char head[4096];
     elk_sweep_csv_head(&s, 0, 1, head, sizeof head);
     ck_assert_contains(head, "# elk-sweep name=tiny id=");
-    ck_assert_contains(head, "points=6 shard=0/1\n# figure: kind=lines; x=hbm_tbps;");
+    /* two resource axes and Elk-Full: carried, one series of 6 */
+    ck_assert_contains(head, "points=6 shard=0/1 carried\n# figure: kind=lines; x=hbm_tbps;");
     ck_assert_contains(head, "\npoint,noc_scale,hbm_tbps,model,chip,topology,cores,batch,seq,profile,policy,status,latency_ms,"
                              "pct_ideal,exec_ms,overlap_ms,preload_ms,noc_stall_ms,dist_ms,hbm_util,noc_util,tflops,"
-                             "noc_tbps,orders_tried,gflop\n");
+                             "pointwise_ms,carried_from,noc_tbps,orders_tried,gflop\n");
+    ck_assert_int_eq(s.carried, 1);
+    elk_sweep_series ss;
+    ck_assert_int_eq(elk_sweep_series_build(&s, &ss, &err), ELK_OK);
+    ck_assert_int_eq(ss.nseries, 1);
+    for (int q = 0; q < 6; q++) ck_assert_int_eq(ss.pts[q], q); /* noc-scale slowest, both ascending */
+    ck_assert_int_eq(elk_sweep_series_lower(&ss, 0, 4, 0), 1);  /* noc-scale 2 -> 1 at hbm 0.15 */
+    ck_assert_int_eq(elk_sweep_series_lower(&ss, 0, 4, 1), 3);  /* hbm 0.15 -> 0.05 at noc-scale 2 */
+    ck_assert_int_eq(elk_sweep_series_lower(&ss, 0, 3, 1), -1);
+    elk_sweep_series_free(&ss);
+    ck_assert_int_eq(elk_sweep_set_pointwise(&s, &err), ELK_OK);
+    elk_sweep_csv_head(&s, 0, 1, head, sizeof head);
+    ck_assert_contains(head, "points=6 shard=0/1\n");
+    ck_assert_contains(head, ",tflops,noc_tbps,orders_tried,gflop\n");
     elk_sweep_free(&s);
 }
 END_TEST
@@ -333,6 +383,9 @@ START_TEST(run_deterministic_and_merge)
     elk_sweep s;
     elk_error err;
     ck_assert_msg(elk_sweep_load(write_file("t.cfg", tiny_sweep), &s, &err) == ELK_OK, "%s", err.msg);
+    /* pointwise: shards take every third point (a carried sweep's shards
+     * hold whole series, and this one is a single series: carried_shards) */
+    ck_assert_msg(elk_sweep_set_pointwise(&s, &err) == ELK_OK, "%s", err.msg);
     elk_sweep_stats st;
     char *one = run_to_text(&s, 1, 0, 1, NULL, &st);
     ck_assert_int_eq(st.done, 6);
@@ -551,6 +604,7 @@ static Suite *suite(void)
     tcase_add_test(tc, fig23_points);
     tcase_add_loop_test(tc, bad_sweeps, 0, (int)(sizeof bad / sizeof bad[0]));
     tcase_add_test(tc, expand_cross);
+    tcase_add_test(tc, series_order);
     tcase_add_test(tc, expand_zip_and_parts);
     tcase_add_test(tc, csv_format);
     suite_add_tcase(s, tc);
