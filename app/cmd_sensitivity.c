@@ -104,10 +104,16 @@ int elk_cmd_sensitivity(int argc, char **argv)
             }
             if (r->have_up) {
                 fmt_val(a, sizeof a, r->up);
-                snprintf(u, sizeof u, "%s: %.4f ms (%+.1f%%)", a, r->ms_up, 100 * (r->ms_up / s.base_ms - 1));
+                snprintf(u, sizeof u, "%s: %.4f ms (%+.1f%%)%s", a, r->ms_up, 100 * (r->ms_up / s.base_ms - 1),
+                         r->carried_up ? " *" : "");
             }
             fprintf(f.fp, "%-16s %10s   %-26s %-26s\n", elk_knobs[r->knob].name, v, d, u);
         }
+        int carried = 0;
+        for (int i = 0; i < s.n; i++) carried |= s.row[i].carried_up;
+        if (carried)
+            fprintf(f.fp, "\n* carried: this point's own schedule re-timed there, faster than the search found at "
+                          "that point (docs/SWEEPS.md, Carried schedules)\n");
     }
     if ((rc = elk_cli_out_close(&f, 0))) return rc;
     if (plot) {

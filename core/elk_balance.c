@@ -10,6 +10,7 @@
 #include <gsl/gsl_roots.h>
 
 #include "elk_cost.h"
+#include "elk_retime.h"
 
 const char *const elk_bound_names[] = {"execution", "HBM", "NoC", NULL};
 
@@ -263,11 +264,24 @@ elk_status elk_balance_run(const elk_point *p, const elk_balance_opts *o, elk_ba
 
 /* ---- sensitivity ---- */
 
-static double latency_at(const elk_point *q, elk_policy pol, elk_plan_cache *pc, atomic_int *cancel, elk_status *st,
-                         elk_error *err)
+/* The schedule a carried step starts from: the base point's problem and
+ * its policy's schedule (have 0: none kept). */
+typedef struct {
+    int have;
+    elk_problem pr;
+    elk_schedule s;
+} sens_base;
+
+/* Policy pol's latency at q, in ms (NAN with *st set when it cannot be
+ * planned). With from (Elk-Full up a resource knob), the faster of q's own
+ * schedule and from's re-timed at q (*carried 1 when that won). keep, when
+ * not NULL, takes q's problem and schedule (the base point's). */
+static double latency_at(const elk_point *q, elk_policy pol, elk_plan_cache *pc, atomic_int *cancel,
+                         const sens_base *from, sens_base *keep, int *carried, elk_status *st, elk_error *err)
 {
     elk_problem pr;
     elk_plan_opts po = {.cancel = cancel};
+    if (carried) *carried = 0;
     *st = elk_problem_init_opts(&pr, q, pc, &po, err);
     if (*st != ELK_OK) return NAN;
     elk_sched_opts so;
@@ -276,6 +290,24 @@ static double latency_at(const elk_point *q, elk_policy pol, elk_plan_cache *pc,
     elk_schedule s;
     *st = elk_schedule_run(&pr, pol, &so, &s, err);
     double ms = *st == ELK_OK ? s.latency_ms : NAN;
+    if (*st == ELK_OK && from && from->have) {
+        double t;
+        elk_schedule r;
+        *st = elk_retime(&from->pr, &from->s, elk_retime_policy(&from->s, pol), &pr.chip, &so, NULL, &t, NULL, &r,
+                         err);
+        if (*st == ELK_OK && t < s.latency) {
+            ms = r.latency_ms;
+            if (carried) *carried = 1;
+        }
+        elk_schedule_free(&r);
+        if (*st != ELK_OK) ms = NAN;
+    }
+    if (*st == ELK_OK && keep) {
+        keep->have = 1;
+        keep->pr = pr;
+        keep->s = s;
+        return ms;
+    }
     if (*st == ELK_OK) elk_schedule_free(&s);
     elk_problem_free(&pr);
     return ms;
@@ -326,7 +358,8 @@ elk_status elk_sensitivity_run_cancel(const elk_point *p, elk_policy pol, elk_pl
     elk_model m;
     ELK_TRY(elk_point_resolve(p, &c, &m, err));
     elk_status st;
-    out->base_ms = latency_at(p, pol, pc, cancel, &st, err);
+    sens_base base = {0};
+    out->base_ms = latency_at(p, pol, pc, cancel, NULL, pol == ELK_POL_FULL ? &base : NULL, NULL, &st, err);
     if (st != ELK_OK) return st;
     for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++) {
         elk_sens_row *r = &out->row[out->n++];
@@ -343,17 +376,25 @@ elk_status elk_sensitivity_run_cancel(const elk_point *p, elk_policy pol, elk_pl
             elk_point q = *p;
             elk_error e2;
             if (elk_point_set_num(&q, r->knob, v, &e2) != ELK_OK) continue;
-            double ms = latency_at(&q, pol, pc, cancel, &st, &e2);
+            int carried = 0;
+            const sens_base *from = side && ki->resource ? &base : NULL;
+            double ms = latency_at(&q, pol, pc, cancel, from, NULL, &carried, &st, &e2);
             if (st == ELK_ENOPLAN || st == ELK_EINVAL || st == ELK_ERANGE) continue; /* refused: left out */
             if (st != ELK_OK) {
                 if (err) *err = e2;
-                return st;
+                break;
             }
             /* stored as the change, ranked by magnitude */
-            if (side) r->ms_up = ms - out->base_ms, r->have_up = 1, r->up = v;
+            if (side) r->ms_up = ms - out->base_ms, r->have_up = 1, r->up = v, r->carried_up = carried;
             else r->ms_down = ms - out->base_ms, r->have_down = 1, r->down = v;
         }
+        if (st != ELK_OK && st != ELK_ENOPLAN && st != ELK_EINVAL && st != ELK_ERANGE) break;
     }
+    if (base.have) {
+        elk_schedule_free(&base.s);
+        elk_problem_free(&base.pr);
+    }
+    if (st != ELK_OK && st != ELK_ENOPLAN && st != ELK_EINVAL && st != ELK_ERANGE) return st;
     qsort(out->row, (size_t)out->n, sizeof out->row[0], cmp_sens);
     for (int i = 0; i < out->n; i++) {
         out->row[i].ms_down += out->base_ms;

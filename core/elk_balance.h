@@ -92,12 +92,18 @@ elk_status elk_balance_run(const elk_point *p, const elk_balance_opts *o, elk_ba
  * halved below one chip; SRAM +-64 KiB; batch and sequence x/ 2), the
  * policy's latency at each, rows ranked by the larger change (a tornado).
  * A step the knob's range or the model refuses (no plan fits) is left out
- * (have_down/have_up 0). */
+ * (have_down/have_up 0). For Elk-Full, a step up a resource knob
+ * (elk_knob_info.resource) carries the point's own schedule
+ * (docs/SWEEPS.md, Carried schedules): ms_up is the faster of the step's
+ * own schedule and the point's re-timed there (carried_up 1 when that one
+ * won), so more of a resource never reads as a loss the compiler could
+ * have avoided. */
 typedef struct {
     elk_knob knob;
     double value, down, up;  /* knob units */
     double ms_down, ms_up;
     int have_down, have_up;
+    int carried_up;
 } elk_sens_row;
 #define ELK_SENS_MAX 16
 typedef struct {

@@ -20,7 +20,7 @@
 #endif
 
 const elk_knob_info elk_knobs[ELK_KNOB_COUNT] = {
-#define ELK_KNOB_ROW(id, name, label, unit, lo, hi, kind) [ELK_KNOB_##id] = {name, label, unit, lo, hi, kind},
+#define ELK_KNOB_ROW(id, name, label, unit, lo, hi, kind, res) [ELK_KNOB_##id] = {name, label, unit, lo, hi, kind, res},
     ELK_KNOBS(ELK_KNOB_ROW)
 #undef ELK_KNOB_ROW
 };

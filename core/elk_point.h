@@ -14,34 +14,37 @@
 #include "elk_status.h"
 
 /* Every knob, in the order the TUI's panel and --help list them:
- * X(enum suffix, flag name without --, label, unit, min, max, kind) with
- * kind 0 a real, 1 an integer, 2 a word (topology, model, ...). Adding one is
+ * X(enum suffix, flag name without --, label, unit, min, max, kind, resource)
+ * with kind 0 a real, 1 an integer, 2 a word (topology, model, ...), and
+ * resource 1 for a knob of which more is a resource a compiler may leave
+ * unused (a bandwidth, SRAM, compute): a series of sweep points along it
+ * carries Elk-Full's schedules (docs/SWEEPS.md). Adding one is
  * a row here, its field in elk_point with its get/set cases in elk_point.c,
  * and where the chip or model takes it (elk_point_resolve); the CLI flag,
  * sweep axis, saved points and the TUI panel read this table. */
 #define ELK_KNOBS(X)                                                                                       \
-    X(HBM_TBPS, "hbm-tbps", "HBM bandwidth", "TB/s", 0.001, 1000, 0)                               \
-    X(NOC_TBPS, "noc-tbps", "NoC bandwidth", "TB/s", 0.001, 100000, 0)                             \
-    X(NOC_SCALE, "noc-scale", "NoC scale", "x", 0.01, 100, 0)                                      \
-    X(LINK_GBPS, "link-gbps", "Link bandwidth", "GB/s", 0.01, 100000, 0)                           \
-    X(CORES, "cores", "Cores", "", 1, 4194304, 1)                                                  \
-    X(TOPOLOGY, "topology", "Topology", "", 0, 0, 2)                                               \
-    X(SRAM_KIB, "sram-kib", "SRAM per core", "KiB", 16, 1048576, 0)                                \
-    X(COMPUTE_SCALE, "compute-scale", "Compute scale", "x", 0.01, 100, 0)                          \
-    X(HBM_CONTROLLERS, "hbm-controllers", "HBM controllers", "", 1, 4096, 1)                       \
-    X(HBM_BROADCAST, "hbm-broadcast", "HBM broadcast", "", 0, 1, 1)                                \
-    X(HBM_GBPS_PER_CORE, "hbm-gbps-per-core", "HBM per core", "GB/s", 0.0001, 10000, 0)            \
-    X(BATCH, "batch", "Batch", "", 1, 1048576, 1)                                                  \
-    X(SEQ, "seq", "Sequence", "tokens", 1, 16777216, 1)                                            \
-    X(LAYERS, "layers", "Layers", "", 0, 10000, 1)                                                 \
-    X(MODEL, "model", "Model", "", 0, 0, 2)                                                        \
-    X(CHIP, "chip", "Chip", "", 0, 0, 2)                                                           \
-    X(WORKLOAD, "workload", "Workload", "", 0, 0, 2)                                               \
-    X(PROFILE, "profile", "Cost profile", "", 0, 0, 2)                                             \
-    X(MOE_PRELOAD, "moe-preload", "MoE preload", "", 0, 0, 2)
+    X(HBM_TBPS, "hbm-tbps", "HBM bandwidth", "TB/s", 0.001, 1000, 0, 1)                               \
+    X(NOC_TBPS, "noc-tbps", "NoC bandwidth", "TB/s", 0.001, 100000, 0, 1)                             \
+    X(NOC_SCALE, "noc-scale", "NoC scale", "x", 0.01, 100, 0, 1)                                      \
+    X(LINK_GBPS, "link-gbps", "Link bandwidth", "GB/s", 0.01, 100000, 0, 1)                           \
+    X(CORES, "cores", "Cores", "", 1, 4194304, 1, 0)                                                  \
+    X(TOPOLOGY, "topology", "Topology", "", 0, 0, 2, 0)                                               \
+    X(SRAM_KIB, "sram-kib", "SRAM per core", "KiB", 16, 1048576, 0, 1)                                \
+    X(COMPUTE_SCALE, "compute-scale", "Compute scale", "x", 0.01, 100, 0, 1)                          \
+    X(HBM_CONTROLLERS, "hbm-controllers", "HBM controllers", "", 1, 4096, 1, 0)                       \
+    X(HBM_BROADCAST, "hbm-broadcast", "HBM broadcast", "", 0, 1, 1, 0)                                \
+    X(HBM_GBPS_PER_CORE, "hbm-gbps-per-core", "HBM per core", "GB/s", 0.0001, 10000, 0, 1)            \
+    X(BATCH, "batch", "Batch", "", 1, 1048576, 1, 0)                                                  \
+    X(SEQ, "seq", "Sequence", "tokens", 1, 16777216, 1, 0)                                            \
+    X(LAYERS, "layers", "Layers", "", 0, 10000, 1, 0)                                                 \
+    X(MODEL, "model", "Model", "", 0, 0, 2, 0)                                                        \
+    X(CHIP, "chip", "Chip", "", 0, 0, 2, 0)                                                           \
+    X(WORKLOAD, "workload", "Workload", "", 0, 0, 2, 0)                                               \
+    X(PROFILE, "profile", "Cost profile", "", 0, 0, 2, 0)                                             \
+    X(MOE_PRELOAD, "moe-preload", "MoE preload", "", 0, 0, 2, 0)
 
 typedef enum {
-#define ELK_KNOB_ENUM(id, name, label, unit, lo, hi, kind) ELK_KNOB_##id,
+#define ELK_KNOB_ENUM(id, name, label, unit, lo, hi, kind, res) ELK_KNOB_##id,
     ELK_KNOBS(ELK_KNOB_ENUM)
 #undef ELK_KNOB_ENUM
     ELK_KNOB_COUNT
@@ -54,6 +57,7 @@ typedef struct {
     const char *unit;
     double min, max;
     int is_int;   /* 1 integer, 2 word (topology, model, ...) */
+    int resource; /* 1: more of it never has to hurt (ELK_KNOBS) */
 } elk_knob_info;
 
 extern const elk_knob_info elk_knobs[ELK_KNOB_COUNT];

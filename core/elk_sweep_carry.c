@@ -13,25 +13,11 @@
 #include "elk_retime.h"
 #include "elk_sweep_int.h"
 
-int elk_sweep_resource_knob(elk_knob k)
-{
-    switch (k) {
-    case ELK_KNOB_HBM_TBPS:
-    case ELK_KNOB_HBM_GBPS_PER_CORE:
-    case ELK_KNOB_NOC_TBPS:
-    case ELK_KNOB_NOC_SCALE:
-    case ELK_KNOB_LINK_GBPS:
-    case ELK_KNOB_SRAM_KIB:
-    case ELK_KNOB_COMPUTE_SCALE: return 1;
-    default: return 0;
-    }
-}
-
 /* Axis a of block b carries: a numeric resource axis of a crossed block
  * (zipped axes step together, so none of them is a series' own axis). */
 static int carries(const elk_sweep_block *b, int a)
 {
-    return !b->zip && b->axis[a].num && elk_sweep_resource_knob(b->axis[a].knob);
+    return !b->zip && b->axis[a].num && elk_knobs[b->axis[a].knob].resource;
 }
 
 int elk_sweep_carry_applies(const elk_sweep *s)

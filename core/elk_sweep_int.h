@@ -32,9 +32,6 @@ void elk_sweep_describe_point(const elk_sweep *s, long idx, char *buf, size_t n)
  * its series is done (about 2.3 KB a point). Larger sweeps run pointwise. */
 #define ELK_SWEEP_CARRY_MAX_POINTS 100000L
 
-/* 1 for a knob of which more is a resource a compiler may leave unused
- * (bandwidths, SRAM, compute): the axes a series carries along. */
-int elk_sweep_resource_knob(elk_knob k);
 /* 1 when s carries Elk-Full: Elk-Full among its policies, a numeric
  * resource axis in a crossed block, at most ELK_SWEEP_CARRY_MAX_POINTS. */
 int elk_sweep_carry_applies(const elk_sweep *s);

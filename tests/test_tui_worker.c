@@ -206,6 +206,49 @@ START_TEST(sweeper_points)
 }
 END_TEST
 
+/* A sweep up a resource knob carries Elk-Full (issue 40): ipu-mk2,
+ * Llama2-13B on 2 layers at 16 TB/s, SRAM 416, 448, 480, 512 KiB. Its own
+ * search is slower at 480 and 512 than at 448; the sweep keeps 448's
+ * schedule there (carried), so the curve never rises. The other policies
+ * are their own. */
+START_TEST(sweeper_carries)
+{
+    rig g;
+    rig_open(&g);
+    tui_sweeper *sw = tui_sweeper_start(g.pc, g.fd[1]);
+    ck_assert_ptr_nonnull(sw);
+    elk_point base;
+    elk_error err;
+    elk_point_defaults(&base);
+    ck_assert(elk_point_set(&base, ELK_KNOB_CHIP, "ipu-mk2", &err) == ELK_OK);
+    ck_assert(elk_point_set(&base, ELK_KNOB_MODEL, "llama2-13b", &err) == ELK_OK);
+    ck_assert(elk_point_set_num(&base, ELK_KNOB_HBM_TBPS, 16, &err) == ELK_OK);
+    ck_assert(elk_point_set_num(&base, ELK_KNOB_LAYERS, 2, &err) == ELK_OK);
+    const double xs[] = {416, 448, 480, 512};
+    tui_sweeper_run(sw, &base, ELK_KNOB_SRAM_KIB, xs, 4);
+    wait_idle(g.fd[0], sweeper_busy, sw);
+    tui_sweep_data d;
+    ck_assert(tui_sweeper_get(sw, &d));
+    ck_assert_int_eq(d.done, 4);
+    int carried = 0;
+    for (int i = 0; i < 4; i++) {
+        ck_assert_int_eq(d.pt[i].state, 2);
+        carried += d.pt[i].carried;
+        if (i) ck_assert(d.pt[i].lat_ms[ELK_POL_FULL] <= d.pt[i - 1].lat_ms[ELK_POL_FULL] * (1 + 1e-9));
+        elk_point p = base;
+        ck_assert(elk_point_set_num(&p, ELK_KNOB_SRAM_KIB, xs[i], &err) == ELK_OK);
+        double lat[ELK_POL_COUNT];
+        direct(&p, g.pc, lat);
+        ck_assert_double_eq(d.pt[i].lat_ms[ELK_POL_IDEAL], lat[ELK_POL_IDEAL]);
+        if (d.pt[i].carried) ck_assert(d.pt[i].lat_ms[ELK_POL_FULL] < lat[ELK_POL_FULL]);
+        else ck_assert_double_eq(d.pt[i].lat_ms[ELK_POL_FULL], lat[ELK_POL_FULL]);
+    }
+    ck_assert_int_ge(carried, 1);
+    tui_sweeper_stop(sw);
+    rig_close(&g);
+}
+END_TEST
+
 /* The worker builds a point's plan sets on several threads
  * (elk_plan_opts.threads): the same sets, plan for plan, and the same
  * schedules as on one. */
@@ -246,6 +289,7 @@ int main(void)
     tcase_add_test(t, worker_supersede);
     tcase_add_test(t, worker_stop_busy);
     tcase_add_test(t, sweeper_points);
+    tcase_add_test(t, sweeper_carries);
     tcase_add_test(t, prefetch_threads_same_sets);
     suite_add_tcase(s, t);
     return run_suite(s);

@@ -57,6 +57,7 @@ typedef struct {
     double pct[ELK_POL_COUNT];
     double hbm[ELK_POL_COUNT], noc[ELK_POL_COUNT], tflops[ELK_POL_COUNT];
     int have[ELK_POL_COUNT];
+    int carried;                    /* Elk-Full runs a lower point's schedule (tui_worker carry) */
     char err[160];
 } tui_sweep_pt;
 

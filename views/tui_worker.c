@@ -1,5 +1,6 @@
 #include "tui_worker.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -7,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elk_retime.h"
 #include "elk_thread.h"
 #include "tui_job.h"
 
@@ -239,12 +241,62 @@ struct tui_sweeper {
     tui_sweep_data data;
 };
 
+/* Elk-Full at r, carried (docs/SWEEPS.md, Carried schedules): when the
+ * schedule of *origin (the sweep's carried one so far) re-timed at r's chip
+ * beats r's own, pt's Elk-Full figures are that schedule's and pt->carried
+ * is set; otherwise r becomes the origin. Takes r over (kept or freed). */
+static void carry(tui_snap **origin, tui_snap *r, tui_sweep_pt *pt, atomic_int *cancel)
+{
+    const int F = ELK_POL_FULL;
+    if (*origin && r->res.have[F]) {
+        const elk_schedule *os = &(*origin)->res.pol[F];
+        elk_sched_opts o;
+        elk_sched_opts_default(&o);
+        o.cancel = cancel;
+        elk_schedule best;
+        elk_error err;
+        double t;
+        if (elk_retime(&(*origin)->pr, os, elk_retime_policy(os, F), &r->pr.chip, &o, NULL, &t, NULL, &best, &err) ==
+                ELK_OK &&
+            t < r->res.pol[F].latency) {
+            double ideal = r->res.have[ELK_POL_IDEAL] ? r->res.pol[ELK_POL_IDEAL].latency : NAN;
+            pt->lat_ms[F] = best.latency_ms;
+            pt->pct[F] = 100.0 * ideal / best.latency;
+            pt->hbm[F] = best.hbm_util;
+            pt->noc[F] = best.noc_util;
+            pt->tflops[F] = best.tflops;
+            pt->carried = 1;
+            elk_schedule_free(&best);
+            tui_snap_free(r);
+            return;
+        }
+        elk_schedule_free(&best);
+    }
+    if (!r->res.have[F]) { /* nothing to carry from here: keep the older one */
+        tui_snap_free(r);
+        return;
+    }
+    tui_snap_free(*origin);
+    *origin = r;
+}
+
+/* The sweep's values rise, so a carried schedule moves to more of the knob. */
+static int rising(const sweep_req *q)
+{
+    for (int i = 1; i < q->n; i++)
+        if (!(q->xs[i] > q->xs[i - 1])) return 0;
+    return 1;
+}
+
 static void *sweep_run(tui_job *j, const void *req, unsigned long jid, atomic_int *cancel, void *ctx)
 {
     (void)j;
     (void)jid;
     const sweep_req *q = req;
     tui_sweeper *s = ctx;
+    /* a resource knob swept upwards carries Elk-Full's schedules */
+    int carrying = elk_knobs[q->knob].resource && rising(q);
+    tui_snap *origin = NULL;
     for (int i = 0; i < q->n && !atomic_load(cancel); i++) {
         pthread_mutex_lock(&s->mu);
         if (s->data.id != q->id) {
@@ -285,7 +337,8 @@ static void *sweep_run(tui_job *j, const void *req, unsigned long jid, atomic_in
             }
         }
         int cancelled = r && r->status == ELK_ECANCEL;
-        tui_snap_free(r);
+        if (carrying && r && pt.state == 2) carry(&origin, r, &pt, cancel);
+        else tui_snap_free(r);
 
         pthread_mutex_lock(&s->mu);
         int current = s->data.id == q->id;
@@ -301,6 +354,7 @@ static void *sweep_run(tui_job *j, const void *req, unsigned long jid, atomic_in
         if (!current || cancelled) break;
         tui_job_wake(s->wake_fd);
     }
+    tui_snap_free(origin);
     return NULL; /* everything went into data; the job wakes the UI when idle */
 }
 

@@ -319,6 +319,10 @@ static void draw_side(const sweep_state *st, tui_ctx *cx, const sweep_frame *fr,
     for (int i = 0; i < d->n; i++) failed += d->pt[i].state == 3;
     tui_printf(ly++, lx, lw, tui_attr(TC_DIM), "%d/%d points%s", d->done, d->n,
                d->done < d->n ? (tui_sweeper_busy(cx->sweeper) ? ", running" : "") : "");
+    int carried = 0;
+    for (int i = 0; i < d->n; i++) carried += d->pt[i].state == 2 && d->pt[i].carried;
+    if (carried) /* docs/SWEEPS.md, Carried schedules */
+        tui_printf(ly++, lx, lw, tui_attr(TC_DIM), "Elk-Full: %d pts carried", carried);
     if (failed) {
         tui_printf(ly++, lx, lw, tui_attr(TC_ERROR), "%d failed (x), e.g.:", failed);
         for (int i = 0; i < d->n; i++)
