@@ -275,10 +275,14 @@ typedef struct {
     elk_plan_cache *cache;
     long n;             /* points of the shard: k-th is point shard + k * nshards, or loc[k] */
     /* A carried sweep (s->carried): the shard's series (those j with
-     * j % nshards == shard), each run by one worker in position order, its
-     * points' indices ascending in loc; every row is held (win = n). */
+     * j % nshards == shard) in cs, their points' indices ascending in loc;
+     * every row is held (win = n). Workers plan the points in tasks order
+     * (position by position, the series interleaved) and carry each series
+     * in position order as its points come in (carry_ready). */
     elk_sweep_series ss;
-    long *loc, *series, nser, next_ser;
+    long *loc, nser;
+    struct carry_series *cs;
+    long (*tasks)[2];   /* (index into cs, position) */
     /* Rows of points [written, written + win) wait in a ring of win slots
      * (slot k % win), so memory does not grow with the sweep: a worker
      * does not take point k until k - written < win. */
@@ -354,64 +358,91 @@ static elk_status compute_point(runner *R, long idx, point_rec *rec, elk_error *
     return ELK_OK;
 }
 
-/* Point idx at position pos of a carried series: its policies as
- * compute_point runs them (no memo: a carried row depends on its series),
- * then Elk-Full's lower neighbours' schedules re-timed here
- * (elk_sweep_carrier_point). When one is faster it is the Elk-Full row;
- * pointwise_ms keeps the point's own. */
-static elk_status compute_carried(runner *R, elk_sweep_carrier *c, long pos, long idx, point_rec *rec, elk_error *err)
+/* A point of a carried series, planned and waiting to be carried: its
+ * row as compute_point fills it (no memo: a carried row depends on its
+ * series), and its problem and Elk-Full schedule, which the carrier takes. */
+typedef struct {
+    elk_status st;
+    elk_error err;
+    point_rec rec;
+    int have_pr;
+    elk_problem pr;
+    elk_schedule own;  /* ops NULL: Elk-Full fits no schedule here */
+    elk_chip chip;
+} planned;
+
+/* One series of a carried shard. mu guards slot and next; the carrier is
+ * used only under mu, position after position. */
+struct carry_series {
+    long j, count, next;         /* the series, its points, the next position to carry */
+    elk_sweep_carrier *c;
+    planned **slot;              /* by position: planned, not yet carried */
+    pthread_mutex_t mu;
+};
+
+static void plan_one(runner *R, long idx, planned *pl)
 {
     const elk_sweep *s = R->s;
+    point_rec *rec = &pl->rec;
     elk_point p;
-    ELK_TRY(elk_sweep_point(s, idx, &p, NULL, err));
-    memset(rec, 0, sizeof *rec);
-    elk_chip ch;
     elk_model m;
-    ELK_TRY(elk_point_resolve(&p, &ch, &m, err));
-    for (int k = 0; k < ELK_KNOB_COUNT; k++) knob_text(&p, &ch, &m, (elk_knob)k, rec->knob[k], sizeof rec->knob[k]);
+    elk_error_clear(&pl->err);
+    pl->st = elk_sweep_point(s, idx, &p, NULL, &pl->err);
+    if (pl->st == ELK_OK) pl->st = elk_point_resolve(&p, &pl->chip, &m, &pl->err);
+    if (pl->st != ELK_OK) return;
+    for (int k = 0; k < ELK_KNOB_COUNT; k++) knob_text(&p, &pl->chip, &m, (elk_knob)k, rec->knob[k], sizeof rec->knob[k]);
     for (int q = 0; q < ELK_POL_COUNT; q++)
         for (int i = 0; i < M_COUNT; i++) rec->m[q][i] = NAN;
-    elk_problem pr;
-    elk_schedule own;
-    memset(&own, 0, sizeof own);
-    int have_pr = 0;
-    elk_error e;
-    elk_error_clear(&e);
-    elk_status st = elk_problem_init(&pr, &p, R->cache, &e);
-    if (st == ELK_OK) {
-        have_pr = 1;
-        ch = pr.chip;
-        st = run_policies(&pr, &R->sched, s->policy_mask | (1u << ELK_POL_IDEAL), rec, &own, &e);
-    } else if (st == ELK_ENOPLAN) {
-        snprintf(rec->note, sizeof rec->note, "%.*s", (int)sizeof rec->note - 1, e.msg);
+    pl->st = elk_problem_init(&pl->pr, &p, R->cache, &pl->err);
+    if (pl->st == ELK_OK) {
+        pl->have_pr = 1;
+        pl->chip = pl->pr.chip;
+        pl->st = run_policies(&pl->pr, &R->sched, s->policy_mask | (1u << ELK_POL_IDEAL), rec, &pl->own, &pl->err);
+    } else if (pl->st == ELK_ENOPLAN) {
+        snprintf(rec->note, sizeof rec->note, "%.*s", (int)sizeof rec->note - 1, pl->err.msg);
         for (int q = 0; q < ELK_POL_COUNT; q++) rec->status[q] = 1;
-        st = ELK_OK;
+        pl->st = ELK_OK;
     }
+}
+
+static void planned_free(planned *pl)
+{
+    if (!pl) return;
+    if (pl->have_pr) elk_problem_free(&pl->pr);
+    elk_schedule_free(&pl->own);
+    free(pl);
+}
+
+/* Carry position pos of series x (with x->mu held): Elk-Full's lower
+ * neighbours' schedules re-timed there (elk_sweep_carrier_point); when one
+ * is faster it is the Elk-Full row, and pointwise_ms keeps the point's own.
+ * Takes pl's problem over. */
+static elk_status carry_one(runner *R, struct carry_series *x, long pos, planned *pl, elk_error *err)
+{
+    if (pl->st != ELK_OK) {
+        *err = pl->err;
+        return pl->st;
+    }
+    if (!x->c) return elk_fail(err, ELK_ENOMEM, "out of memory");
     elk_schedule best;
     long from = -1;
-    if (st == ELK_OK)
-        st = elk_sweep_carrier_point(c, pos, have_pr ? &pr : NULL, own.ops ? &own : NULL, &R->sched, &best, &from,
-                                     &e);
-    else if (have_pr)
-        elk_problem_free(&pr);
-    if (st != ELK_OK) {
-        elk_schedule_free(&own);
-        if (err) *err = e;
-        return st;
-    }
+    elk_status st = elk_sweep_carrier_point(x->c, pos, pl->have_pr ? &pl->pr : NULL, pl->own.ops ? &pl->own : NULL,
+                                            &R->sched, &best, &from, err);
+    pl->have_pr = 0; /* taken over */
+    if (st != ELK_OK) return st;
+    point_rec *rec = &pl->rec;
     double *mf = rec->m[ELK_POL_FULL];
     if (!isnan(best.latency)) {
         double ideal = rec->m[ELK_POL_IDEAL][M_LATENCY_CYCLES];
         double keep[M_COUNT];
         memcpy(keep, mf, sizeof keep);
-        fill_policy(&ch, &best, ELK_POL_FULL, isnan(ideal) ? NAN : 100.0 * ideal / best.latency, mf);
+        fill_policy(&pl->chip, &best, ELK_POL_FULL, isnan(ideal) ? NAN : 100.0 * ideal / best.latency, mf);
         for (int i = M_OPS; i <= M_PEAK_VEC; i++) mf[i] = keep[i]; /* the point's own graph and chip */
         mf[M_CARRIED_FROM] = (double)from;
         rec->status[ELK_POL_FULL] = 0;
     }
-    mf[M_POINTWISE] = own.ops ? own.latency_ms : NAN;
+    mf[M_POINTWISE] = pl->own.ops ? pl->own.latency_ms : NAN;
     elk_schedule_free(&best);
-    elk_schedule_free(&own);
     return ELK_OK;
 }
 
@@ -443,31 +474,50 @@ static void finish_point(runner *R, long k, elk_status st, const point_rec *rec,
     pthread_cond_broadcast(&R->cv);
 }
 
-/* A carried sweep's worker: whole series, each in position order. */
+/* Carry series x's positions that are planned, in order (with x->mu
+ * held), writing each row. */
+static void carry_ready(runner *R, struct carry_series *x)
+{
+    while (x->next < x->count && x->slot[x->next]) {
+        long pos = x->next++;
+        planned *pl = x->slot[pos];
+        x->slot[pos] = NULL;
+        elk_error e;
+        elk_error_clear(&e);
+        elk_status st = atomic_load(&R->stop) ? ELK_ECANCEL : carry_one(R, x, pos, pl, &e);
+        long idx = R->ss.pts[R->ss.first[x->j] + pos];
+        pthread_mutex_lock(&R->mu);
+        finish_point(R, local_of(R, idx), st, &pl->rec, &e);
+        pthread_mutex_unlock(&R->mu);
+        planned_free(pl);
+    }
+}
+
+/* A carried sweep's worker: plans the next task's point, then carries its
+ * series as far as its planned positions reach. Lock order: a series' mu,
+ * then R->mu. */
 static void *carry_worker(void *arg)
 {
     runner *R = arg;
     pthread_mutex_lock(&R->mu);
-    while (!R->stop && R->next_ser < R->nser) {
-        long j = R->series[R->next_ser++];
+    while (!R->stop && R->next < R->n) {
+        long t = R->next++;
         pthread_mutex_unlock(&R->mu);
-        elk_sweep_carrier *c = elk_sweep_carrier_alloc(&R->ss, j);
-        long cnt = R->ss.first[j + 1] - R->ss.first[j];
-        elk_status st = ELK_OK;
-        for (long pos = 0; pos < cnt && st == ELK_OK; pos++) {
-            long idx = R->ss.pts[R->ss.first[j] + pos];
-            point_rec rec;
-            elk_error e;
-            elk_error_clear(&e);
-            if (atomic_load(&R->stop)) st = ELK_ECANCEL;
-            else if (!c) st = elk_fail(&e, ELK_ENOMEM, "out of memory");
-            else st = compute_carried(R, c, pos, idx, &rec, &e);
-            pthread_mutex_lock(&R->mu);
-            finish_point(R, local_of(R, idx), st, &rec, &e);
-            pthread_mutex_unlock(&R->mu);
+        struct carry_series *x = &R->cs[R->tasks[t][0]];
+        long pos = R->tasks[t][1];
+        planned *pl = calloc(1, sizeof *pl);
+        if (pl) plan_one(R, R->ss.pts[R->ss.first[x->j] + pos], pl);
+        pthread_mutex_lock(&x->mu);
+        if (pl) {
+            x->slot[pos] = pl;
+            carry_ready(R, x);
         }
-        elk_sweep_carrier_free(c);
+        pthread_mutex_unlock(&x->mu);
         pthread_mutex_lock(&R->mu);
+        if (!pl && R->st == ELK_OK) {
+            R->st = elk_fail(&R->err, ELK_ENOMEM, "out of memory");
+            R->stop = 1;
+        }
     }
     R->running--;
     pthread_cond_broadcast(&R->cv);
@@ -541,6 +591,65 @@ static void write_ready(runner *R, FILE *out, int *io_bad)
     if (R->written != was) pthread_cond_broadcast(&R->cv);
 }
 
+/* A carried shard's series, points and tasks (0, or -1 out of memory;
+ * carry_teardown frees what was made either way). */
+static int carry_setup(runner *R, const elk_sweep *s, const elk_sweep_opts *o)
+{
+    long np = s->npoints > 0 ? s->npoints : 1, ns = R->ss.nseries > 0 ? R->ss.nseries : 1;
+    R->cs = calloc((size_t)ns, sizeof *R->cs);
+    R->loc = malloc((size_t)np * sizeof *R->loc);
+    R->tasks = malloc((size_t)np * sizeof *R->tasks);
+    char *mine = calloc((size_t)np, 1);
+    if (!R->cs || !R->loc || !R->tasks || !mine) {
+        free(mine);
+        return -1;
+    }
+    long most = 0;
+    for (long j = 0; j < R->ss.nseries; j++) {
+        if (j % o->nshards != o->shard) continue;
+        struct carry_series *x = &R->cs[R->nser++];
+        x->j = j;
+        x->count = R->ss.first[j + 1] - R->ss.first[j];
+        pthread_mutex_init(&x->mu, NULL);
+        x->c = elk_sweep_carrier_alloc(&R->ss, j); /* NULL: each point then fails, out of memory */
+        x->slot = calloc((size_t)(x->count > 0 ? x->count : 1), sizeof *x->slot);
+        if (!x->slot) {
+            free(mine);
+            return -1;
+        }
+        if (x->count > most) most = x->count;
+        for (long q = R->ss.first[j]; q < R->ss.first[j + 1]; q++) mine[R->ss.pts[q]] = 1;
+    }
+    R->n = 0;
+    for (long i = 0; i < s->npoints; i++)
+        if (mine[i]) R->loc[R->n++] = i;
+    free(mine);
+    /* position by position, the series interleaved: every series moves
+     * forward together, so its carrier rarely waits for a point */
+    long t = 0;
+    for (long q = 0; q < most; q++)
+        for (long k = 0; k < R->nser; k++)
+            if (q < R->cs[k].count) R->tasks[t][0] = k, R->tasks[t++][1] = q;
+    return 0;
+}
+
+static void carry_teardown(runner *R)
+{
+    for (long k = 0; R->cs && k < R->nser; k++) {
+        struct carry_series *x = &R->cs[k];
+        for (long q = 0; x->slot && q < x->count; q++) planned_free(x->slot[q]);
+        free(x->slot);
+        elk_sweep_carrier_free(x->c);
+        pthread_mutex_destroy(&x->mu);
+    }
+    free(R->cs);
+    free(R->loc);
+    free(R->tasks);
+    R->cs = NULL;
+    R->loc = NULL;
+    R->tasks = NULL;
+}
+
 void elk_sweep_opts_default(elk_sweep_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -581,27 +690,14 @@ elk_status elk_sweep_run(const elk_sweep *s, const elk_sweep_opts *o, FILE *out,
             if (!o->cache) elk_plan_cache_free(R.cache);
             return bs;
         }
-        R.series = malloc((size_t)(R.ss.nseries > 0 ? R.ss.nseries : 1) * sizeof *R.series);
-        R.loc = malloc((size_t)(s->npoints > 0 ? s->npoints : 1) * sizeof *R.loc);
-        char *mine = calloc((size_t)(s->npoints > 0 ? s->npoints : 1), 1);
-        if (R.series && R.loc && mine) {
-            for (long j = 0; j < R.ss.nseries; j++) {
-                if (j % o->nshards != o->shard) continue;
-                R.series[R.nser++] = j;
-                for (long q = R.ss.first[j]; q < R.ss.first[j + 1]; q++) mine[R.ss.pts[q]] = 1;
-            }
-            for (long i = 0; i < s->npoints; i++)
-                if (mine[i]) R.loc[n++] = i;
-        }
-        free(mine);
-        if (!R.series || !R.loc) {
-            free(R.series);
-            free(R.loc);
+        if (carry_setup(&R, s, o) != 0) {
+            carry_teardown(&R);
             elk_sweep_series_free(&R.ss);
             if (!o->cache) elk_plan_cache_free(R.cache);
             return elk_fail(err, ELK_ENOMEM, "out of memory for %ld points", s->npoints);
         }
-        if (jobs > R.nser) jobs = R.nser ? (int)R.nser : 1;
+        n = R.n;
+        if (jobs > n) jobs = n ? (int)n : 1;
     } else {
         for (long i = o->shard; i < s->npoints; i += o->nshards) n++;
         if (jobs > n) jobs = n ? (int)n : 1;
@@ -617,8 +713,7 @@ elk_status elk_sweep_run(const elk_sweep *s, const elk_sweep_opts *o, FILE *out,
     if (!R.cache || !R.recs || !R.done) {
         free(R.recs);
         free(R.done);
-        free(R.series);
-        free(R.loc);
+        carry_teardown(&R);
         elk_sweep_series_free(&R.ss);
         if (!o->cache) elk_plan_cache_free(R.cache);
         return elk_fail(err, ELK_ENOMEM, "out of memory for %ld points", n);
@@ -695,8 +790,7 @@ elk_status elk_sweep_run(const elk_sweep *s, const elk_sweep_opts *o, FILE *out,
     pthread_cond_destroy(&R.cv);
     free(R.recs);
     free(R.done);
-    free(R.series);
-    free(R.loc);
+    carry_teardown(&R);
     elk_sweep_series_free(&R.ss);
     if (!o->cache) elk_plan_cache_free(R.cache);
     return ret;
