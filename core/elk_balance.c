@@ -293,8 +293,7 @@ static double latency_at(const elk_point *q, elk_policy pol, elk_plan_cache *pc,
     if (*st == ELK_OK && from && from->have) {
         double t;
         elk_schedule r;
-        *st = elk_retime(&from->pr, &from->s, elk_retime_policy(&from->s, pol), &pr.chip, &so, NULL, &t, NULL, &r,
-                         err);
+        *st = elk_retime_full(&from->pr, &from->s, &pr.chip, &so, &t, &r, err);
         if (*st == ELK_OK && t < s.latency) {
             ms = r.latency_ms;
             if (carried) *carried = 1;

@@ -784,8 +784,8 @@ static void retime_home_free(retime_home *h)
  * changes, the replay sees the final one), the plan's timeline is one the
  * replay cannot run at either point. home, when not NULL, keeps the
  * replays at lo across the pairs that share lo. Returns Elk-Full's
- * re-timed latency (NAN when its replay does not fit), for the pair's
- * message. */
+ * re-timed latency as the carried invariant counts it (the faster of its
+ * decisions' replays, elk_retime_full; NAN when none fits). */
 static double check_retime(elk_check_result *r, const elk_problem *lo, const elk_result *lres, const elk_chip *hi,
                            const pair_ctx *x, const char *lo_name, const char *hi_name, retime_home *home)
 {
@@ -828,6 +828,14 @@ static double check_retime(elk_check_result *r, const elk_problem *lo, const elk
             "%.6f)",
             LBL(p), lo_name, at_lo, s->latency, hi_name, at_hi, at_hi / at_lo);
         if (v && lo->chip.profile && p != ELK_POL_FULL) v->rule = retime_rule(x, hi, p);
+    }
+    /* Elk-Full at hi may run Elk-Dyn's decisions it kept under its own
+     * rules too (elk_retime_full), which the carried invariant counts */
+    const elk_schedule *fs = &lres->pol[ELK_POL_FULL];
+    if (lres->have[ELK_POL_FULL] && elk_retime_policy(fs, ELK_POL_FULL) == ELK_POL_DYN) {
+        double t;
+        elk_error err;
+        if (elk_retime(lo, fs, ELK_POL_FULL, hi, so, NULL, &t, NULL, NULL, &err) == ELK_OK && t < full_at) full_at = t;
     }
     retime_home_free(&mine);
     return full_at;

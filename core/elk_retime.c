@@ -112,3 +112,27 @@ elk_status elk_retime(const elk_problem *lo, const elk_schedule *s, elk_policy p
     return st;
 }
 
+elk_status elk_retime_full(const elk_problem *lo, const elk_schedule *s, const elk_chip *c, const elk_sched_opts *so,
+                           double *lat, elk_schedule *out, elk_error *err)
+{
+    elk_policy as = elk_retime_policy(s, ELK_POL_FULL);
+    ELK_TRY(elk_retime(lo, s, as, c, so, NULL, lat, NULL, out, err));
+    if (as != ELK_POL_DYN) return ELK_OK;
+    double t;
+    elk_schedule r;
+    elk_status st = elk_retime(lo, s, ELK_POL_FULL, c, so, NULL, &t, NULL, out ? &r : NULL, err);
+    if (st != ELK_OK) {
+        if (out) elk_schedule_free(out);
+        return st;
+    }
+    if (t < *lat || isnan(*lat)) {
+        *lat = t;
+        if (out) {
+            elk_schedule_free(out);
+            *out = r;
+        }
+    } else if (out) {
+        elk_schedule_free(&r);
+    }
+    return ELK_OK;
+}

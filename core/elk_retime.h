@@ -45,4 +45,13 @@ elk_status elk_retime(const elk_problem *lo, const elk_schedule *s, elk_policy p
                       const elk_sched_opts *so, const double *tl, double *lat, double **keep, elk_schedule *out,
                       elk_error *err);
 
+/* Elk-Full's schedule s of problem lo re-timed at chip c as Elk-Full may
+ * run it there: by the replay of the policy whose decisions they are
+ * (elk_retime_policy) and, when Elk-Full kept Elk-Dyn's schedule, also by
+ * Elk-Full's own replay, whose rules differ from Elk-Dyn's in the paper
+ * profile (int55's truncated NoC rate, noccap's preload share); the faster
+ * counts. Arguments as elk_retime's, without a held timeline. */
+elk_status elk_retime_full(const elk_problem *lo, const elk_schedule *s, const elk_chip *c, const elk_sched_opts *so,
+                           double *lat, elk_schedule *out, elk_error *err);
+
 #endif

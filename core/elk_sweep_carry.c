@@ -247,8 +247,7 @@ static elk_status best_carried(elk_sweep_carrier *c, long pos, const elk_problem
         const origin *og = &c->org[o];
         elk_schedule r;
         double t;
-        ELK_TRY(elk_retime(&og->pr, &og->s, elk_retime_policy(&og->s, ELK_POL_FULL), &pr->chip, so, NULL, &t, NULL,
-                           &r, err));
+        ELK_TRY(elk_retime_full(&og->pr, &og->s, &pr->chip, so, &t, &r, err));
         if (t < lat) {
             lat = t;
             *won = o;

@@ -256,8 +256,7 @@ static void carry(tui_snap **origin, tui_snap *r, tui_sweep_pt *pt, atomic_int *
         elk_schedule best;
         elk_error err;
         double t;
-        if (elk_retime(&(*origin)->pr, os, elk_retime_policy(os, F), &r->pr.chip, &o, NULL, &t, NULL, &best, &err) ==
-                ELK_OK &&
+        if (elk_retime_full(&(*origin)->pr, os, &r->pr.chip, &o, &t, &best, &err) == ELK_OK &&
             t < r->res.pol[F].latency) {
             double ideal = r->res.have[ELK_POL_IDEAL] ? r->res.pol[ELK_POL_IDEAL].latency : NAN;
             pt->lat_ms[F] = best.latency_ms;
