@@ -46,16 +46,33 @@ static int cmp_place(const void *x, const void *y)
     return a->pos < b->pos ? -1 : a->pos > b->pos;
 }
 
-/* Value ranks of a numeric axis (0 = smallest; ties keep file order). */
+/* Value ranks of a numeric axis (0 = smallest; ties keep file order), by
+ * sorting (value, index) pairs (an axis may have 100,000 values). */
+typedef struct {
+    double v;
+    int i;
+} vi_pair;
+
+static int cmp_vi(const void *x, const void *y)
+{
+    const vi_pair *a = x, *b = y;
+    if (a->v != b->v) return a->v < b->v ? -1 : 1;
+    return (a->i > b->i) - (a->i < b->i);
+}
+
 static int *axis_ranks(const elk_sweep_axis *ax)
 {
     int *r = malloc((size_t)ax->n * sizeof *r);
-    if (!r) return NULL;
-    for (int i = 0; i < ax->n; i++) {
-        r[i] = 0;
-        for (int j = 0; j < ax->n; j++)
-            if (ax->num[j] < ax->num[i] || (ax->num[j] == ax->num[i] && j < i)) r[i]++;
+    vi_pair *by = malloc((size_t)ax->n * sizeof *by);
+    if (!r || !by) {
+        free(r);
+        free(by);
+        return NULL;
     }
+    for (int i = 0; i < ax->n; i++) by[i] = (vi_pair){ax->num[i], i};
+    qsort(by, (size_t)ax->n, sizeof *by, cmp_vi);
+    for (int i = 0; i < ax->n; i++) r[by[i].i] = i;
+    free(by);
     return r;
 }
 
@@ -87,6 +104,7 @@ elk_status elk_sweep_series_build(const elk_sweep *s, elk_sweep_series *ss, elk_
     long n = s->npoints;
     place *pl = malloc((size_t)(n > 0 ? n : 1) * sizeof *pl);
     int *ranks[2][ELK_SWEEP_MAX_PARTS][ELK_SWEEP_MAX_AXES];
+    long low[2][ELK_SWEEP_MAX_PARTS][ELK_SWEEP_MAX_AXES]; /* each carrying axis's smallest value's index */
     memset(ranks, 0, sizeof ranks);
     elk_status st = pl ? ELK_OK : elk_fail(err, ELK_ENOMEM, "out of memory for %ld points", n);
     for (int p = 0; p < s->nparts && st == ELK_OK; p++) {
@@ -94,8 +112,14 @@ elk_status elk_sweep_series_build(const elk_sweep *s, elk_sweep_series *ss, elk_
         const elk_sweep_block *b[2] = {&s->top, &s->part[p].block};
         for (int k = 0; k < 2 && st == ELK_OK; k++)
             for (int a = 0; a < b[k]->naxes && st == ELK_OK; a++)
-                if (ss->part[p].slot[k][a] >= 0 && !(ranks[k][p][a] = axis_ranks(&b[k]->axis[a])))
-                    st = elk_fail(err, ELK_ENOMEM, "out of memory");
+                if (ss->part[p].slot[k][a] >= 0) {
+                    if (!(ranks[k][p][a] = axis_ranks(&b[k]->axis[a]))) {
+                        st = elk_fail(err, ELK_ENOMEM, "out of memory");
+                        break;
+                    }
+                    for (int j = 0; j < b[k]->axis[a].n; j++)
+                        if (ranks[k][p][a][j] == 0) low[k][p][a] = j;
+                }
     }
     for (long idx = 0; idx < n && st == ELK_OK; idx++) {
         int p = 0;
@@ -116,10 +140,7 @@ elk_status elk_sweep_series_build(const elk_sweep *s, elk_sweep_series *ss, elk_
                     int r = ranks[k][p][a][vi];
                     pos += r * sp->stride[sp->slot[k][a]];
                     /* the root takes this axis's smallest value */
-                    long v0 = 0;
-                    for (long j = 0; j < b[k]->axis[a].n; j++)
-                        if (ranks[k][p][a][j] == 0) v0 = j;
-                    root += (v0 - vi) * unit * block_unit;
+                    root += (low[k][p][a] - vi) * unit * block_unit;
                 }
                 unit *= b[k]->axis[a].n;
             }
