@@ -112,6 +112,10 @@ int elk_cmd_balance(int argc, char **argv)
     printf("bound     %s at %g %s", elk_bound_names[r.bound_lo], lo, unit);
     for (int i = 0; i < r.nflips; i++) printf(", %s from %.4g %s", elk_bound_names[r.flip_to[i]], r.flip[i], unit);
     printf("%s\n", r.nflips ? "" : ", all the way");
+    if (r.carried)
+        printf("carried   %d of %d evaluations run the schedule of a smaller value, re-timed (faster than the "
+               "search there; docs/SWEEPS.md)\n",
+               r.carried, kn->npts);
     printf("proof    ");
     /* the points either side of the knee, and the ends */
     for (int i = 0; i < kn->npts; i++) {

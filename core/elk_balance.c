@@ -60,18 +60,19 @@ elk_status elk_knee_find(elk_knee_fn f, void *ctx, double lo, double hi, double 
     if (!(lo > 0) || !(hi > lo) || !(p >= 0) || !(rel_tol > 0))
         return elk_fail(err, ELK_EINVAL, "knee: need 0 < lo < hi, p >= 0, rel_tol > 0 (got %g, %g, %g, %g)", lo, hi, p,
                         rel_tol);
-    double yh = eval(f, ctx, k, hi);
-    if (!(yh > 0)) return elk_fail(err, ELK_EINVAL, "knee: the response failed at %g", hi);
-    k->plateau = yh;
-    k->threshold = (1 + p) * yh;
-    double gx[GRID];
-    int last_above = -1;
+    /* the grid from lo up, hi last: a response that carries what it saw
+     * at smaller x (balance's Elk-Full) sees it in increasing order */
+    double gx[GRID], gy[GRID];
     for (int i = 0; i < GRID; i++) {
         gx[i] = i == GRID - 1 ? hi : exp(log(lo) + (log(hi) - log(lo)) * i / (GRID - 1));
-        double y = eval(f, ctx, k, gx[i]);
-        if (!(y > 0)) return elk_fail(err, ELK_EINVAL, "knee: the response failed at %g", gx[i]);
-        if (y > k->threshold) last_above = i;
+        gy[i] = eval(f, ctx, k, gx[i]);
+        if (!(gy[i] > 0)) return elk_fail(err, ELK_EINVAL, "knee: the response failed at %g", gx[i]);
     }
+    k->plateau = gy[GRID - 1];
+    k->threshold = (1 + p) * k->plateau;
+    int last_above = -1;
+    for (int i = 0; i < GRID; i++)
+        if (gy[i] > k->threshold) last_above = i;
     if (last_above < 0) return ELK_OK; /* within p of the plateau from lo on: no knee inside */
     assert(last_above < GRID - 1);     /* L(hi) is the plateau itself */
     root_ctx rc = {f, ctx, k, 0};
@@ -146,6 +147,17 @@ void elk_balance_opts_default(elk_balance_opts *o)
     o->p = 0.05;
 }
 
+/* An Elk-Full evaluation kept for carrying: the knob value and the entry
+ * whose schedule it runs (its own, or a smaller value's). */
+#define BAL_MAX_EVALS 64
+typedef struct {
+    double x;
+    int from;            /* index of the entry holding the schedule */
+    int own;             /* 1: pr and s are this entry's and owned */
+    elk_problem pr;
+    elk_schedule s;
+} bal_entry;
+
 typedef struct {
     const elk_point *base;
     const elk_balance_opts *o;
@@ -153,6 +165,12 @@ typedef struct {
     elk_error *err;
     elk_status st;
     int with_policy; /* 0: demand only (bound flips) */
+    /* Elk-Full along a resource knob is carried (docs/SWEEPS.md, Carried
+     * schedules): each evaluation runs the faster of its own schedule and
+     * the schedule of the largest value evaluated below it, re-timed */
+    int carry;
+    int nent, carried;
+    bal_entry ent[BAL_MAX_EVALS];
     elk_bound bound;
 } bal_ctx;
 
@@ -160,6 +178,45 @@ static double knob_value(const elk_knob_info *ki, double x)
 {
     if (ki->is_int == 1) x = floor(x + 0.5);
     return fmin(fmax(x, ki->min), ki->max);
+}
+
+/* Evaluation x of a carried Elk-Full curve, its own schedule s on pr
+ * (*ms its latency): the schedule of the largest value evaluated below x,
+ * re-timed at x (elk_retime_full), when faster, gives *ms. Returns 0 when
+ * it kept pr and s (s is the entry's own), 1 when the caller frees them;
+ * -1 with b->st set on an error. */
+static int carry_eval(bal_ctx *b, double x, elk_problem *pr, elk_schedule *s, const elk_sched_opts *so, double *ms)
+{
+    if (b->nent >= BAL_MAX_EVALS) return 1; /* past the bound: pointwise */
+    int below = -1;
+    for (int i = 0; i < b->nent; i++)
+        if (b->ent[i].x < x && (below < 0 || b->ent[i].x > b->ent[below].x)) below = i;
+    bal_entry *e = &b->ent[b->nent];
+    e->x = x;
+    e->own = 0;
+    e->from = -1;
+    if (below >= 0 && b->ent[below].from >= 0) {
+        const bal_entry *o = &b->ent[b->ent[below].from];
+        double t;
+        elk_status st = elk_retime_full(&o->pr, &o->s, &pr->chip, so, &t, NULL, b->err);
+        if (st != ELK_OK) {
+            b->st = st;
+            *ms = -1;
+            return 1;
+        }
+        if (t < s->latency) {
+            e->from = b->ent[below].from;
+            *ms = t / (pr->chip.clock_ghz * 1e6);
+            b->carried++;
+            b->nent++;
+            return 1;
+        }
+    }
+    e->from = b->nent++;
+    e->own = 1;
+    e->pr = *pr;
+    e->s = *s;
+    return 0;
 }
 
 /* L(x) in ms, or -1 with ctx->st set */
@@ -185,6 +242,7 @@ static double bal_eval(double x, void *arg)
         st = elk_schedule_run(&pr, b->o->pol, &so, &s, b->err);
         if (st == ELK_OK) {
             ms = s.latency_ms;
+            if (b->carry && carry_eval(b, x, &pr, &s, &so, &ms) == 0) return ms; /* pr and s kept */
             elk_schedule_free(&s);
         } else {
             b->st = st;
@@ -227,28 +285,43 @@ elk_status elk_balance_run(const elk_point *p, const elk_balance_opts *o, elk_ba
     hi = fmin(hi, ki->max);
     if (!(hi > lo)) return elk_fail(err, ELK_EINVAL, "balance: empty range %g .. %g for %s", lo, hi, ki->name);
     elk_plan_cache *own = o->cache ? NULL : elk_plan_cache_alloc();
-    bal_ctx b = {p, o, o->cache ? o->cache : own, err, ELK_OK, 1, ELK_BOUND_EXEC};
-    if (!b.pc) return elk_fail(err, ELK_ENOMEM, "out of memory");
-    elk_status st = elk_knee_find(bal_eval, &b, lo, hi, o->p, 0.01, &r->knee, err);
-    if (st != ELK_OK && b.st != ELK_OK) st = b.st; /* the model's own error, not the search's */
-    if (st == ELK_OK) r->current_ms = bal_eval(r->current, &b);
-    if (st == ELK_OK && r->current_ms < 0) st = b.st;
+    bal_ctx *b = calloc(1, sizeof *b); /* large: its entries hold problems */
+    if (!b) {
+        elk_plan_cache_free(own);
+        return elk_fail(err, ELK_ENOMEM, "out of memory");
+    }
+    b->base = p;
+    b->o = o;
+    b->pc = o->cache ? o->cache : own;
+    b->err = err;
+    b->st = ELK_OK;
+    b->with_policy = 1;
+    b->bound = ELK_BOUND_EXEC;
+    b->carry = o->pol == ELK_POL_FULL && ki->resource;
+    if (!b->pc) {
+        free(b);
+        return elk_fail(err, ELK_ENOMEM, "out of memory");
+    }
+    elk_status st = elk_knee_find(bal_eval, b, lo, hi, o->p, 0.01, &r->knee, err);
+    if (st != ELK_OK && b->st != ELK_OK) st = b->st; /* the model's own error, not the search's */
+    if (st == ELK_OK) r->current_ms = bal_eval(r->current, b);
+    if (st == ELK_OK && r->current_ms < 0) st = b->st;
     /* bound at both ends, and its flips on the grid, each bisected to 1% */
-    if (st == ELK_OK) st = bound_at(&b, lo, &r->bound_lo);
-    if (st == ELK_OK) st = bound_at(&b, hi, &r->bound_hi);
-    if (st == ELK_OK) st = bound_at(&b, isnan(r->knee.knee) ? lo : r->knee.knee, &r->bound_at_knee);
+    if (st == ELK_OK) st = bound_at(b, lo, &r->bound_lo);
+    if (st == ELK_OK) st = bound_at(b, hi, &r->bound_hi);
+    if (st == ELK_OK) st = bound_at(b, isnan(r->knee.knee) ? lo : r->knee.knee, &r->bound_at_knee);
     elk_bound prev = r->bound_lo;
     double px = lo;
     for (int i = 1; i < GRID && st == ELK_OK && r->nflips < ELK_BALANCE_MAX_FLIPS; i++) {
         double x = i == GRID - 1 ? hi : exp(log(lo) + (log(hi) - log(lo)) * i / (GRID - 1));
         elk_bound bx = prev;
-        if ((st = bound_at(&b, x, &bx)) != ELK_OK) break;
+        if ((st = bound_at(b, x, &bx)) != ELK_OK) break;
         if (bx != prev) {
             double a = px, z = x;
             while (z / a > 1.01 && st == ELK_OK) {
                 double mid = sqrt(a * z);
                 elk_bound bm = prev;
-                if ((st = bound_at(&b, mid, &bm)) != ELK_OK) break;
+                if ((st = bound_at(b, mid, &bm)) != ELK_OK) break;
                 if (bm == prev) a = mid;
                 else z = mid;
             }
@@ -258,6 +331,13 @@ elk_status elk_balance_run(const elk_point *p, const elk_balance_opts *o, elk_ba
         prev = bx;
         px = x;
     }
+    r->carried = b->carried;
+    for (int i = 0; i < b->nent; i++)
+        if (b->ent[i].own) {
+            elk_schedule_free(&b->ent[i].s);
+            elk_problem_free(&b->ent[i].pr);
+        }
+    free(b);
     elk_plan_cache_free(own);
     return st;
 }

@@ -82,6 +82,7 @@ typedef struct {
     int nflips;
     double flip[ELK_BALANCE_MAX_FLIPS];  /* knob values where the bound changes */
     elk_bound flip_to[ELK_BALANCE_MAX_FLIPS];
+    int carried;                         /* Elk-Full evaluations that ran a smaller value's schedule */
 } elk_balance_result;
 
 elk_status elk_balance_run(const elk_point *p, const elk_balance_opts *o, elk_balance_result *r, elk_error *err);
