@@ -79,9 +79,10 @@ static void help(const elk_opt *opts)
            "slower point), 'adopted' (Elk-Full kept a fixed algorithm's schedule there)\n"
            "or 'search' (its own order search). --strict fails on those classes too. The\n"
            "fixed algorithms' inversions are warnings. Both cost profiles are classified\n"
-           "alike; at a paper-profile point only a fixed algorithm's re-timing or a\n"
-           "simulation invariant's violation that one artifact rule, turned off alone,\n"
-           "undoes is printed as an EXCEPTION naming the rule (docs/VALIDATION.md).\n\n");
+           "alike; at a paper-profile point only a fixed algorithm's re-timing, a\n"
+           "simulation invariant's violation or the batch pair that one artifact rule,\n"
+           "turned off alone, undoes is printed as an EXCEPTION naming the rule\n"
+           "(docs/VALIDATION.md).\n\n");
     elk_cli_opts_help(stdout, opts);
     printf("\nExit status: 0 no violation (of the gated invariants), 1 a violation (or an\n"
            "error), 2 bad usage.\n\n"
