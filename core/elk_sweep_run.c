@@ -110,10 +110,15 @@ typedef struct {
     char note[192];                     /* why no-plan */
 } point_rec;
 
+/* Point results shared across sweeps. Owns keys, recs and full (each
+ * full[i] an Elk-Full schedule copy, ops NULL when none was kept: a
+ * carried sweep needs the schedule to carry it, a pointwise one does not
+ * keep it). recs are pointwise rows. Guarded by mu. */
 struct elk_sweep_memo {
     pthread_mutex_t mu;
     char **keys;
     point_rec *recs;
+    elk_schedule *full;
     int n, cap;
 };
 
@@ -127,20 +132,28 @@ elk_sweep_memo *elk_sweep_memo_alloc(void)
 void elk_sweep_memo_free(elk_sweep_memo *m)
 {
     if (!m) return;
-    for (int i = 0; i < m->n; i++) free(m->keys[i]);
+    for (int i = 0; i < m->n; i++) {
+        free(m->keys[i]);
+        elk_schedule_free(&m->full[i]);
+    }
     free(m->keys);
     free(m->recs);
+    free(m->full);
     pthread_mutex_destroy(&m->mu);
     free(m);
 }
 
-static int memo_get(elk_sweep_memo *m, const char *key, point_rec *r)
+/* The point stored under key: its row and, with full, a copy of its
+ * Elk-Full schedule (the entry must hold one: a carried sweep's lookup).
+ * Returns 1 when found. */
+static int memo_get(elk_sweep_memo *m, const char *key, point_rec *r, elk_schedule *full)
 {
     if (!m) return 0;
     int found = 0;
     pthread_mutex_lock(&m->mu);
     for (int i = m->n - 1; i >= 0 && !found; i--)
         if (!strcmp(m->keys[i], key)) {
+            if (full && (!m->full[i].ops || elk_schedule_copy(full, &m->full[i]) != ELK_OK)) break;
             *r = m->recs[i];
             found = 1;
         }
@@ -148,7 +161,7 @@ static int memo_get(elk_sweep_memo *m, const char *key, point_rec *r)
     return found;
 }
 
-static void memo_put(elk_sweep_memo *m, const char *key, const point_rec *r)
+static void memo_put(elk_sweep_memo *m, const char *key, const point_rec *r, const elk_schedule *full)
 {
     if (!m) return;
     pthread_mutex_lock(&m->mu);
@@ -158,13 +171,27 @@ static void memo_put(elk_sweep_memo *m, const char *key, const point_rec *r)
         if (nk) m->keys = nk;
         point_rec *nr = realloc(m->recs, sizeof *nr * (size_t)nc);
         if (nr) m->recs = nr;
-        if (nk && nr) m->cap = nc;
+        elk_schedule *nf = realloc(m->full, sizeof *nf * (size_t)nc);
+        if (nf) m->full = nf;
+        if (nk && nr && nf) m->cap = nc;
     }
     if (m->n < m->cap) {
+        memset(&m->full[m->n], 0, sizeof m->full[m->n]);
+        if (full && full->ops && elk_schedule_copy(&m->full[m->n], full) != ELK_OK)
+            memset(&m->full[m->n], 0, sizeof m->full[m->n]); /* kept without it */
         m->keys[m->n] = strdup(key);
         if (m->keys[m->n]) m->recs[m->n++] = *r;
+        else elk_schedule_free(&m->full[m->n]);
     }
     pthread_mutex_unlock(&m->mu);
+}
+
+/* A point's memo key: its knobs and the policies it runs. */
+static void memo_key(const elk_sweep *s, const elk_point *p, char *key, size_t n)
+{
+    elk_sweep_point_key(p, 1, key, n);
+    size_t kl = strlen(key);
+    snprintf(key + kl, n - kl, "#%u", s->policy_mask | (1u << ELK_POL_IDEAL));
 }
 
 static void knob_text(const elk_point *p, const elk_chip *c, const elk_model *m, elk_knob k, char *b, size_t n)
@@ -320,10 +347,8 @@ static elk_status compute_point(runner *R, long idx, point_rec *rec, elk_error *
     elk_point p;
     ELK_TRY(elk_sweep_point(s, idx, &p, NULL, err));
     char key[2700];
-    elk_sweep_point_key(&p, 1, key, sizeof key);
-    size_t kl = strlen(key);
-    snprintf(key + kl, sizeof key - kl, "#%u", s->policy_mask | (1u << ELK_POL_IDEAL));
-    if (memo_get(R->o->memo, key, rec)) {
+    memo_key(s, &p, key, sizeof key);
+    if (memo_get(R->o->memo, key, rec, NULL)) {
         pthread_mutex_lock(&R->mu);
         R->memo_hits++;
         pthread_mutex_unlock(&R->mu);
@@ -354,7 +379,7 @@ static elk_status compute_point(runner *R, long idx, point_rec *rec, elk_error *
         if (err) *err = e;
         return st;
     }
-    memo_put(R->o->memo, key, rec);
+    memo_put(R->o->memo, key, rec, NULL);
     return ELK_OK;
 }
 
@@ -393,15 +418,29 @@ static void plan_one(runner *R, long idx, planned *pl)
     for (int k = 0; k < ELK_KNOB_COUNT; k++) knob_text(&p, &pl->chip, &m, (elk_knob)k, rec->knob[k], sizeof rec->knob[k]);
     for (int q = 0; q < ELK_POL_COUNT; q++)
         for (int i = 0; i < M_COUNT; i++) rec->m[q][i] = NAN;
+    /* a point another sweep planned (elk reproduce): its pointwise row and
+     * Elk-Full schedule from the memo; the problem is built again, from
+     * cached plan sets, for the carrier */
+    char key[2700];
+    memo_key(s, &p, key, sizeof key);
+    int hit = memo_get(R->o->memo, key, rec, &pl->own);
     pl->st = elk_problem_init(&pl->pr, &p, R->cache, &pl->err);
     if (pl->st == ELK_OK) {
         pl->have_pr = 1;
         pl->chip = pl->pr.chip;
-        pl->st = run_policies(&pl->pr, &R->sched, s->policy_mask | (1u << ELK_POL_IDEAL), rec, &pl->own, &pl->err);
-    } else if (pl->st == ELK_ENOPLAN) {
+        if (!hit)
+            pl->st = run_policies(&pl->pr, &R->sched, s->policy_mask | (1u << ELK_POL_IDEAL), rec, &pl->own, &pl->err);
+    } else if (pl->st == ELK_ENOPLAN && !hit) {
         snprintf(rec->note, sizeof rec->note, "%.*s", (int)sizeof rec->note - 1, pl->err.msg);
         for (int q = 0; q < ELK_POL_COUNT; q++) rec->status[q] = 1;
         pl->st = ELK_OK;
+    }
+    if (hit) {
+        pthread_mutex_lock(&R->mu);
+        R->memo_hits++;
+        pthread_mutex_unlock(&R->mu);
+    } else if (pl->st == ELK_OK) {
+        memo_put(R->o->memo, key, rec, &pl->own);
     }
 }
 
