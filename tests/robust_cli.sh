@@ -175,6 +175,9 @@ if [ -n "$(blk full.out)" ] && [ "$(blk full.out)" = "$(blk one.out)" ]; then ok
     fail "check --first 1 --points 1 does not re-check the full run's point 1"
 fi
 expect 2 "$ELK" check --first 9999999 --points 2 && has_err 'check: --first 9999999: expected an integer 0 .. 9999998'
+# an empty gate list gated nothing and passed a violation (issue 43)
+expect 2 "$ELK" check --points 1 --gate "" && has_err "check: --gate '': expected a comma-separated list"
+expect 2 "$ELK" check --points 1 --gate "," && has_err "check: --gate ',': expected a comma-separated list"
 
 echo "robust_cli: $checks checks, $failed failed"
 [ "$failed" -eq 0 ]
