@@ -1166,7 +1166,8 @@ double elk_cost_preload_rate(const elk_chip *c, double replication)
     /* every replica lands in some core's ingress port */
     double ingress = c->cores * elk_chip_link_bytes_per_cycle(c) / r; /* unique bytes/cycle */
     double rate = ingress;
-    if (c->topology != ELK_TOPO_ALL2ALL) {
+    /* one core has no grid links: its controllers feed its own router */
+    if (c->topology != ELK_TOPO_ALL2ALL && c->cores > 1) {
         double l = elk_chip_mesh_link_bytes_per_cycle(c);
         double links = elk_chip_grid_links(c);
         double hops = elk_cost_hbm_hops(c);

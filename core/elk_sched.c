@@ -972,6 +972,7 @@ static int candidate(elk_sctx *x, int i, int q, int nw, double cold_sum, const w
         *entry = x->force_e;
         if (mi->e[*entry].hot + cold_sum > sram) return 0;
     } else {
+        if (mi->neff[x->price] <= 0) return 0; /* no plan on this price's front (a NaN cost) */
         alloc_t a = {mi->neff[x->price] - 1, nw, x->W, x->Wc, 0, ws->inexact ? NULL : &ws->total, x->Wmod, 0};
         int ok = allocate(x, i, &a);
         x->nmod = a.nmod;

@@ -338,6 +338,14 @@ START_TEST(preload_rate)
     elk_chip k = grid_chip(ELK_TOPO_MESH, 4, 4, 1);
     k.hbm_placement = ELK_HBM_CORNERS;
     ck_assert_double_eq_tol(elk_cost_preload_rate(&k, 1), 16 / 3.0, EPS);
+    /* one core on a mesh, ring or torus: no links, its controllers feed its
+     * own router, so its 4 B/cycle port (it was 0: no schedule fit) */
+    static const elk_topology one[] = {ELK_TOPO_MESH, ELK_TOPO_TORUS, ELK_TOPO_RING};
+    for (size_t q = 0; q < sizeof one / sizeof one[0]; q++) {
+        elk_chip o = grid_chip(one[q], 1, 1, 4);
+        o.hbm_controllers = 1;
+        ck_assert_double_eq_tol(elk_cost_preload_rate(&o, 1), 4, EPS);
+    }
 }
 END_TEST
 
