@@ -1,9 +1,9 @@
 /* A sweep's series: the points that differ only along numeric resource
  * axes (more HBM, NoC, link bandwidth, SRAM or compute), laid out as the
  * grid of those axes' values in increasing order. elk_sweep_run carries
- * Elk-Full's schedules along each series (elk_sweep_series_carry): a point
+ * Elk-Full's schedules along each series (elk_sweep_carrier): a point
  * runs the faster of its own schedule and its lower neighbours' carried
- * schedules re-timed there (elk_retime), so the series never gets slower
+ * schedules re-timed there (elk_retime_full), so the series never gets slower
  * as a resource grows, beyond what re-timing itself loses
  * (docs/SWEEPS.md, Carried schedules). */
 #include <math.h>
