@@ -109,7 +109,8 @@ END_TEST
  * takes 4.0% longer than at 448 (0.8933 against 0.8587 ms); 448's schedule
  * re-timed at 512 KiB is no slower, so the step up reads +0.0% and is
  * marked carried. Steps down are never carried. */
-START_TEST(sensitivity_carries_up)
+/* The carried tests' point: ipu-mk2, Llama2-13B on 2 layers, 16 TB/s. */
+static elk_point carry_point(void)
 {
     elk_point p;
     elk_error err;
@@ -117,8 +118,15 @@ START_TEST(sensitivity_carries_up)
     ck_assert(elk_point_set(&p, ELK_KNOB_CHIP, "ipu-mk2", &err) == ELK_OK);
     ck_assert(elk_point_set(&p, ELK_KNOB_MODEL, "llama2-13b", &err) == ELK_OK);
     ck_assert(elk_point_set_num(&p, ELK_KNOB_HBM_TBPS, 16, &err) == ELK_OK);
-    ck_assert(elk_point_set_num(&p, ELK_KNOB_SRAM_KIB, 448, &err) == ELK_OK);
     ck_assert(elk_point_set_num(&p, ELK_KNOB_LAYERS, 2, &err) == ELK_OK);
+    return p;
+}
+
+START_TEST(sensitivity_carries_up)
+{
+    elk_point p = carry_point();
+    elk_error err;
+    ck_assert(elk_point_set_num(&p, ELK_KNOB_SRAM_KIB, 448, &err) == ELK_OK);
     elk_sens s;
     elk_plan_cache *pc = elk_plan_cache_alloc();
     ck_assert_msg(elk_sensitivity_run(&p, ELK_POL_FULL, pc, &s, &err) == ELK_OK, "%s", err.msg);
@@ -146,13 +154,8 @@ END_TEST
  * value at 640. */
 START_TEST(balance_carries)
 {
-    elk_point p;
+    elk_point p = carry_point();
     elk_error err;
-    elk_point_defaults(&p);
-    ck_assert(elk_point_set(&p, ELK_KNOB_CHIP, "ipu-mk2", &err) == ELK_OK);
-    ck_assert(elk_point_set(&p, ELK_KNOB_MODEL, "llama2-13b", &err) == ELK_OK);
-    ck_assert(elk_point_set_num(&p, ELK_KNOB_HBM_TBPS, 16, &err) == ELK_OK);
-    ck_assert(elk_point_set_num(&p, ELK_KNOB_LAYERS, 2, &err) == ELK_OK);
     elk_balance_opts o;
     elk_balance_opts_default(&o);
     o.knob = ELK_KNOB_SRAM_KIB;
