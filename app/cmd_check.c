@@ -3,6 +3,7 @@
  * run line(s) that reproduce it. Points are evaluated on --jobs threads and
  * printed in point order, so stdout is the same for any number of threads;
  * the wall time goes to stderr. */
+#include <ctype.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -143,10 +144,13 @@ static void print_point(const elk_check_result *r, int verbose, tally *t)
     for (int i = 0; i < r->nviol; i++) {
         const elk_check_violation *v = &r->viol[i];
         if (v->warning) continue;
-        if (v->klass >= 0)
-            printf("%s %s, point %d: %s\n  %s\n", v->klass == ELK_CHECK_CLASS_MISSED ? "MISSED" :
-                                                    v->klass == ELK_CHECK_CLASS_RETIME ? "RETIME" : "CORES",
-                   elk_check_invariants[v->inv].name, r->index, v->msg, v->repro[0]);
+        if (v->klass >= 0) {
+            char tag[16]; /* the class's name in capitals: MISSED, RETIME, CORES */
+            snprintf(tag, sizeof tag, "%s", elk_check_class_names[v->klass]);
+            for (char *c = tag; *c; c++) *c = (char)toupper((unsigned char)*c);
+            printf("%s %s, point %d: %s\n  %s\n", tag, elk_check_invariants[v->inv].name, r->index, v->msg,
+                   v->repro[0]);
+        }
         else if (v->rule >= 0)
             printf("EXCEPTION %s (artifact rule '%s' of the cost profile; gone with it off), point %d: %s\n  %s\n",
                    elk_check_invariants[v->inv].name, elk_profile_switch_names[v->rule], r->index, v->msg,

@@ -183,8 +183,8 @@ static double knob_value(const elk_knob_info *ki, double x)
 /* Evaluation x of a carried Elk-Full curve, its own schedule s on pr
  * (*ms its latency): the schedule of the largest value evaluated below x,
  * re-timed at x (elk_retime_full), when faster, gives *ms. Returns 0 when
- * it kept pr and s (s is the entry's own), 1 when the caller frees them;
- * -1 with b->st set on an error. */
+ * it kept pr and s (s is the entry's own), 1 when the caller frees them
+ * (also on an error, with b->st set and *ms -1). */
 static int carry_eval(bal_ctx *b, double x, elk_problem *pr, elk_schedule *s, const elk_sched_opts *so, double *ms)
 {
     if (b->nent >= BAL_MAX_EVALS) return 1; /* past the bound: pointwise */

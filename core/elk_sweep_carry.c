@@ -200,7 +200,8 @@ long elk_sweep_series_lower(const elk_sweep_series *ss, long j, long pos, int ax
 /* Carrying                                                             */
 
 /* An origin: a point of the series whose own Elk-Full schedule some live
- * entry carries. Owns its problem and schedule while refs > 0. */
+ * entry carries. Owns its problem and schedule; freed with them when the
+ * last entry that carries it is released (refs 0). */
 typedef struct {
     elk_problem pr;
     elk_schedule s;
@@ -210,8 +211,8 @@ typedef struct {
 struct elk_sweep_carrier {
     const elk_sweep_series *ss;
     long series, count;
-    origin *org;   /* by series position; refs 0: free */
-    long *from;    /* by position: the origin of its carried schedule, -1 none */
+    origin **org;  /* by series position: NULL, or the origin while refs > 0 */
+    long *from;    /* by position: the origin of its carried schedule, -1 none, -2 released */
 };
 
 elk_sweep_carrier *elk_sweep_carrier_alloc(const elk_sweep_series *ss, long j)
@@ -233,9 +234,11 @@ elk_sweep_carrier *elk_sweep_carrier_alloc(const elk_sweep_series *ss, long j)
 
 static void unref(elk_sweep_carrier *c, long o)
 {
-    if (o < 0 || --c->org[o].refs > 0) return;
-    elk_schedule_free(&c->org[o].s);
-    elk_problem_free(&c->org[o].pr);
+    if (o < 0 || --c->org[o]->refs > 0) return;
+    elk_schedule_free(&c->org[o]->s);
+    elk_problem_free(&c->org[o]->pr);
+    free(c->org[o]);
+    c->org[o] = NULL;
 }
 
 void elk_sweep_carrier_free(elk_sweep_carrier *c)
@@ -265,7 +268,7 @@ static elk_status best_carried(elk_sweep_carrier *c, long pos, const elk_problem
         for (int k = 0; k < nt; k++) seen |= tried[k] == o;
         if (seen) continue;
         tried[nt++] = o;
-        const origin *og = &c->org[o];
+        const origin *og = c->org[o];
         elk_schedule r;
         double t;
         ELK_TRY(elk_retime_full(&og->pr, &og->s, &pr->chip, so, &t, &r, err));
@@ -302,16 +305,22 @@ elk_status elk_sweep_carrier_point(elk_sweep_carrier *c, long pos, elk_problem *
          * schedule's origin, or its own schedule with its problem */
         if (won >= 0) {
             c->from[pos] = won;
-            c->org[won].refs++;
+            c->org[won]->refs++;
             *from = ss->pts[ss->first[c->series] + won];
             elk_problem_free(pr);
-        } else if (own && elk_schedule_copy(&c->org[pos].s, own) == ELK_OK) {
+        } else if (own) {
+            origin *og = malloc(sizeof *og);
+            if (!og || elk_schedule_copy(&og->s, own) != ELK_OK) {
+                free(og);
+                elk_problem_free(pr);
+                return elk_fail(err, ELK_ENOMEM, "out of memory");
+            }
+            og->pr = *pr;
+            og->refs = 1;
+            c->org[pos] = og;
             c->from[pos] = pos;
-            c->org[pos].pr = *pr;
-            c->org[pos].refs = 1;
         } else {
             elk_problem_free(pr);
-            if (own) return elk_fail(err, ELK_ENOMEM, "out of memory");
         }
         memset(pr, 0, sizeof *pr);
     }

@@ -341,51 +341,8 @@ static long local_of(const runner *R, long idx)
     return lo;
 }
 
-static elk_status compute_point(runner *R, long idx, point_rec *rec, elk_error *err)
-{
-    const elk_sweep *s = R->s;
-    elk_point p;
-    ELK_TRY(elk_sweep_point(s, idx, &p, NULL, err));
-    char key[2700];
-    memo_key(s, &p, key, sizeof key);
-    if (memo_get(R->o->memo, key, rec, NULL)) {
-        pthread_mutex_lock(&R->mu);
-        R->memo_hits++;
-        pthread_mutex_unlock(&R->mu);
-        return ELK_OK;
-    }
-    memset(rec, 0, sizeof *rec);
-    elk_chip c;
-    elk_model m;
-    ELK_TRY(elk_point_resolve(&p, &c, &m, err));
-    for (int k = 0; k < ELK_KNOB_COUNT; k++) knob_text(&p, &c, &m, (elk_knob)k, rec->knob[k], sizeof rec->knob[k]);
-    elk_problem pr;
-    elk_error e;
-    elk_error_clear(&e);
-    elk_status st = elk_problem_init(&pr, &p, R->cache, &e);
-    if (st == ELK_OK) {
-        st = run_policies(&pr, &R->sched, s->policy_mask | (1u << ELK_POL_IDEAL), rec, NULL, &e);
-        elk_problem_free(&pr);
-    } else if (st == ELK_ENOPLAN) {
-        /* no operator plan fits at all: every policy is no-plan */
-        snprintf(rec->note, sizeof rec->note, "%.*s", (int)sizeof rec->note - 1, e.msg);
-        for (int q = 0; q < ELK_POL_COUNT; q++) {
-            rec->status[q] = 1;
-            for (int i = 0; i < M_COUNT; i++) rec->m[q][i] = NAN;
-        }
-        st = ELK_OK;
-    }
-    if (st != ELK_OK) {
-        if (err) *err = e;
-        return st;
-    }
-    memo_put(R->o->memo, key, rec, NULL);
-    return ELK_OK;
-}
-
-/* A point of a carried series, planned and waiting to be carried: its
- * row as compute_point fills it (no memo: a carried row depends on its
- * series), and its problem and Elk-Full schedule, which the carrier takes. */
+/* A planned point: its pointwise row and, for a carried series, its
+ * problem and Elk-Full schedule, which the carrier takes. */
 typedef struct {
     elk_status st;
     elk_error err;
@@ -405,7 +362,11 @@ struct carry_series {
     pthread_mutex_t mu;
 };
 
-static void plan_one(runner *R, long idx, planned *pl)
+/* Point idx's policies into pl->rec, from the memo when another sweep ran
+ * it (elk reproduce). With keep (a carried series) pl also keeps the
+ * problem and Elk-Full's schedule for the carrier, so a memo entry must hold
+ * that schedule, and the problem is built again from cached plan sets. */
+static void plan_one(runner *R, long idx, planned *pl, int keep)
 {
     const elk_sweep *s = R->s;
     point_rec *rec = &pl->rec;
@@ -418,30 +379,43 @@ static void plan_one(runner *R, long idx, planned *pl)
     for (int k = 0; k < ELK_KNOB_COUNT; k++) knob_text(&p, &pl->chip, &m, (elk_knob)k, rec->knob[k], sizeof rec->knob[k]);
     for (int q = 0; q < ELK_POL_COUNT; q++)
         for (int i = 0; i < M_COUNT; i++) rec->m[q][i] = NAN;
-    /* a point another sweep planned (elk reproduce): its pointwise row and
-     * Elk-Full schedule from the memo; the problem is built again, from
-     * cached plan sets, for the carrier */
     char key[2700];
     memo_key(s, &p, key, sizeof key);
-    int hit = memo_get(R->o->memo, key, rec, &pl->own);
+    int hit = memo_get(R->o->memo, key, rec, keep ? &pl->own : NULL);
+    if (hit) {
+        pthread_mutex_lock(&R->mu);
+        R->memo_hits++;
+        pthread_mutex_unlock(&R->mu);
+        if (!keep) return;
+    }
     pl->st = elk_problem_init(&pl->pr, &p, R->cache, &pl->err);
     if (pl->st == ELK_OK) {
         pl->have_pr = 1;
         pl->chip = pl->pr.chip;
         if (!hit)
-            pl->st = run_policies(&pl->pr, &R->sched, s->policy_mask | (1u << ELK_POL_IDEAL), rec, &pl->own, &pl->err);
+            pl->st = run_policies(&pl->pr, &R->sched, s->policy_mask | (1u << ELK_POL_IDEAL), rec,
+                                  keep ? &pl->own : NULL, &pl->err);
+        if (!keep) {
+            elk_problem_free(&pl->pr);
+            pl->have_pr = 0;
+        }
     } else if (pl->st == ELK_ENOPLAN && !hit) {
+        /* no operator plan fits at all: every policy is no-plan */
         snprintf(rec->note, sizeof rec->note, "%.*s", (int)sizeof rec->note - 1, pl->err.msg);
         for (int q = 0; q < ELK_POL_COUNT; q++) rec->status[q] = 1;
         pl->st = ELK_OK;
     }
-    if (hit) {
-        pthread_mutex_lock(&R->mu);
-        R->memo_hits++;
-        pthread_mutex_unlock(&R->mu);
-    } else if (pl->st == ELK_OK) {
-        memo_put(R->o->memo, key, rec, &pl->own);
-    }
+    if (!hit && pl->st == ELK_OK) memo_put(R->o->memo, key, rec, keep ? &pl->own : NULL);
+}
+
+static elk_status compute_point(runner *R, long idx, point_rec *rec, elk_error *err)
+{
+    planned pl;
+    memset(&pl, 0, sizeof pl);
+    plan_one(R, idx, &pl, 0);
+    *rec = pl.rec;
+    if (pl.st != ELK_OK && err) *err = pl.err;
+    return pl.st;
 }
 
 static void planned_free(planned *pl)
@@ -545,7 +519,7 @@ static void *carry_worker(void *arg)
         struct carry_series *x = &R->cs[R->tasks[t][0]];
         long pos = R->tasks[t][1];
         planned *pl = calloc(1, sizeof *pl);
-        if (pl) plan_one(R, R->ss.pts[R->ss.first[x->j] + pos], pl);
+        if (pl) plan_one(R, R->ss.pts[R->ss.first[x->j] + pos], pl, 1);
         pthread_mutex_lock(&x->mu);
         if (pl) {
             x->slot[pos] = pl;
