@@ -177,11 +177,11 @@ fi
 expect 2 "$ELK" check --first 9999999 --points 2 && has_err 'check: --first 9999999: expected an integer 0 .. 9999998'
 # one core on a grid: the preload rate had no links to run on (0, so no
 # schedule fit) and the scheduler read before its price's empty front
-# (issue 43, ASan); it plans as one core of an all-to-all chip does
+# (ASan); it plans as one core of an all-to-all chip does
 for t in mesh ring torus; do
     expect 0 "$ELK" run --model tiny --chip tt-galaxy --cores 1 --topology $t --policy elk-full
 done
-# an empty gate list gated nothing and passed a violation (issue 43)
+# an empty gate list gated nothing and passed a violation
 expect 2 "$ELK" check --points 1 --gate "" && has_err "check: --gate '': expected a comma-separated list"
 expect 2 "$ELK" check --points 1 --gate "," && has_err "check: --gate ',': expected a comma-separated list"
 

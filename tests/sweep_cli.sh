@@ -67,8 +67,8 @@ if expect 1 "$ELK" merge "$tmp/s0.csv" "$tmp/s1.csv"; then contains "$tmp/err" "
 if expect 1 "$ELK" merge "$tmp/s0.csv" "$tmp/p1.csv"; then contains "$tmp/err" "shard counts differ"; fi
 if expect 1 "$ELK" merge "$tmp/s0.csv" "$tmp/j1.csv"; then contains "$tmp/err" "not shards of one sweep"; fi
 
-# Carried schedules (issue 40): along each resource axis of a series,
-# Elk-Full's latency_ms never rises (the rising sweeps of issue 40 and the
+# Carried schedules: along each resource axis of a series, Elk-Full's
+# latency_ms never rises (tests/data/sweeps/rising.cfg and the
 # paper's figure sweeps with a resource axis), while pointwise_ms keeps the
 # point's own, which rises in rising.cfg. rises FILE COLUMN AXIS...: the
 # pairs of Elk-Full rows that differ only in AXIS (every other knob column

@@ -104,7 +104,7 @@ START_TEST(tiny_hbm_balance)
 }
 END_TEST
 
-/* Sensitivity carries Elk-Full up a resource knob (issue 40): ipu-mk2,
+/* Sensitivity carries Elk-Full up a resource knob: ipu-mk2,
  * Llama2-13B on 2 layers, 16 TB/s, 448 KiB. Its own search at 512 KiB
  * takes 4.0% longer than at 448 (0.8933 against 0.8587 ms); 448's schedule
  * re-timed at 512 KiB is no slower, so the step up reads +0.0% and is

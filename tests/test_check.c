@@ -518,7 +518,7 @@ END_TEST
  * paper-profile all-to-all chip), compute x1.25: re-timed 6,748,658 against
  * 6,714,817 (0.5%, under 2.5%). Cores: more cores, where no schedule
  * carries; point 4, 96 -> 120 cores, 0.21% slower on another operator
- * graph. Point 37 of seed 4242 (issue 40): ipu-pod4-mesh as a 512-core
+ * graph. Point 37 of seed 4242: ipu-pod4-mesh as a 512-core
  * ring, paper profile, SRAM 571 -> 713.75 KiB: 19.9% slower with more SRAM
  * (another cut, 127 operators against 175) while 571's schedule re-timed
  * there is no slower, which is what a carried series runs. Should a fix

@@ -206,7 +206,7 @@ START_TEST(sweeper_points)
 }
 END_TEST
 
-/* A sweep up a resource knob carries Elk-Full (issue 40): ipu-mk2,
+/* A sweep up a resource knob carries Elk-Full: ipu-mk2,
  * Llama2-13B on 2 layers at 16 TB/s, SRAM 416, 448, 480, 512 KiB. Its own
  * search is slower at 480 and 512 than at 448; the sweep keeps 448's
  * schedule there (carried), so the curve never rises. The other policies
