@@ -439,6 +439,24 @@ static int along_art_dim(const elk_op *op, elk_split *opt, int n)
     return m;
 }
 
+/* Whether the artifact's rule (elk_plan_art_pick_split) decides op's cut
+ * at cap and at any smaller cap where it does not fit whole: it finds a
+ * fitting cut here (or none is asked: op fits well inside cap) and its
+ * largest dim is one every weight and KV tensor indexes. */
+static int art_cuts(const elk_op *op, double cap)
+{
+    elk_split s[ELK_SPLIT_LADDER_FULL_OPTS];
+    int n = elk_split_ladder(op, cap, s, ELK_SPLIT_LADDER_OPTS);
+    if (n > 0 && elk_plan_art_pick_split(op, s, n) < 0) return 0;
+    int big = 0;
+    n = elk_split_ladder_full(op, 1, s, ELK_SPLIT_LADDER_FULL_OPTS);
+    for (int d = 1; d < op->ndims; d++)
+        if (op->dim[d] > op->dim[big]) big = d;
+    for (int k = 0; k < n; k++)
+        if (s[k].pieces > 1 && s[k].dim == big) return 1;
+    return 0;
+}
+
 /* Ideal's cut of each operator (elk_sched_run_ideal): the least summed
  * execution over the graph's own cut and every cut of elk_split_ladder_full,
  * fitting or not (an unfit cut is planned all the same): every power of two
@@ -482,7 +500,19 @@ static int ideal_cuts(elk_problem *pr, split_ctx *sc, const elk_op *orig, int n0
         if (sid < 0 || !done[sid]) {
             elk_split opt[ELK_SPLIT_LADDER_FULL_OPTS];
             int art = (sc->c->profile & (1u << ELK_PSW_PLANTABLES)) != 0, at;
-            if (art) {
+            if (art && !art_cuts(op, cap)) {
+                /* the artifact's rule does not cut it here, or never does:
+                 * where it does not fit whole, pick_split's timed chooser
+                 * cuts it along any dim, so here every cut that chooser
+                 * could take at this SRAM or less (DiT-XL training's
+                 * attention output on a 64-core ipu-pod4-mesh: 8 pieces,
+                 * 710 us at 332 KiB; whole, 860 us at 415, where it fits;
+                 * Qwen3-30B-A3B training's expert down projection on a
+                 * 48-core ring, 64 pieces at 7.68 GB/s per link, 128 at
+                 * 9.6) */
+                int n = elk_split_ladder_full(op, cap, opt, ELK_SPLIT_LADDER_FULL_OPTS);
+                best = least_cut_below(sc, op, opt, n, INFINITY);
+            } else if (art) {
                 int n = along_art_dim(op, opt, elk_split_ladder(op, cap, opt, ELK_SPLIT_LADDER_OPTS));
                 /* the unfit too (they are planned all the same): pick_split
                  * takes the finest when none fits, which can beat every cut
