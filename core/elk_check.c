@@ -699,6 +699,8 @@ typedef struct {
     int hi_fixed;     /* hi's network or plan space is fixed by its core count: a mesh, torus or
                        * ring, or the artifact's plan tables (plantables), whose plans span
                        * every core */
+    int held;         /* hi has every resource lo has (elk_chip_dominates): it runs lo's
+                       * timeline exactly, which a carried series counts (elk_retime_full) */
 } pair_ctx;
 
 static int fixed_by_cores(const elk_chip *c)
@@ -865,7 +867,7 @@ static void compare_pair(elk_check_result *r, elk_check_inv inv, const char *lo_
         } else if (p == ELK_POL_FULL) {
             double t = x->retimed;
             if (!isnan(t) && t <= a * (1 + ELK_CHECK_TOL)) klass = ELK_CHECK_CLASS_MISSED;
-            else if (!isnan(t) && t <= a * (1 + x->carry_tol)) klass = ELK_CHECK_CLASS_RETIME;
+            else if (x->held || (!isnan(t) && t <= a * (1 + x->carry_tol))) klass = ELK_CHECK_CLASS_RETIME;
         }
         char why[240] = "";
         size_t u = 0;
@@ -875,9 +877,18 @@ static void compare_pair(elk_check_result *r, elk_check_inv inv, const char *lo_
             u = (size_t)snprintf(why, sizeof why, "; cause: adopted, %s's schedule", LBL(sh->adopted));
         else if (cause == ELK_CHECK_CAUSE_SEARCH)
             u = (size_t)snprintf(why, sizeof why, "; cause: search");
-        if (p == ELK_POL_FULL && inv != ELK_CHECK_CORES_MONOTONE && u < sizeof why)
-            snprintf(why + u, sizeof why - u, "; %s's schedule re-timed here: %.9g cycles (ratio %.6f, tolerance %g)",
-                     lo_name, x->retimed, x->retimed / a, x->carry_tol);
+        if (p == ELK_POL_FULL && inv != ELK_CHECK_CORES_MONOTONE && u < sizeof why) {
+            if (x->held && !(x->retimed <= a * (1 + ELK_CHECK_TOL)))
+                snprintf(why + u, sizeof why - u,
+                         "; %s's schedule re-timed here: %.9g cycles (ratio %.6f), held to its own timeline: %.9g",
+                         lo_name, x->retimed, x->retimed / a, a);
+            else if (x->held)
+                snprintf(why + u, sizeof why - u, "; %s's schedule re-timed here: %.9g cycles (ratio %.6f)", lo_name,
+                         x->retimed, x->retimed / a);
+            else
+                snprintf(why + u, sizeof why - u, "; %s's schedule re-timed here: %.9g cycles (ratio %.6f, tolerance %g)",
+                         lo_name, x->retimed, x->retimed / a, x->carry_tol);
+        }
         const char *pre = !strict ? "not a violation: fixed algorithm; " : klass >= 0 ? "not a violation: " : "";
         elk_check_violation *v =
             add(r, inv, p, !strict, x->b, "%s%s: %s takes %.9g cycles, slower than %s's %.9g cycles (ratio %.6f)%s",
@@ -924,7 +935,8 @@ static void check_pairs(const elk_check_space *sp, const elk_problem *base, cons
         const char *t = elk_check_args_get(a, raise[k]);
         snprintf(lo, sizeof lo, "--%s %s", elk_knobs[raise[k]].name, t ? t : "(preset)");
         snprintf(hi, sizeof hi, "--%s %s", elk_knobs[raise[k]].name, v);
-        pair_ctx x = {a, &b, &b, base->chip.profile, pc, so, NAN, carry_tol(&pr.chip), fixed_by_cores(&pr.chip)};
+        pair_ctx x = {a, &b, &b, base->chip.profile, pc, so, NAN, carry_tol(&pr.chip), fixed_by_cores(&pr.chip),
+                      elk_chip_dominates(&pr.chip, &base->chip)};
         x.retimed = check_retime(r, base, res, &pr.chip, &x, lo, hi, &home);
         compare_pair(r, ELK_CHECK_KNOB_MONOTONE, lo, hi, res, &rb, &x);
         elk_result_free(&rb);
@@ -949,7 +961,7 @@ static void check_pairs(const elk_check_space *sp, const elk_problem *base, cons
         const char *pn = elk_topology_names[partners[t]], *bn = elk_topology_names[topo];
         const elk_chip *hic = more[t] ? &pr.chip : &base->chip;
         pair_ctx x = {more[t] ? a : &b, more[t] ? &b : a, &b, base->chip.profile, pc, so, NAN, carry_tol(hic),
-                      fixed_by_cores(hic)};
+                      fixed_by_cores(hic), 0};
         x.retimed = more[t] ? check_retime(r, base, res, &pr.chip, &x, bn, pn, &home)
                             : check_retime(r, &pr, &rb, &base->chip, &x, pn, bn, NULL);
         if (more[t]) compare_pair(r, ELK_CHECK_TOPO_MONOTONE, bn, pn, res, &rb, &x);
@@ -975,7 +987,8 @@ static void check_pairs(const elk_check_space *sp, const elk_problem *base, cons
             if (plan_pair(&b, pc, so, all, r, &pr, &rb) == 1) {
                 snprintf(lo, sizeof lo, "--cores %d", base->chip.cores);
                 snprintf(hi, sizeof hi, "--cores %ld", hc);
-                pair_ctx x = {a, &b, &b, base->chip.profile, pc, so, NAN, carry_tol(&pr.chip), fixed_by_cores(&pr.chip)};
+                pair_ctx x = {a, &b, &b, base->chip.profile, pc, so, NAN, carry_tol(&pr.chip), fixed_by_cores(&pr.chip),
+                              0};
                 compare_pair(r, ELK_CHECK_CORES_MONOTONE, lo, hi, res, &rb, &x);
                 elk_result_free(&rb);
                 elk_problem_free(&pr);

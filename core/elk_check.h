@@ -69,10 +69,12 @@
     X(SIM_IDEAL, "sim-ideal", "every policy's simulated latency >= Ideal's estimate x (1 - 2%)")               \
     X(KNOB_MONOTONE, "knob-monotone",                                                                          \
       "hbm-tbps, noc-scale, link-gbps, sram-kib, compute-scale raised 25%: Ideal not slower (rel 1e-9); "      \
-      "Elk-Full carried not slower: the faster of its own schedule and the lower point's re-timed there, "     \
-      "within 0.1% on grids and rings, 2.5% on all-to-all")                                                    \
+      "Elk-Full carried not slower: the fastest of its own schedule, the lower point's re-timed there and "    \
+      "the lower point's timeline held (more of every resource runs it exactly)")                              \
     X(TOPO_MONOTONE, "topology-monotone",                                                                      \
-      "torus vs mesh, all-to-all vs mesh: Ideal not slower (rel 1e-9); Elk-Full carried not slower, as above") \
+      "torus vs mesh, all-to-all vs mesh: Ideal not slower (rel 1e-9); Elk-Full carried not slower: its own "  \
+      "schedule or the lower point's re-timed there, within 0.1% on grids and rings, 2.5% on all-to-all (no "  \
+      "timeline is held across topologies)")                                                                   \
     X(CORES_MONOTONE, "cores-monotone",                                                                        \
       "cores raised 25%: Ideal not slower on all-to-all (rel 1e-9); Elk-Full's inversions, and Ideal's on a "  \
       "grid (a longer ring, a re-shaped mesh) or in the artifact's plan tables (plans span every core), are "  \
@@ -161,12 +163,14 @@ int elk_check_cause_of(elk_policy p, const elk_schedule *lo, const elk_schedule 
  * Full(lo)) that are not violations of the carried invariant: the lower
  * point's schedule re-timed at hi is no slower than Full(lo) (missed: hi's
  * bounded search did not find a schedule it could run, and a carried series
- * runs it); slower, but within the carried tolerance (retime: re-timing
- * itself loses, ELK_CHECK_CARRY_TOL_*); or the pair raises the core count,
- * where no schedule carries (cores). Anything else is a violation. */
+ * runs it); slower (retime: re-timing itself loses in the flow model), where
+ * hi has every resource lo has and so runs lo's timeline held
+ * (elk_chip_dominates), or across topologies within the carried tolerance
+ * (ELK_CHECK_CARRY_TOL_*); or the pair raises the core count, where no
+ * schedule carries (cores). Anything else is a violation. */
 #define ELK_CHECK_CLASSES(X)                                                                         \
     X(MISSED, "missed", "missed schedules: the lower point's schedule, re-timed here, is no slower") \
-    X(RETIME, "retime", "retime inversions: re-timed here it is slower, within the carried tolerance") \
+    X(RETIME, "retime", "retime inversions: re-timed here it is slower; carried, its timeline is held (topologies: within tolerance)") \
     X(CORES, "cores", "more cores: the plans (on a grid, the network too) differ with the core count, so no schedule carries")
 typedef enum {
 #define ELK_CK_ENUM(id, name, help) ELK_CHECK_CLASS_##id,

@@ -345,6 +345,26 @@ void elk_profile_format(unsigned mask, char *buf, size_t n)
             len += (size_t)snprintf(buf + len, n - len, "%c%s", paper ? '-' : '+', elk_profile_switch_names[k]);
 }
 
+int elk_chip_dominates(const elk_chip *hi, const elk_chip *lo)
+{
+    const elk_chip *a = hi, *b = lo;
+    return a->hbm_tbps >= b->hbm_tbps && a->noc_scale >= b->noc_scale && a->link_gbps >= b->link_gbps &&
+           a->mesh_link_gbps >= b->mesh_link_gbps && a->interchip_gbps >= b->interchip_gbps &&
+           a->sram_kib >= b->sram_kib && a->compute_scale >= b->compute_scale &&
+           /* and the rest the same machine */
+           a->chips == b->chips && a->cores_per_chip == b->cores_per_chip && a->cores == b->cores &&
+           a->reserved_kib == b->reserved_kib && a->clock_ghz == b->clock_ghz &&
+           a->matmul_macs_per_cycle == b->matmul_macs_per_cycle &&
+           a->vector_elems_per_cycle == b->vector_elems_per_cycle &&
+           a->sram_port_bytes_per_cycle == b->sram_port_bytes_per_cycle &&
+           a->remote_access_pauses == b->remote_access_pauses && a->topology == b->topology &&
+           a->mesh_rows == b->mesh_rows && a->mesh_cols == b->mesh_cols &&
+           a->link_latency_cycles == b->link_latency_cycles && a->sync_cycles == b->sync_cycles &&
+           a->hbm_controllers == b->hbm_controllers && a->hbm_placement == b->hbm_placement &&
+           a->hbm_broadcast == b->hbm_broadcast && !memcmp(&a->cost, &b->cost, sizeof a->cost) &&
+           a->profile == b->profile;
+}
+
 int elk_chip_multi(const elk_chip *c)
 {
     return (c->cores + c->cores_per_chip - 1) / c->cores_per_chip;

@@ -165,6 +165,14 @@ int elk_chip_multi(const elk_chip *c);  /* number of chips actually spanned */
  * (whole chips), "1472+368" or "2x1472+736" (the last chip partly used,
  * built with HBM in proportion to its cores: elk_noc's build_hbm). */
 void elk_chip_cores_split(const elk_chip *c, char *buf, size_t n);
+/* Whether hi has at least every resource lo has and is otherwise the same
+ * machine: equal but for HBM bandwidth, NoC scale, port, grid-link and
+ * chip-to-chip bandwidth, SRAM and compute scale, each no smaller in hi
+ * (names and descriptions aside). Such a hi can run lo's timeline exactly:
+ * every transfer capped at the rate it had on lo (lo's rates fit hi's
+ * capacities, so max-min sharing gives each capped flow its cap), every
+ * execution padded to its length there, every buffer where it was. */
+int elk_chip_dominates(const elk_chip *hi, const elk_chip *lo);
 /* The paper profile's flat inter-chip factor on exchange and syncs (1.25
  * above one chip's cores, the artifact's INTER_CHIP_OVERHEAD), else 1. */
 double elk_chip_xfactor(const elk_chip *c);

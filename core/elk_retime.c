@@ -117,22 +117,42 @@ elk_status elk_retime_full(const elk_problem *lo, const elk_schedule *s, const e
 {
     elk_policy as = elk_retime_policy(s, ELK_POL_FULL);
     ELK_TRY(elk_retime(lo, s, as, c, so, NULL, lat, NULL, out, err));
-    if (as != ELK_POL_DYN) return ELK_OK;
-    double t;
-    elk_schedule r;
-    elk_status st = elk_retime(lo, s, ELK_POL_FULL, c, so, NULL, &t, NULL, out ? &r : NULL, err);
-    if (st != ELK_OK) {
-        if (out) elk_schedule_free(out);
-        return st;
+    if (as == ELK_POL_DYN) {
+        double t;
+        elk_schedule r;
+        elk_status st = elk_retime(lo, s, ELK_POL_FULL, c, so, NULL, &t, NULL, out ? &r : NULL, err);
+        if (st != ELK_OK) {
+            if (out) elk_schedule_free(out);
+            return st;
+        }
+        if (t < *lat || isnan(*lat)) {
+            *lat = t;
+            if (out) {
+                elk_schedule_free(out);
+                *out = r;
+            }
+        } else if (out) {
+            elk_schedule_free(&r);
+        }
     }
-    if (t < *lat || isnan(*lat)) {
-        *lat = t;
+    /* held: lo's own timeline, which c runs exactly (elk_chip_dominates) */
+    if (elk_chip_dominates(c, &lo->chip) && (s->latency < *lat || isnan(*lat))) {
+        *lat = s->latency;
         if (out) {
             elk_schedule_free(out);
-            *out = r;
+            if (elk_schedule_copy(out, s) != ELK_OK) {
+                memset(out, 0, sizeof *out);
+                return elk_fail(err, ELK_ENOMEM, "out of memory");
+            }
+            /* the same bytes in the same times, over c's capacities */
+            double fh = elk_chip_hbm_bytes_per_cycle(&lo->chip) / elk_chip_hbm_bytes_per_cycle(c);
+            double fn = elk_chip_noc_bytes_per_cycle(&lo->chip) / elk_chip_noc_bytes_per_cycle(c);
+            out->hbm_util *= fh;
+            out->noc_util *= fn;
+            out->noc_pre_util *= fn;
+            out->noc_exe_util *= fn;
+            out->noc_demand *= fn;
         }
-    } else if (out) {
-        elk_schedule_free(&r);
     }
     return ELK_OK;
 }

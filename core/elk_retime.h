@@ -47,10 +47,15 @@ elk_status elk_retime(const elk_problem *lo, const elk_schedule *s, elk_policy p
 
 /* Elk-Full's schedule s of problem lo re-timed at chip c as Elk-Full may
  * run it there: by the replay of the policy whose decisions they are
- * (elk_retime_policy) and, when Elk-Full kept Elk-Dyn's schedule, also by
+ * (elk_retime_policy); when Elk-Full kept Elk-Dyn's schedule, also by
  * Elk-Full's own replay, whose rules differ from Elk-Dyn's in the paper
- * profile (int55's truncated NoC rate, noccap's preload share); the faster
- * counts. Arguments as elk_retime's, without a held timeline. */
+ * profile (int55's truncated NoC rate, noccap's preload share); and, where
+ * c has every resource lo's chip has (elk_chip_dominates), held to lo's own
+ * timeline, which c runs exactly: s itself, at s's latency (out a copy of
+ * s, its plan indices lo's). The faster counts, so a series that carries
+ * schedules this way never gets slower along a resource axis, whatever
+ * re-timing itself loses in the flow model (docs/VALIDATION.md). Arguments
+ * as elk_retime's, without a held timeline. */
 elk_status elk_retime_full(const elk_problem *lo, const elk_schedule *s, const elk_chip *c, const elk_sched_opts *so,
                            double *lat, elk_schedule *out, elk_error *err);
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "elk_check.h"
+#include "elk_retime.h"
 #include "elk_test.h"
 
 /* op i executes [10i, 10i+10]; no preloads unless a test adds them */
@@ -514,9 +515,11 @@ END_TEST
  * point's schedule, re-timed at the larger, is no slower than the smaller
  * point's own latency; point 3 of seed 1, compute x1.25: re-timed 884,542
  * cycles against 884,963; point 16, SRAM x1.25: re-timed 28,757,289, its
- * own latency. Retime: slower, within the carried tolerance; point 85 (a
- * paper-profile all-to-all chip), compute x1.25: re-timed 6,748,658 against
- * 6,714,817 (0.5%, under 2.5%). Cores: more cores, where no schedule
+ * own latency. Retime: slower, where the larger point holds the smaller
+ * one's timeline; point 85 (a paper-profile all-to-all chip), compute
+ * x1.25: re-timed 6,748,658 against 6,714,817 (0.5%); point 1069 (ipu-mk2,
+ * paper profile), compute x1.25: re-timed 7.3% slower, beyond any re-timing
+ * tolerance, and its timeline held. Cores: more cores, where no schedule
  * carries; point 4, 96 -> 120 cores, 0.21% slower on another operator
  * graph. Point 37 of seed 4242: ipu-pod4-mesh as a 512-core
  * ring, paper profile, SRAM 571 -> 713.75 KiB: 19.9% slower with more SRAM
@@ -536,6 +539,7 @@ START_TEST(missed_schedule_flagged)
     } rows[] = {{1, 3, ELK_CHECK_CLASS_MISSED, "--compute-scale"},
                 {1, 16, ELK_CHECK_CLASS_MISSED, "--sram-kib"},
                 {1, 85, ELK_CHECK_CLASS_RETIME, "--compute-scale"},
+                {1, 1069, ELK_CHECK_CLASS_RETIME, "--compute-scale"},
                 {1, 4, ELK_CHECK_CLASS_CORES, "--cores"},
                 {4242, 37, ELK_CHECK_CLASS_MISSED, "--sram-kib"}};
     for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
@@ -630,6 +634,58 @@ START_TEST(answers_are_their_replays)
 }
 END_TEST
 
+/* A carried schedule at a point with more of every resource holds its
+ * timeline (elk_retime_full): point 1069 of seed 1 (ipu-mk2, paper profile),
+ * Elk-Full's schedule at compute 1.25, re-timed freely at 1.5625, is 7.3%
+ * slower; held, it takes its own cycles there, and its utilisations are
+ * the same bytes over the larger chip's capacities. The other way round
+ * (less compute) nothing is held. */
+START_TEST(carried_holds_timeline)
+{
+    static elk_check_space sp;
+    elk_error err;
+    ck_assert_msg(elk_check_space_init(&sp, &err) == ELK_OK, "%s", err.msg);
+    elk_check_args a;
+    elk_check_draw(&sp, 1, 1069, &a);
+    elk_point p;
+    ck_assert_msg(elk_check_args_point(&a, &p, &err) == ELK_OK, "%s", err.msg);
+    elk_plan_cache *pc = elk_plan_cache_alloc();
+    elk_problem lo;
+    ck_assert_msg(elk_problem_init(&lo, &p, pc, &err) == ELK_OK, "%s", err.msg);
+    elk_sched_opts so;
+    elk_sched_opts_default(&so);
+    elk_result res;
+    ck_assert_msg(elk_result_run(&lo, &so, 1u << ELK_POL_FULL, &res, &err) == ELK_OK, "%s", err.msg);
+    const elk_schedule *s = &res.pol[ELK_POL_FULL];
+    elk_chip hi = lo.chip, less = lo.chip;
+    hi.compute_scale *= 1.25;
+    less.compute_scale /= 1.25;
+    double free_t, t;
+    ck_assert_int_eq(elk_retime(&lo, s, elk_retime_policy(s, ELK_POL_FULL), &hi, &so, NULL, &free_t, NULL, NULL, &err),
+                     ELK_OK);
+    ck_assert_msg(free_t > 1.05 * s->latency, "re-timed freely: %.9g against %.9g", free_t, s->latency);
+    elk_schedule r;
+    ck_assert_int_eq(elk_retime_full(&lo, s, &hi, &so, &t, &r, &err), ELK_OK);
+    ck_assert_double_eq(t, s->latency);
+    ck_assert_double_eq(r.latency, s->latency);
+    ck_assert_int_eq(r.nops, s->nops);
+    ck_assert_double_eq_tol(r.hbm_util, s->hbm_util, 1e-12); /* same HBM */
+    ck_assert_double_eq_tol(r.noc_util, s->noc_util, 1e-12); /* same NoC */
+    elk_schedule_free(&r);
+    hi = lo.chip;
+    hi.hbm_tbps *= 2;
+    ck_assert_int_eq(elk_retime_full(&lo, s, &hi, &so, &t, &r, &err), ELK_OK);
+    ck_assert(t <= s->latency);
+    if (t == s->latency) ck_assert_double_eq_tol(r.hbm_util, s->hbm_util / 2, 1e-12);
+    elk_schedule_free(&r);
+    ck_assert_int_eq(elk_retime_full(&lo, s, &less, &so, &t, NULL, &err), ELK_OK);
+    ck_assert_msg(t > s->latency, "less compute: %.9g against %.9g", t, s->latency);
+    elk_result_free(&res);
+    elk_problem_free(&lo);
+    elk_plan_cache_free(pc);
+}
+END_TEST
+
 int main(void)
 {
     setenv("ELK_DATADIR", ELK_SRC_DIR, 1);
@@ -640,6 +696,7 @@ int main(void)
     tcase_add_test(tc, fake_result_clean);
     tcase_add_test(tc, missed_schedule_flagged);
     tcase_add_test(tc, ideal_keeps_cuts);
+    tcase_add_test(tc, carried_holds_timeline);
     tcase_add_test(tc, answers_are_their_replays);
     tcase_add_test(tc, fake_util_above_one_caught);
     tcase_add_test(tc, fake_other_violations_caught);

@@ -1,6 +1,7 @@
 /* core/elk_chip (and the schema loader in core/elk_cfg under it): every
  * shipped preset loads; the reference chip's derived rates; core-count
- * overrides; and a table of bad presets, each of which must fail naming the
+ * overrides; which chips have every resource another has; and a table of
+ * bad presets, each of which must fail naming the
  * exact file:line and the field. */
 #include <glob.h>
 #include <math.h>
@@ -189,6 +190,41 @@ START_TEST(missing_file)
 }
 END_TEST
 
+/* elk_chip_dominates: each resource raised alone dominates, lowered does
+ * not; any other field changed is another machine (a pair must differ in
+ * resources only for a carried schedule to hold its timeline there). */
+static const struct {
+    const char *what;
+    int field; /* 0..6 resources, 7.. others */
+    double by;
+    int dominates;
+} dom_cases[] = {
+    {"same", 0, 1.0, 1},          {"hbm up", 0, 1.25, 1},        {"hbm down", 0, 0.8, 0},
+    {"noc up", 1, 1.25, 1},       {"link up", 2, 1.25, 1},       {"mesh link up", 3, 1.25, 1},
+    {"interchip up", 4, 1.25, 1}, {"sram up", 5, 1.25, 1},       {"sram down", 5, 0.8, 0},
+    {"compute up", 6, 1.25, 1},   {"compute down", 6, 0.8, 0},   {"cores", 7, 2, 0},
+    {"controllers", 8, 2, 0},     {"topology", 9, 0, 0},         {"profile", 10, 0, 0},
+};
+
+START_TEST(dominates)
+{
+    elk_chip lo, hi;
+    load_chip("ipu-pod4", &lo);
+    hi = lo;
+    double *res[] = {&hi.hbm_tbps, &hi.noc_scale, &hi.link_gbps, &hi.mesh_link_gbps, &hi.interchip_gbps,
+                     &hi.sram_kib, &hi.compute_scale};
+    int f = dom_cases[_i].field;
+    if (f < 7) *res[f] = *res[f] > 0 ? *res[f] * dom_cases[_i].by : dom_cases[_i].by - 1; /* 0: all-to-all's grid link */
+    else if (f == 7) hi.cores = lo.cores / 2;
+    else if (f == 8) hi.hbm_controllers *= 2;
+    else if (f == 9) hi.topology = ELK_TOPO_MESH;
+    else hi.profile ^= 1u;
+    ck_assert_msg(elk_chip_dominates(&hi, &lo) == dom_cases[_i].dominates, "%s", dom_cases[_i].what);
+    /* every resource at least as large: the converse only where equal */
+    if (f < 7 && dom_cases[_i].by != 1.0) ck_assert_int_eq(elk_chip_dominates(&lo, &hi), !dom_cases[_i].dominates);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("chip");
@@ -197,6 +233,7 @@ int main(void)
     tcase_add_test(tc, ipu_pod4_rates);
     tcase_add_loop_test(tc, set_cores, 0, sizeof core_cases / sizeof core_cases[0]);
     tcase_add_test(tc, set_cores_rejects);
+    tcase_add_loop_test(tc, dominates, 0, sizeof dom_cases / sizeof dom_cases[0]);
     suite_add_tcase(s, tc);
     tc = tcase_create("bad");
     tcase_add_loop_test(tc, bad_preset, 0, sizeof bad / sizeof bad[0]);
