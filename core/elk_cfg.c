@@ -253,6 +253,49 @@ static elk_status check_include(const char *file, int line, const char *name, co
     return st;
 }
 
+static int word_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '*' ||
+           c == '.';
+}
+
+/* The number token at *p (a digit that starts a token), advanced past.
+ * libconfig 1.5 reads an integer literal without the L suffix modulo 2^32
+ * (4294967297 is 1, 2147483648 is -2147483648), so a file would silently
+ * mean another number: such a literal is refused here, and one with L that
+ * does not fit in 64 bits too. Floats (a '.', or an exponent) pass. */
+static elk_status check_integer(const char *file, int line, const char *text, const char **pp, const char *end,
+                                elk_error *err)
+{
+    const char *p = *pp, *q = p;
+    int hex = end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+    if (hex) q += 2;
+    while (q < end && ((*q >= '0' && *q <= '9') || (hex && ((*q >= 'a' && *q <= 'f') || (*q >= 'A' && *q <= 'F')))))
+        q++;
+    *pp = q;
+    if (!hex && q < end && (*q == '.' || *q == 'e' || *q == 'E')) { /* a float: past its digits */
+        while (*pp < end && word_char(**pp)) (*pp)++;
+        return ELK_OK;
+    }
+    int neg = p > text && p[-1] == '-', wide = q < end && *q == 'L';
+    char digits[40];
+    size_t n = (size_t)(q - p);
+    if (n >= sizeof digits) n = sizeof digits - 1; /* still too large for 64 bits */
+    memcpy(digits, p, n);
+    digits[n] = '\0';
+    errno = 0;
+    unsigned long long v = strtoull(digits, NULL, hex ? 16 : 10);
+    int big64 = errno == ERANGE || (size_t)(q - p) >= sizeof digits || v > (neg ? 9223372036854775808ull : 9223372036854775807ull);
+    int big32 = big64 || v > (neg ? 2147483648ull : 2147483647ull);
+    if (wide ? !big64 : !big32) return ELK_OK;
+    int show = (int)(q - p) > 30 ? 30 : (int)(q - p);
+    return elk_fail(err, ELK_ERANGE,
+                    wide ? "%s:%d: integer %s%.*s%s does not fit in 64 bits"
+                         : "%s:%d: integer %s%.*s%s does not fit in 32 bits (the config reader would take it modulo "
+                           "2^32; no field takes so large a value)",
+                    file, line, neg ? "-" : "", show, p, show < (int)(q - p) ? "..." : "");
+}
+
 /* Scan file (already checked) for @include lines the way libconfig 1.5's
  * flex scanner finds them: "^[ \t]*@include[ \t]+\"" at the start of a line
  * outside comments and strings. The name runs to the next unescaped quote;
@@ -334,6 +377,8 @@ static elk_status scan_includes(const char *file, const char *where, const char 
             p = p < end ? p + 2 : end;
         } else if (*p == '#' || (*p == '/' && p + 1 < end && p[1] == '/')) {
             while (p < end && *p != '\n') p++;
+        } else if (*p >= '0' && *p <= '9' && (p == text || !word_char(p[-1]))) {
+            st = check_integer(file, line, text, &p, end, err);
         } else {
             if (*p == '\n') {
                 line++;

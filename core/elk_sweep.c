@@ -256,6 +256,10 @@ static elk_status parse_axis_range(ctx_t *c, const char *prefix, elk_sweep_axis 
             return elk_fail(c->err, ELK_EFIELD, "%s:%d: field '%s': expected a number, found %s", c->file,
                             line_of(r[i]), path, type_name(config_setting_type(r[i])));
         rv[i] = num_of(r[i]);
+        if (!isfinite(rv[i])) /* 1e309 reads as inf */
+            return elk_fail(c->err, ELK_ERANGE, "%s:%d: field '%s': expected a finite number, found %g", c->file,
+                            line_of(r[i]), path, rv[i]);
+        if (i < 2) ELK_TRY(check_knob_num(c, line_of(r[i]), path, a->knob, rv[i]));
     }
     snprintf(path, sizeof path, "%s.step", prefix);
     if (!(rv[2] > 0))
@@ -266,7 +270,7 @@ static elk_status parse_axis_range(ctx_t *c, const char *prefix, elk_sweep_axis 
         return elk_fail(c->err, ELK_ERANGE, "%s:%d: field '%s': 'to' (%g) is below 'from' (%g)", c->file,
                         line_of(to), path, rv[1], rv[0]);
     double cnt = floor((rv[1] - rv[0]) / rv[2] + 1e-9) + 1;
-    if (cnt > 100000)
+    if (!(cnt <= 100000))
         return elk_fail(c->err, ELK_ERANGE, "%s:%d: field '%s': %g values is too many (at most 100000)", c->file,
                         line_of(step), prefix, cnt);
     a->n = (int)cnt;

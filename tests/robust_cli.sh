@@ -184,6 +184,27 @@ done
 # an empty gate list gated nothing and passed a violation
 expect 2 "$ELK" check --points 1 --gate "" && has_err "check: --gate '': expected a comma-separated list"
 expect 2 "$ELK" check --points 1 --gate "," && has_err "check: --gate ',': expected a comma-separated list"
+# libconfig 1.5 reads an integer literal modulo 2^32: batch 4294967297 ran
+# at batch 1 on 32 cores, 2147483648 was -2147483648; refused at its line
+printf 'point = { chip = "ipu-mk2"; model = "tiny";\n  batch = 4294967297; cores = 4294967328; };\n' >wrap.cfg
+expect 1 "$ELK" validate wrap.cfg && has_err "wrap.cfg:2: integer 4294967297 does not fit in 32 bits"
+expect 1 "$ELK" run --point wrap.cfg && has_err "wrap.cfg:2: integer 4294967297 does not fit in 32 bits"
+printf 'point = { chip = "ipu-mk2"; model = "tiny"; batch = 2147483648; };\n' >wrap2.cfg
+expect 1 "$ELK" validate wrap2.cfg && has_err "wrap2.cfg:1: integer 2147483648 does not fit in 32 bits"
+printf 'point = { chip = "ipu-mk2"; model = "tiny"; batch = 0x100000001; };\n' >wrap3.cfg
+expect 1 "$ELK" validate wrap3.cfg && has_err "wrap3.cfg:1: integer 0x100000001 does not fit in 32 bits"
+printf 'point = { chip = "ipu-mk2"; model = "tiny"; batch = 99999999999999999999L; };\n' >wrap4.cfg
+expect 1 "$ELK" validate wrap4.cfg && has_err "wrap4.cfg:1: integer 99999999999999999999 does not fit in 64 bits"
+printf 'point = { chip = "ipu-mk2"; model = "tiny"; batch = 3000000000L; };\n' >wide.cfg
+expect 1 "$ELK" validate wide.cfg && has_err "wide.cfg:1: field 'point.batch': value 3000000000 out of range"
+# a sweep axis of inf (1e309) counted NaN points, passed the 100000 cap and
+# reached malloc with (int)NaN
+for r in "from = 1e309; to = 1e309; step = 1.0;" "from = 1.0; to = 1e300; step = 1.0;" \
+         "from = 1.0; to = 2.0; step = 1e-300;"; do
+    printf 'sweep = {\n  name = "inf";\n  base = { chip = "ipu-mk2"; model = "tiny"; };\n' >inf.cfg
+    printf '  axes = ( { knob = "hbm-tbps"; %s } );\n};\n' "$r" >>inf.cfg
+    expect 1 "$ELK" validate inf.cfg && has_err "inf.cfg:4: field 'sweep.axes.[0]"
+done
 
 echo "robust_cli: $checks checks, $failed failed"
 [ "$failed" -eq 0 ]
