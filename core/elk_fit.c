@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elk_file.h"
+
 static double cdiv(double a, double b) { return ceil(a / b); }
 
 /* The regressors of each model: the IPU formula's terms. */
@@ -36,19 +38,39 @@ double elk_fit_predict(const elk_fit_result *r, const elk_fit_sample *s)
     return y;
 }
 
+/* A measurements file larger than this is refused: a million tiles fit in
+ * a tenth of it. */
+#define ELK_FIT_MAX_BYTES ((size_t)64 << 20)
+
 elk_status elk_fit_read_csv(const char *path, elk_fit_sample **out, int *n, elk_error *err)
 {
     *out = NULL;
     *n = 0;
-    FILE *fp = fopen(path, "r");
-    if (!fp) return elk_fail(err, ELK_EIO, "%s: cannot open: %s", path, strerror(errno));
+    /* whole and bounded (/dev/zero spun forever through fgets, every line
+     * an empty one), so a NUL is seen where it is, not taken for an end */
+    char *text;
+    size_t len;
+    ELK_TRY(elk_file_read(path, ELK_FIT_MAX_BYTES, &text, &len, err));
     char line[512];
     int lineno = 0, cap = 0;
     elk_fit_sample *v = NULL;
     elk_status st = ELK_OK;
-    while (st == ELK_OK && fgets(line, sizeof line, fp)) {
+    for (size_t at = 0; st == ELK_OK && at < len;) {
+        const char *nl = memchr(text + at, '\n', len - at);
+        size_t ll = (nl ? (size_t)(nl - text) : len) - at;
         lineno++;
-        line[strcspn(line, "\r\n")] = '\0';
+        if (memchr(text + at, '\0', ll)) {
+            st = elk_fail(err, ELK_EPARSE, "%s:%d: a NUL byte in the line", path, lineno);
+            break;
+        }
+        if (ll >= sizeof line) {
+            st = elk_fail(err, ELK_EPARSE, "%s:%d: line longer than %zu characters", path, lineno, sizeof line - 1);
+            break;
+        }
+        memcpy(line, text + at, ll);
+        line[ll] = '\0';
+        at += ll + 1;
+        line[strcspn(line, "\r")] = '\0';
         if (!line[0] || line[0] == '#') continue;
         if (lineno == 1 || !strncmp(line, "kind,", 5)) {
             if (strcmp(line, "kind,m,n,k,cycles") != 0)
@@ -104,7 +126,7 @@ elk_status elk_fit_read_csv(const char *path, elk_fit_sample **out, int *n, elk_
         }
         v[(*n)++] = s;
     }
-    fclose(fp);
+    free(text);
     if (st != ELK_OK) {
         free(v);
         *n = 0;

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "elk_cfg.h"
 #include "elk_csv.h"
@@ -144,11 +145,12 @@ static elk_status set_word(ctx_t *c, int line, const char *path, elk_point *p, e
         return elk_fail(c->err, ELK_ERANGE, "%s:%d: field '%s': %s", c->file, line, path, e.msg);
     if (k == ELK_KNOB_MODEL || k == ELK_KNOB_CHIP) {
         const char *fp = k == ELK_KNOB_MODEL ? p->model_path : p->chip_path;
-        FILE *f = fopen(fp, "r");
-        if (!f)
+        /* stat, not fopen: opening a FIFO blocks until a writer comes;
+         * the loader's own check refuses what is not a regular file */
+        struct stat sb;
+        if (stat(fp, &sb) != 0)
             return elk_fail(c->err, ELK_EIO, "%s:%d: field '%s': %s preset \"%s\" not found (looked for %s)", c->file,
                             line, path, elk_knobs[k].name, v, fp);
-        fclose(f);
         elk_status st;
         if (k == ELK_KNOB_MODEL) {
             elk_model m;

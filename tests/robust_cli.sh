@@ -205,6 +205,18 @@ for r in "from = 1e309; to = 1e309; step = 1.0;" "from = 1.0; to = 1e300; step =
     printf '  axes = ( { knob = "hbm-tbps"; %s } );\n};\n' "$r" >>inf.cfg
     expect 1 "$ELK" validate inf.cfg && has_err "inf.cfg:4: field 'sweep.axes.[0]"
 done
+# a FIFO named as the chip or model inside a point or sweep file blocked
+# forever in the preset lookup's fopen, before the regular-file check
+mkfifo pfifo
+printf 'point = { chip = "./pfifo"; model = "tiny"; };\n' >pfifo.cfg
+expect 1 "$ELK" validate pfifo.cfg && has_err "pfifo.cfg:1: field 'point.chip': chip preset \"./pfifo\" is invalid: ./pfifo: not a regular file"
+printf 'point = { chip = "ipu-mk2"; model = "./pfifo"; };\n' >pfifo2.cfg
+expect 1 "$ELK" run --point pfifo2.cfg && has_err "pfifo2.cfg:1: field 'point.model'"
+# elk fit read /dev/zero as endless empty lines (100% CPU forever) and
+# dropped a measurement line that began with a NUL byte
+expect 1 "$ELK" fit /dev/zero && has_err "/dev/zero: larger than the limit of"
+printf 'kind,m,n,k,cycles\n\0matmul,16,16,16,100\n' >nul.csv
+expect 1 "$ELK" fit nul.csv && has_err "nul.csv:2: a NUL byte in the line"
 
 echo "robust_cli: $checks checks, $failed failed"
 [ "$failed" -eq 0 ]
