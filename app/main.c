@@ -48,7 +48,10 @@ static void on_fatal(int sig)
 
 static void install_cleanup(void)
 {
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    /* every signal whose default action ends the process, except the
+     * core-dumping faults (the temporaries of a crash are evidence) */
+    static const int sigs[] = {SIGINT,  SIGTERM,   SIGHUP,  SIGQUIT, SIGUSR1, SIGUSR2,
+                               SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGPIPE};
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_fatal;

@@ -65,8 +65,8 @@ elk_status elk_file_commit_as(elk_file *f, const char *path, elk_error *err);
 /* Close and remove the temporary file; the target is untouched. */
 void elk_file_abort(elk_file *f);
 
-/* Remove every registered temporary file. Async-signal-safe: for handlers
- * of SIGTERM, SIGHUP and SIGINT. */
+/* Remove every registered temporary file. Async-signal-safe: for the
+ * handlers of the signals that end the process (app/main.c). */
 void elk_file_cleanup_temps(void);
 
 /* Read a whole file ("-": standard input) into a NUL-terminated buffer the

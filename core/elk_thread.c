@@ -11,6 +11,9 @@ int elk_thread_start(pthread_t *th, void *(*fn)(void *), void *arg)
     sigaddset(&block, SIGHUP);
     sigaddset(&block, SIGQUIT);
     sigaddset(&block, SIGWINCH);
+    sigaddset(&block, SIGUSR1);
+    sigaddset(&block, SIGUSR2);
+    sigaddset(&block, SIGALRM);
     /* the new thread inherits the mask in force at pthread_create */
     int bad = pthread_sigmask(SIG_BLOCK, &block, &old);
     int r = pthread_create(th, NULL, fn, arg);

@@ -6,10 +6,11 @@
  * files) expect to run on the main thread, and a worker interrupted inside
  * malloc or a mutex by a handler that then exits would leave the process
  * half-stopped. So every thread the workbench starts is created with
- * SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGWINCH blocked: it inherits that
- * mask, and those signals always reach the main thread (its handlers, the
- * TUI's wake pipe, ncurses' resize handler). Synchronous faults (SIGSEGV,
- * SIGFPE, ...) are not affected: they go to the faulting thread anyway. */
+ * SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM and SIGWINCH
+ * blocked: it inherits that mask, and those signals always reach the main
+ * thread (its handlers, the TUI's wake pipe, ncurses' resize handler).
+ * Synchronous faults (SIGSEGV, SIGFPE, ...) and SIGPIPE are not affected:
+ * they go to the thread that caused them anyway. */
 #ifndef ELK_THREAD_H
 #define ELK_THREAD_H
 

@@ -108,9 +108,12 @@ if [ $st -eq 130 ]; then
 else
     fail "interrupted sweep exited $st (want 130)"
 fi
-# SIGTERM and SIGHUP: the temporary file goes, the old file stays
-for sig in TERM HUP; do
-    "$ELK" sweep "$tmp/slow.cfg" -j 1 -o "$tmp/keep.csv" 2>/dev/null &
+# SIGTERM, SIGHUP and every other signal that ends the process (QUIT, USR1,
+# ALRM and PIPE left OUT.csv.tmp-XXXXXX): the temporary file goes, the old
+# file stays. A background job of a script starts with SIGQUIT ignored
+# (and elk keeps an inherited SIG_IGN), so it gets its default back first.
+for sig in TERM HUP QUIT USR1 USR2 ALRM PIPE; do
+    env --default-signal=QUIT "$ELK" sweep "$tmp/slow.cfg" -j 1 -o "$tmp/keep.csv" 2>/dev/null &
     pid=$!
     sleep 1
     kill -$sig $pid
