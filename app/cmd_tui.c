@@ -90,7 +90,6 @@ int elk_cmd_tui(int argc, char **argv)
         usage(stdout, opts);
         return 0;
     }
-    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) return fallback_run(argc, argv, first, opts);
     o.ascii = ascii;
     o.mono = mono;
     o.log_path = log;
@@ -121,5 +120,8 @@ int elk_cmd_tui(int argc, char **argv)
         o.bench_which = bench_which;
         o.bench_out = bench_out;
     }
+    /* the workbench's own options are checked first: a typo is an error
+     * with or without a terminal */
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) return fallback_run(argc, argv, first, opts);
     return elk_tui_run(&p, &o);
 }

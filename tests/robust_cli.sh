@@ -187,6 +187,11 @@ done
 for k in 1350 1400 2048; do
     expect 0 "$ELK" run --model tiny --chip ipu-mk2 --topology mesh --hbm-controllers $k --policy basic
 done
+# without a terminal elk tui runs elk run, and dropped its own options
+# unchecked: a bad --view or --plot-format exited 0
+expect 2 "$ELK" tui --view 9 && has_err 'tui: --view "9": expected 1-7'
+expect 2 "$ELK" tui --plot-format gif && has_err 'tui: --plot-format "gif": expected png or svg'
+expect 0 "$ELK" tui --view timeline --model tiny --chip ipu-mk2
 # an empty gate list gated nothing and passed a violation
 expect 2 "$ELK" check --points 1 --gate "" && has_err "check: --gate '': expected a comma-separated list"
 expect 2 "$ELK" check --points 1 --gate "," && has_err "check: --gate ',': expected a comma-separated list"
