@@ -171,7 +171,7 @@ static elk_status parse_base(ctx_t *c, const config_setting_t *g, const char *pr
 {
     ELK_TRY(expect_type(c, g, prefix, CONFIG_TYPE_GROUP, CONFIG_TYPE_GROUP, "a group { knob = value; ... }"));
     int n = config_setting_length(g);
-    int seen_hbm = 0, seen_hbmpc = 0, seen_noc = 0, seen_nocs = 0;
+    int seen_hbm = 0, seen_hbmpc = 0, seen_noc = 0, seen_nocs = 0, seen_model = 0, layers_line = 0;
     for (int i = 0; i < n; i++) {
         const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
         const char *name = config_setting_name(s);
@@ -188,6 +188,7 @@ static elk_status parse_base(ctx_t *c, const config_setting_t *g, const char *pr
         if (ki->is_int == 2) {
             ELK_TRY(expect_type(c, s, path, CONFIG_TYPE_STRING, CONFIG_TYPE_STRING, "a string"));
             ELK_TRY(set_word(c, line_of(s), path, p, (elk_knob)k, config_setting_get_string(s)));
+            seen_model |= k == ELK_KNOB_MODEL;
             continue;
         }
         double v;
@@ -203,6 +204,7 @@ static elk_status parse_base(ctx_t *c, const config_setting_t *g, const char *pr
         elk_error e;
         if (elk_point_set_num(p, (elk_knob)k, v, &e) != ELK_OK)
             return elk_fail(c->err, ELK_ERANGE, "%s:%d: field '%s': %s", c->file, line_of(s), path, e.msg);
+        if (k == ELK_KNOB_LAYERS) layers_line = line_of(s);
         seen_hbm |= k == ELK_KNOB_HBM_TBPS;
         seen_hbmpc |= k == ELK_KNOB_HBM_GBPS_PER_CORE;
         seen_noc |= k == ELK_KNOB_NOC_TBPS;
@@ -210,6 +212,15 @@ static elk_status parse_base(ctx_t *c, const config_setting_t *g, const char *pr
         if ((seen_hbm && seen_hbmpc) || (seen_noc && seen_nocs))
             return elk_fail(c->err, ELK_EFIELD, "%s:%d: field '%s': set only one of %s", c->file, line_of(s), path,
                             seen_hbm && seen_hbmpc ? "hbm-tbps and hbm-gbps-per-core" : "noc-tbps and noc-scale");
+    }
+    /* layers beyond the model's own count: every run of the point would
+     * fail, without this file's line */
+    if (layers_line && seen_model) {
+        elk_model m;
+        elk_error e;
+        if (elk_model_load(p->model_path, &m, &e) == ELK_OK && p->layers > m.layers)
+            return elk_fail(c->err, ELK_ERANGE, "%s:%d: field '%s.layers': %d out of range (1 .. %d for %s)", c->file,
+                            layers_line, prefix, p->layers, m.layers, m.name);
     }
     return ELK_OK;
 }

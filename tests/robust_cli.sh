@@ -192,6 +192,11 @@ done
 expect 2 "$ELK" tui --view 9 && has_err 'tui: --view "9": expected 1-7'
 expect 2 "$ELK" tui --plot-format gif && has_err 'tui: --plot-format "gif": expected png or svg'
 expect 0 "$ELK" tui --view timeline --model tiny --chip ipu-mk2
+# a point file's layers beyond its model's count validated "ok"; elk run
+# --point then failed without file:line (and the TUI's o took it)
+printf 'point = { chip = "ipu-mk2"; model = "tiny";\n  layers = 500; };\n' >layers.cfg
+expect 1 "$ELK" validate layers.cfg && has_err "layers.cfg:2: field 'point.layers': 500 out of range (1 .. 2 for tiny)"
+expect 1 "$ELK" run --point layers.cfg && has_err "layers.cfg:2: field 'point.layers'"
 # an empty gate list gated nothing and passed a violation
 expect 2 "$ELK" check --points 1 --gate "" && has_err "check: --gate '': expected a comma-separated list"
 expect 2 "$ELK" check --points 1 --gate "," && has_err "check: --gate ',': expected a comma-separated list"
