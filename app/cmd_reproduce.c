@@ -131,6 +131,8 @@ typedef struct {
     long hits, misses, entries;
     double secs[ELK_REPRO_MAX];
     long npts[ELK_REPRO_MAX], reused[ELK_REPRO_MAX];
+    long total[ELK_REPRO_MAX]; /* the figure's points; npts the finished ones */
+    int ran[ELK_REPRO_MAX];    /* 0 not run, 1 complete, 2 interrupted or failed */
 } repro_run;
 
 /* --figure LIST: every comma-separated item must be a figure (",", "17,"
@@ -183,6 +185,8 @@ static int run_figure(repro_run *r, int f)
         int rc = elk_repro_run_own(f, r->dir, r->jobs, r->draw, r->quiet, &r->npts[f]);
         clock_gettime(CLOCK_MONOTONIC, &b);
         r->secs[f] = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
+        r->total[f] = r->npts[f];
+        r->ran[f] = rc ? 2 : 1;
         return rc;
     }
     char cfg[1200], csv[1200];
@@ -221,8 +225,10 @@ static int run_figure(repro_run *r, int f)
     elk_status rs = elk_sweep_run(&s, &o, of.fp, &st, &err);
     elk_sweepio_progress_end(&pc);
     r->secs[f] = st.seconds;
-    r->npts[f] = st.points;
+    r->total[f] = st.points;
+    r->npts[f] = rs == ELK_OK ? st.points : st.done;
     r->reused[f] = st.memo_hits;
+    r->ran[f] = rs == ELK_OK ? 1 : 2;
     if (rs == ELK_OK) {
         if (elk_sweepio_commit(&of)) status = ELK_EXIT_FAIL;
     } else if (rs == ELK_ECANCEL) {
@@ -256,8 +262,18 @@ static int write_summary(const repro_run *r, double total, const char *mdpath)
     elk_repro_summary_write(md, r->dir);
     fprintf(md, "## This run\n\n| figure | points | of them computed by an earlier figure | seconds |\n"
                 "|---|---:|---:|---:|\n");
-    for (int f = 0; f < elk_repro_nfigs; f++)
-        if (r->want[f]) fprintf(md, "| %s | %ld | %ld | %.1f |\n", elk_repro_name(f), r->npts[f], r->reused[f], r->secs[f]);
+    /* an interrupted run says so: the figures above are the CSVs on disk,
+     * an interrupted figure's the complete one from before, if any */
+    for (int f = 0; f < elk_repro_nfigs; f++) {
+        if (!r->want[f]) continue;
+        if (r->ran[f] == 1)
+            fprintf(md, "| %s | %ld | %ld | %.1f |\n", elk_repro_name(f), r->npts[f], r->reused[f], r->secs[f]);
+        else if (r->ran[f] == 2)
+            fprintf(md, "| %s | stopped: %ld of %ld finished (%s.csv.partial) | %ld | %.1f |\n", elk_repro_name(f),
+                    r->npts[f], r->total[f], elk_repro_name(f), r->reused[f], r->secs[f]);
+        else
+            fprintf(md, "| %s | not run (stopped before it) | | |\n", elk_repro_name(f));
+    }
     fprintf(md, "| total | | | %.1f |\n\n%d threads; plan caches: %ld hits, %ld misses, %ld plan sets built.%s%s%s\n",
             total, r->jobs, r->hits, r->misses, r->entries, r->profile ? " Cost profile of every point: `" : "",
             r->profile ? r->profile : "", r->profile ? "` (--profile)." : "");

@@ -127,6 +127,22 @@ for sig in TERM HUP QUIT USR1 USR2 ALRM PIPE; do
     no_temps "$tmp"
     cmp -s "$tmp/keep.csv" "$tmp/ref.csv" && ok || fail "SIG$sig changed keep.csv"
 done
+# elk reproduce stopped by Ctrl-C: summary.md's run table said the stopped
+# figure had all its points; it now says how many finished and where
+env --default-signal=INT "$ELK" reproduce --figure 19,23 --no-plot -j 1 -o "$tmp/repro" 2>"$tmp/repro.err" &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+st=$?
+if [ "$st" -eq 130 ]; then
+    ok
+    grep -qE '^\| fig19 \| stopped: [0-9]+ of 104 finished \(fig19.csv.partial\)' "$tmp/repro/summary.md" && ok ||
+        fail "summary.md does not say fig19 stopped"
+    grep -q '^| fig23 | not run' "$tmp/repro/summary.md" && ok || fail "summary.md does not say fig23 did not run"
+else
+    fail "interrupted reproduce exited $st (want 130)"
+fi
 
 # ---- elk merge: the identity line's count is bounded, NUL bytes named ----
 sed '1s/points=2 /points=4611686018427387905 /' "$tmp/ref.csv" >"$tmp/huge.csv"
