@@ -1,6 +1,7 @@
 /* elk import-hf: turn a Hugging Face config.json into a model preset. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "elk_cli.h"
 #include "elk_file.h"
@@ -56,8 +57,11 @@ int elk_cmd_import_hf(int argc, char **argv)
         elk_cli_error("%s", err.msg);
         return ELK_EXIT_FAIL;
     }
-    if (elk_file_is_std(out)) { /* -o -: the preset went to stdout, the summary goes to stderr */
-        fprintf(stderr, "stdout: %s (%s, %d layers, hidden %d, %d/%d heads, %.3f e9 parameters)\n", m.name,
+    struct stat sb;
+    int direct = elk_file_is_std(out) || (stat(out, &sb) == 0 && !S_ISREG(sb.st_mode));
+    if (direct) { /* -o - or a device: the preset went through it, the summary goes to stderr */
+        fprintf(stderr, "%s: %s (%s, %d layers, hidden %d, %d/%d heads, %.3f e9 parameters)\n",
+                elk_file_is_std(out) ? "stdout" : out, m.name,
                 elk_family_names[m.family], m.layers, m.hidden, m.heads, m.kv_heads, elk_model_params(&m) / 1e9);
         return 0;
     }

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "elk_file.h"
+
 const char elk_hf_supported[] = "llama, mistral, gemma2, opt, mixtral, qwen2, qwen3_moe";
 
 /* How one model_type maps onto elk_model. Families whose differences are
@@ -375,13 +377,33 @@ static void derive_name(hf_doc *d, elk_model *m)
     snprintf(m->name, sizeof m->name, "model");
 }
 
+/* An HF config.json is a few KB; this bounds what a wrong file costs. */
+#define HF_MAX_BYTES ((size_t)16 << 20)
+
 static elk_status hf_open(hf_doc *d)
 {
-    FILE *fp = fopen(d->path, "rb");
-    if (!fp) return elk_fail(d->err, ELK_EIO, "%s: cannot open: %s", d->path, strerror(errno));
-    fclose(fp);
+    /* stat first: fopen succeeds on a folder (a folder named config.json
+     * then read as an empty document) and blocks on a FIFO */
+    struct stat sb;
+    if (stat(d->path, &sb) != 0) return elk_fail(d->err, ELK_EIO, "%s: cannot open: %s", d->path, strerror(errno));
+    if (S_ISDIR(sb.st_mode)) return elk_fail(d->err, ELK_EIO, "%s: is a directory, not a config.json", d->path);
+    if (!S_ISREG(sb.st_mode)) return elk_fail(d->err, ELK_EIO, "%s: not a regular file", d->path);
+    char *text;
+    size_t len;
+    ELK_TRY(elk_file_read(d->path, HF_MAX_BYTES, &text, &len, d->err));
+    d->text_tried = 1;
+    d->text = text;
+    d->len = len;
+    /* a NUL ends the text for jansson's string parser: name it, not the
+     * key it hid */
+    const char *nul = memchr(text, '\0', len);
+    if (nul) {
+        int line = 1, col = 1;
+        offset_pos(text, (size_t)(nul - text), &line, &col);
+        return elk_fail(d->err, ELK_EPARSE, "%s:%d:%d: a NUL byte in the JSON text", d->path, line, col);
+    }
     json_error_t je;
-    d->root = json_load_file(d->path, JSON_REJECT_DUPLICATES, &je);
+    d->root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
     if (!d->root)
         return elk_fail(d->err, ELK_EPARSE, "%s:%d:%d: JSON syntax error: %s", d->path,
                         je.line > 0 ? je.line : 1, je.column > 0 ? je.column : 1, je.text);
@@ -448,6 +470,9 @@ elk_status elk_hf_import(const char *json_path, const char *name, elk_model *out
     if (stat(json_path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
         size_t l = strlen(json_path);
         snprintf(in_dir, sizeof in_dir, "%s%sconfig.json", json_path, l && json_path[l - 1] == '/' ? "" : "/");
+        if (stat(in_dir, &sb) != 0)
+            return elk_fail(err, ELK_EIO, "%s: a folder, and no config.json in it (%s: %s)", json_path, in_dir,
+                            strerror(errno));
         json_path = in_dir;
     }
     hf_doc d = {json_path, NULL, NULL, 0, 0, "?", err};

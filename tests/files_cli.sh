@@ -54,8 +54,10 @@ expect 0 "$ELK" sweep "$tmp/t.cfg" -j 1 -o "$tmp/ref.csv"
 # checks are skipped.
 dev="$tmp/null"
 if mknod "$dev" c 1 3 2>/dev/null; then
+    # import-hf read its preset back from the device and failed
     for cmd in "sweep $tmp/t.cfg -j 1" "merge $tmp/ref.csv" "fit --synthesize 20" \
-               "trace --policy basic --model tiny --chip ipu-mk2 --cores 64"; do
+               "trace --policy basic --model tiny --chip ipu-mk2 --cores 64" \
+               "import-hf $SRC/tests/data/hf/llama2-13b"; do
         # shellcheck disable=SC2086
         expect 0 "$ELK" $cmd -o "$dev"
         [ -c "$dev" ] && ok || fail "$dev is no longer a character device after ${cmd%% *}"

@@ -3,6 +3,10 @@
  * ones fail naming the key and the file:line:col of its value. */
 #include <math.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+#include <stdlib.h>
+#include <stdio.h>
 #include "elk_hf.h"
 #include "elk_model.h"
 #include "elk_test.h"
@@ -130,7 +134,38 @@ START_TEST(folder_argument)
     snprintf(want, sizeof want, "%sconfig.json", path);
     ck_assert_str_eq(m.source, want);
     ck_assert_int_eq(import("tests/data/hf/bad", NULL, &m, &err, path, sizeof path), ELK_EIO);
-    ck_assert_contains(err.msg, "tests/data/hf/bad/config.json: cannot open");
+    ck_assert_contains(err.msg, "tests/data/hf/bad: a folder, and no config.json in it");
+}
+END_TEST
+
+/* What is not a config.json is named as such: a folder called config.json
+ * holding none (it read as an empty document), a FIFO (blocked), a NUL
+ * byte (it ended jansson's text, and the error named a key it hid). */
+START_TEST(not_a_config)
+{
+    char dir[] = "/tmp/elk-hf-XXXXXX", p[256];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    elk_model m;
+    elk_error err;
+    snprintf(p, sizeof p, "%s/config.json", dir);
+    ck_assert_int_eq(mkdir(p, 0700), 0);
+    ck_assert_int_eq(elk_hf_import(p, NULL, &m, &err), ELK_EIO);
+    ck_assert_contains(err.msg, "a folder, and no config.json in it");
+    rmdir(p);
+    snprintf(p, sizeof p, "%s/fifo", dir);
+    ck_assert_int_eq(mkfifo(p, 0600), 0);
+    ck_assert_int_eq(elk_hf_import(p, NULL, &m, &err), ELK_EIO);
+    ck_assert_contains(err.msg, "not a regular file");
+    unlink(p);
+    snprintf(p, sizeof p, "%s/nul.json", dir);
+    FILE *fp = fopen(p, "wb");
+    ck_assert_ptr_nonnull(fp);
+    fwrite("{\"model_type\": \"llama\",\n \0 \"hidden_size\": 4096}", 1, 46, fp);
+    fclose(fp);
+    ck_assert_int_eq(elk_hf_import(p, NULL, &m, &err), ELK_EPARSE);
+    ck_assert_contains(err.msg, "nul.json:2:2: a NUL byte in the JSON text");
+    unlink(p);
+    rmdir(dir);
 }
 END_TEST
 
@@ -328,6 +363,7 @@ int main(void)
     tcase_add_test(tc, llama13b_matches_preset);
     tcase_add_test(tc, explicit_name);
     tcase_add_test(tc, folder_argument);
+    tcase_add_test(tc, not_a_config);
     tcase_add_loop_test(tc, derived_name, 0, sizeof names / sizeof names[0]);
     tcase_add_loop_test(tc, type_variants, 0, sizeof variants / sizeof variants[0]);
     suite_add_tcase(s, tc);
