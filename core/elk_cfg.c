@@ -165,9 +165,20 @@ int elk_cfg_line(const config_setting_t *root, const char *path)
 
 /* libconfig 1.5's MAX_INCLUDE_DEPTH: deeper @includes are its own error. */
 #define CFG_INCLUDE_DEPTH 10
-/* The largest file read: the biggest shipped sweep or preset is a few KB;
- * this keeps something like /proc/kcore (a "regular" file of 128 TB) out. */
-#define CFG_MAX_BYTES (16L << 20)
+/* The most bytes read for one file with its @includes, and the most
+ * settings ('=' or ':') in them. The biggest shipped sweep or preset is
+ * under 2 KB with 40 settings. libconfig 1.5 parses in time quadratic in a
+ * comment's length and in a group's settings (1 MiB of comment 1.2 s, 5,000
+ * settings in a group 0.4 s, 20,000 6 s, on the reference machine), so the
+ * bounds bound the time too (docs/RELIABILITY.md); they also keep
+ * /proc/kcore (a "regular" file of 128 TB) out. */
+#define CFG_MAX_BYTES (1L << 20)
+#define CFG_MAX_SETTINGS 5000
+
+/* What one read has used of those bounds, over its @includes. */
+typedef struct {
+    long bytes, settings;
+} cfg_budget;
 
 /* A file libconfig may open: it exists, is readable and is a regular file
  * (libconfig 1.5's flex scanner exit(2)s the process on a directory, and a
@@ -232,9 +243,9 @@ static char *slurp_text(const char *path, size_t *len)
 
 /* Check one @include target named in file at line, then scan it in turn. */
 static elk_status scan_includes(const char *file, const char *where, const char *include_dir, int depth,
-                                elk_error *err);
+                                cfg_budget *b, elk_error *err);
 static elk_status check_include(const char *file, int line, const char *name, const char *include_dir, int depth,
-                                elk_error *err)
+                                cfg_budget *b, elk_error *err)
 {
     char *full = (char *)name;
     if (include_dir) {
@@ -248,7 +259,7 @@ static elk_status check_include(const char *file, int line, const char *name, co
     else
         snprintf(where, sizeof where, "%s:%d: @include \"%.400s\"", file, line, name);
     elk_status st = check_regular(full, where, err);
-    if (st == ELK_OK && depth + 1 < CFG_INCLUDE_DEPTH) st = scan_includes(full, where, include_dir, depth + 1, err);
+    if (st == ELK_OK && depth + 1 < CFG_INCLUDE_DEPTH) st = scan_includes(full, where, include_dir, depth + 1, b, err);
     if (full != name) free(full);
     return st;
 }
@@ -310,11 +321,17 @@ static elk_status check_integer(const char *file, int line, const char *text, co
  * names the @include that led here (NULL for the top file), for a read
  * error. */
 static elk_status scan_includes(const char *file, const char *where, const char *include_dir, int depth,
-                                elk_error *err)
+                                cfg_budget *b, elk_error *err)
 {
     size_t len = 0;
     char *text = slurp_text(file, &len);
     if (!text) return elk_fail(err, ELK_EIO, "%s: cannot read: %s", where ? where : file, strerror(errno));
+    b->bytes += (long)len;
+    if (b->bytes > CFG_MAX_BYTES) {
+        free(text);
+        return elk_fail(err, ELK_ERANGE, "%s: more than %ld KiB to read with its @includes (a preset or sweep is a "
+                        "few KB)", where ? where : file, CFG_MAX_BYTES >> 10);
+    }
     elk_status st = ELK_OK;
     int line = 1, bol = 1;
     const char *p = text, *end = text + len;
@@ -360,7 +377,7 @@ static elk_status scan_includes(const char *file, const char *where, const char 
                     if (st != ELK_OK || q >= end) break; /* unterminated: libconfig's syntax error */
                     name[n] = '\0';
                     p = q + 1;
-                    st = check_include(file, at, name, include_dir, depth, err);
+                    st = check_include(file, at, name, include_dir, depth, b, err);
                     continue;
                 }
             }
@@ -379,6 +396,9 @@ static elk_status scan_includes(const char *file, const char *where, const char 
             while (p < end && *p != '\n') p++;
         } else if (*p >= '0' && *p <= '9' && (p == text || !word_char(p[-1]))) {
             st = check_integer(file, line, text, &p, end, err);
+        } else if ((*p == '=' || *p == ':') && ++b->settings > CFG_MAX_SETTINGS) {
+            st = elk_fail(err, ELK_ERANGE, "%s:%d: more than %d settings with its @includes (a preset or sweep has "
+                          "tens)", file, line, CFG_MAX_SETTINGS);
         } else {
             if (*p == '\n') {
                 line++;
@@ -396,7 +416,8 @@ elk_status elk_cfg_read(config_t *cfg, const char *path, elk_error *err)
 {
     config_init(cfg);
     elk_status st = check_regular(path, path, err);
-    if (st == ELK_OK) st = scan_includes(path, NULL, config_get_include_dir(cfg), 0, err);
+    cfg_budget b = {0, 0};
+    if (st == ELK_OK) st = scan_includes(path, NULL, config_get_include_dir(cfg), 0, &b, err);
     if (st == ELK_OK && !config_read_file(cfg, path)) {
         const char *in = config_error_file(cfg);
         st = elk_fail(err, ELK_EPARSE, "%s:%d: syntax error: %s", in ? in : path, config_error_line(cfg),
