@@ -820,7 +820,7 @@ static int split_large(elk_graph *g, double cap_bytes, elk_split_pick_fn pick, v
     if (!ch || !sp.picked) {
         free(ch);
         free(sp.picked);
-        return 0;
+        return -1;
     }
     for (int s = 0; s < g->nshapes; s++) sp.picked[s] = -2;
     int layered = g->nlayers > 0 && g->per_layer > 0 && g->head + g->nlayers * g->per_layer <= g->nops;
@@ -862,11 +862,15 @@ static int split_large(elk_graph *g, double cap_bytes, elk_split_pick_fn pick, v
             if (ch[i].kind == ELK_SPLIT_REDUCED) n_new += ch[i].pieces - 1;
         }
     }
-    elk_op *ops = nsplit && n_new <= INT_MAX ? malloc((size_t)n_new * sizeof *ops) : NULL;
     free(sp.picked);
-    if (!ops) {
+    if (!nsplit) {
         free(ch);
         return 0;
+    }
+    elk_op *ops = n_new <= ELK_GRAPH_MAX_OPS ? malloc((size_t)n_new * sizeof *ops) : NULL;
+    if (!ops) {
+        free(ch);
+        return -1;
     }
     int n = 0, head = 0, per = 0;
     for (int i = 0; i < g->nops; i++) {

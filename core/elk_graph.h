@@ -209,8 +209,11 @@ typedef int (*elk_split_pick_fn)(const elk_op *op, const elk_split *opt, int nop
  * (decided on its largest op across layers), so identical layers stay
  * identical and the layers keep equal op counts. Graph totals stay the sums
  * over the operators: weight and KV bytes unchanged, FLOPs grown by exactly
- * the adds'. Returns the number of ops split (0, graph untouched, if memory
- * runs out). */
+ * the adds'. Returns the number of ops split; -1, graph untouched, when the
+ * cut graph would hold more than ELK_GRAPH_MAX_OPS operators or memory runs
+ * out (an input-sized allocation: a model at import-hf's own limits asked
+ * for 72 GB). */
+#define ELK_GRAPH_MAX_OPS (1 << 20)
 int elk_graph_split_large_by(elk_graph *g, double cap_bytes, elk_split_pick_fn pick, void *ctx);
 /* The same with pick choosing among elk_split_ladder's cuts (pick required). */
 int elk_graph_split_large_ladder(elk_graph *g, double cap_bytes, elk_split_pick_fn pick, void *ctx);

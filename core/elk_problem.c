@@ -644,6 +644,14 @@ static elk_status problem_build(elk_problem *pr, elk_plan_cache *pc, const elk_p
     int tail = !(pr->chip.profile & (1u << ELK_PSW_PLANTABLES)) && !(po && po->coarse);
     pr->split_ops = tail ? elk_graph_split_large_ladder_any(&pr->graph, cap, pick_split, sc)
                          : elk_graph_split_large_ladder(&pr->graph, cap, pick_split, sc);
+    if (pr->split_ops < 0) {
+        int nops = pr->graph.nops;
+        elk_problem_free(pr);
+        return elk_fail(err, ELK_ERANGE,
+                        "cutting its %d operators to fit half the chip's SRAM (%.0f MiB) would make more than %d operators "
+                        "(or memory ran out): fewer layers, a smaller model or more SRAM",
+                        nops, cap / 1048576, ELK_GRAPH_MAX_OPS);
+    }
     /* a provisional answer (the coarse space) keeps Ideal on the graph's
      * own cuts: timing every cut Ideal may take was most of its time, and
      * the complete answer follows */

@@ -203,6 +203,14 @@ head -c 1100000 /dev/zero | tr '\0' x | sed '1s/^/# /' >longc.cfg
 expect 1 "$ELK" validate longc.cfg && has_err "longc.cfg: 1100002 bytes, larger than the 1 MiB"
 { echo 'point = {'; for i in $(seq 1 5001); do echo "  k$i = 1;"; done; echo '};'; } >keys.cfg
 expect 1 "$ELK" validate keys.cfg && has_err "keys.cfg:5001: more than 5000 settings"
+# a model at import-hf's own limits validated, then cutting its operators
+# to fit SRAM allocated without bound (ASan asked for 72 GB; release took
+# 3.6 GB and 9 s at 500 layers, and at 10000 silently skipped the cut)
+sed -e 's/"num_hidden_layers": [0-9]*/"num_hidden_layers": 10000/' -e 's/"hidden_size": [0-9]*/"hidden_size": 1048576/' \
+    -e 's/"intermediate_size": [0-9]*/"intermediate_size": 2097152/' -e 's/"num_attention_heads": [0-9]*/"num_attention_heads": 8192/' \
+    -e 's/"num_key_value_heads": [0-9]*/"num_key_value_heads": 8192/' "$SRC/tests/data/hf/llama2-13b/config.json" >huge.json
+expect 0 "$ELK" import-hf huge.json -o huge.cfg
+expect 1 "$ELK" run --model ./huge.cfg --policy basic && has_err "would make more than 1048576 operators"
 # an empty gate list gated nothing and passed a violation
 expect 2 "$ELK" check --points 1 --gate "" && has_err "check: --gate '': expected a comma-separated list"
 expect 2 "$ELK" check --points 1 --gate "," && has_err "check: --gate ',': expected a comma-separated list"
