@@ -164,6 +164,7 @@ typedef struct {
     elk_plan_cache *pc;
     elk_error *err;
     elk_status st;
+    double fail_x; /* the knob value that set st */
     int with_policy; /* 0: demand only (bound flips) */
     /* Elk-Full along a resource knob is carried (docs/SWEEPS.md, Carried
      * schedules): each evaluation runs the faster of its own schedule and
@@ -229,6 +230,7 @@ static double bal_eval(double x, void *arg)
     if (st == ELK_OK) st = elk_problem_init(&pr, &q, b->pc, b->err);
     if (st != ELK_OK) {
         b->st = st;
+        b->fail_x = x;
         return -1;
     }
     elk_demand d;
@@ -246,6 +248,7 @@ static double bal_eval(double x, void *arg)
             elk_schedule_free(&s);
         } else {
             b->st = st;
+            b->fail_x = x;
             ms = -1;
         }
     }
@@ -302,8 +305,18 @@ elk_status elk_balance_run(const elk_point *p, const elk_balance_opts *o, elk_ba
         free(b);
         return elk_fail(err, ELK_ENOMEM, "out of memory");
     }
-    elk_status st = elk_knee_find(bal_eval, b, lo, hi, o->p, 0.01, &r->knee, err);
-    if (st != ELK_OK && b->st != ELK_OK) st = b->st; /* the model's own error, not the search's */
+    elk_error kerr; /* the search's own: err keeps the model's (b->err) */
+    elk_error_clear(&kerr);
+    elk_status st = elk_knee_find(bal_eval, b, lo, hi, o->p, 0.01, &r->knee, &kerr);
+    if (st != ELK_OK && b->st != ELK_OK) { /* the model's own error, not the search's, and where */
+        st = b->st;
+        char v[48], msg[sizeof err->msg];
+        snprintf(v, sizeof v, "%.6g", knob_value(&elk_knobs[o->knob], b->fail_x));
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        elk_fail(err, st, "balance: at --%s %s: %s", elk_knobs[o->knob].name, v, msg);
+    } else if (st != ELK_OK) {
+        *err = kerr;
+    }
     if (st == ELK_OK) r->current_ms = bal_eval(r->current, b);
     if (st == ELK_OK && r->current_ms < 0) st = b->st;
     /* bound at both ends, and its flips on the grid, each bisected to 1% */

@@ -211,6 +211,10 @@ sed -e 's/"num_hidden_layers": [0-9]*/"num_hidden_layers": 10000/' -e 's/"hidden
     -e 's/"num_key_value_heads": [0-9]*/"num_key_value_heads": 8192/' "$SRC/tests/data/hf/llama2-13b/config.json" >huge.json
 expect 0 "$ELK" import-hf huge.json -o huge.cfg
 expect 1 "$ELK" run --model ./huge.cfg --policy basic && has_err "would make more than 1048576 operators"
+# a point of balance's range that fits no plan exited 2 (a usage error) with
+# 'knee: the response failed at X'; it is the model's error, where it is
+expect 1 "$ELK" balance --knob batch --range 1:1048576 --model tiny --cores 16 --sram-kib 64 &&
+    has_err "balance: at --batch 1024: operator L0.down#63 fits no partition plan"
 # an empty gate list gated nothing and passed a violation
 expect 2 "$ELK" check --points 1 --gate "" && has_err "check: --gate '': expected a comma-separated list"
 expect 2 "$ELK" check --points 1 --gate "," && has_err "check: --gate ',': expected a comma-separated list"
