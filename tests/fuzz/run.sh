@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the libFuzzer harnesses and run each for SECONDS (docs/RELIABILITY.md).
 #
-#   tests/fuzz/run.sh SECONDS [cfg|csv|hf ...]     (default: all three, in turn)
+#   tests/fuzz/run.sh SECONDS [cfg|csv|hf|plan ...]     (default: all four, in turn)
 #
 # Runs from the top of the checkout (the cfg seeds @include presets by a path
 # relative to it). Builds into $ELK_FUZZ_BUILD (default build-fuzz/) with
@@ -10,7 +10,8 @@
 # (presets/, sweeps/, tests/data/), and keeps what it finds in
 # BUILD/corpus/NAME, so a second run continues where the first stopped. A
 # crash, a leak, an input slower than ELK_FUZZ_TIMEOUT seconds (default 10)
-# or one needing more than 2 GB stops that harness: the input is kept as
+# or one needing more than 2 GB (resident, or in one allocation: ASan returns
+# no NULL, so a huge allocation is a finding, not an error path) stops that harness: the input is kept as
 # BUILD/artifacts/NAME-crash-..., and the script exits 1 after the others ran.
 # Logs are BUILD/fuzz-NAME.log; the final line per harness is a summary.
 # Environment: ELK_FUZZ_BUILD, ELK_FUZZ_TIMEOUT, ELK_FUZZ_JOBS (build -j, 1),
@@ -22,13 +23,13 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 TOP=$PWD
 
 if [ $# -lt 1 ] || ! [[ $1 =~ ^[0-9]+$ ]] || [ "$1" -lt 1 ]; then
-    echo "usage: tests/fuzz/run.sh SECONDS [cfg|csv|hf ...]" >&2
+    echo "usage: tests/fuzz/run.sh SECONDS [cfg|csv|hf|plan ...]" >&2
     exit 2
 fi
 SECS=$1
 shift
 NAMES=("$@")
-[ ${#NAMES[@]} -gt 0 ] || NAMES=(cfg csv hf)
+[ ${#NAMES[@]} -gt 0 ] || NAMES=(cfg csv hf plan)
 
 B=${ELK_FUZZ_BUILD:-build-fuzz}
 TIMEOUT=${ELK_FUZZ_TIMEOUT:-10}
@@ -39,7 +40,7 @@ cmake --build "$B" --target fuzz -j"${ELK_FUZZ_JOBS:-1}"
 
 # Our leaks fail the run; libconfig 1.5's own does not (tests/lsan.supp).
 export LSAN_OPTIONS="suppressions=$TOP/tests/lsan.supp:print_suppressions=0"
-export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1"
+export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 
 seeds() {
@@ -47,9 +48,13 @@ seeds() {
     cfg) echo tests/fuzz/seeds/cfg presets/chips presets/models sweeps tests/data/bad ;;
     csv) echo tests/fuzz/seeds/csv ;;
     hf) echo tests/fuzz/seeds/hf tests/data/hf ;;
-    *) echo "tests/fuzz/run.sh: unknown harness '$1' (cfg, csv or hf)" >&2; return 1 ;;
+    plan) echo tests/fuzz/seeds/plan ;;
+    *) echo "tests/fuzz/run.sh: unknown harness '$1' (cfg, csv, hf or plan)" >&2; return 1 ;;
     esac
 }
+
+# a point file is a config file: plan takes cfg's dictionary
+dict_of() { case $1 in plan) echo cfg.dict ;; *) echo "$1.dict" ;; esac; }
 
 # Harnesses run ELK_FUZZ_PARALLEL at a time (default 1), each on its own core
 # for SECS of wall time; the reports follow in order.
@@ -59,8 +64,8 @@ fuzz_one() { # NAME: run it, its exit status in $B/fuzz-NAME.rc
     dirs=$(seeds "$n") || { echo 2 >"$B/fuzz-$n.rc"; return; }
     mkdir -p "$B/corpus/$n" "$B/artifacts"
     # shellcheck disable=SC2086 # dirs is a list of paths without spaces
-    "$B/tests/fuzz/fuzz_$n" -max_total_time="$SECS" -timeout="$TIMEOUT" -rss_limit_mb=2048 \
-        -print_final_stats=1 -dict=tests/fuzz/$n.dict -artifact_prefix="$B/artifacts/$n-" \
+    "$B/tests/fuzz/fuzz_$n" -max_total_time="$SECS" -timeout="$TIMEOUT" -rss_limit_mb=2048 -malloc_limit_mb=2048 \
+        -print_final_stats=1 -dict=tests/fuzz/$(dict_of "$n") -artifact_prefix="$B/artifacts/$n-" \
         "$B/corpus/$n" $dirs >"$B/fuzz-$n.log" 2>&1 || rc=$?
     echo "$rc" >"$B/fuzz-$n.rc"
 }
