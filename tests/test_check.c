@@ -591,6 +591,23 @@ START_TEST(ideal_keeps_cuts)
 }
 END_TEST
 
+/* Point k of seed's draw planned with the policies of mask, default
+ * options: the caller frees res, pr and pc. */
+static void plan_drawn(const elk_check_space *sp, unsigned long seed, int k, unsigned mask, elk_plan_cache **pc,
+                       elk_problem *pr, elk_sched_opts *so, elk_result *res)
+{
+    elk_error err;
+    elk_check_args a;
+    elk_check_draw(sp, seed, k, &a);
+    elk_point p;
+    ck_assert_msg(elk_check_args_point(&a, &p, &err) == ELK_OK, "%s", err.msg);
+    *pc = elk_plan_cache_alloc();
+    ck_assert_ptr_nonnull(*pc);
+    ck_assert_msg(elk_problem_init(pr, &p, *pc, &err) == ELK_OK, "%s", err.msg);
+    elk_sched_opts_default(so);
+    ck_assert_msg(elk_result_run(pr, so, mask, res, &err) == ELK_OK, "%s", err.msg);
+}
+
 /* Elk-Dyn's greedy timed ops beside layouts a later commit changed, so its
  * latency was not its schedule's: replayed at the same point, point 12 of
  * seed 1 (a torus) ran 1.5% faster than planned and point 81 (a ring)
@@ -604,18 +621,11 @@ START_TEST(answers_are_their_replays)
     ck_assert_msg(elk_check_space_init(&sp, &err) == ELK_OK, "%s", err.msg);
     static const int points[] = {12, 81};
     for (size_t k = 0; k < sizeof points / sizeof points[0]; k++) {
-        elk_check_args a;
-        elk_check_draw(&sp, 1, points[k], &a);
-        elk_point p;
-        ck_assert_msg(elk_check_args_point(&a, &p, &err) == ELK_OK, "%s", err.msg);
-        elk_plan_cache *pc = elk_plan_cache_alloc();
+        elk_plan_cache *pc;
         elk_problem pr;
-        ck_assert_msg(elk_problem_init(&pr, &p, pc, &err) == ELK_OK, "%s", err.msg);
         elk_sched_opts so;
-        elk_sched_opts_default(&so);
         elk_result res;
-        ck_assert_msg(elk_result_run(&pr, &so, (1u << ELK_POL_DYN) | (1u << ELK_POL_FULL), &res, &err) == ELK_OK, "%s",
-                      err.msg);
+        plan_drawn(&sp, 1, points[k], (1u << ELK_POL_DYN) | (1u << ELK_POL_FULL), &pc, &pr, &so, &res);
         for (int q = ELK_POL_DYN; q <= ELK_POL_FULL; q++) {
             const elk_schedule *s = &res.pol[q];
             elk_policy as = s->adopted >= 0 ? (elk_policy)s->adopted : (elk_policy)q;
@@ -645,17 +655,11 @@ START_TEST(carried_holds_timeline)
     static elk_check_space sp;
     elk_error err;
     ck_assert_msg(elk_check_space_init(&sp, &err) == ELK_OK, "%s", err.msg);
-    elk_check_args a;
-    elk_check_draw(&sp, 1, 1069, &a);
-    elk_point p;
-    ck_assert_msg(elk_check_args_point(&a, &p, &err) == ELK_OK, "%s", err.msg);
-    elk_plan_cache *pc = elk_plan_cache_alloc();
+    elk_plan_cache *pc;
     elk_problem lo;
-    ck_assert_msg(elk_problem_init(&lo, &p, pc, &err) == ELK_OK, "%s", err.msg);
     elk_sched_opts so;
-    elk_sched_opts_default(&so);
     elk_result res;
-    ck_assert_msg(elk_result_run(&lo, &so, 1u << ELK_POL_FULL, &res, &err) == ELK_OK, "%s", err.msg);
+    plan_drawn(&sp, 1, 1069, 1u << ELK_POL_FULL, &pc, &lo, &so, &res);
     const elk_schedule *s = &res.pol[ELK_POL_FULL];
     elk_chip hi = lo.chip, less = lo.chip;
     hi.compute_scale *= 1.25;
