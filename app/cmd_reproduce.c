@@ -43,7 +43,7 @@ static void reproduce_usage(FILE *fp, const elk_opt *opts)
             "(when gnuplot is installed), and writes DIR/summary.md with the paper's headline\n"
             "numbers beside ours, computed from the CSVs. One plan cache serves every figure.\n"
             "The figures show the model's own numbers (no clamps or jitter). Two more:\n"
-            "'ref', the Elk artifact's five reference points (CALIBRATION.md section 4) with\n"
+            "'ref', the Elk artifact's five reference points (docs/ARTIFACT.md section 2) with\n"
             "its latencies beside ours, and 'profiles', what the conclusions depend on: each\n"
             "switch of the paper cost profile turned on alone, and all of them. And one not\n"
             "in 'all': 'reviews', the studies answering the paper's reviewers (ablation,\n"

@@ -472,7 +472,7 @@ static void summary_fig24(FILE *md, const fig_data *d)
  * paper profile to (or a documented gap). */
 static void summary_ref(FILE *md, const fig_data *d)
 {
-    fprintf(md, "## The Elk artifact's reference points (CALIBRATION.md section 4)\n\n");
+    fprintf(md, "## The Elk artifact's reference points (docs/ARTIFACT.md section 2)\n\n");
     if (!d->ok) {
         fprintf(md, "(not run)\n\n");
         return;
@@ -611,7 +611,7 @@ void elk_repro_summary_write(FILE *md, const char *dir)
                 "(docs/VALIDATION.md, Cost profiles). Expect the paper's trends; the digits match the\n"
                 "artifact only where the 'ref' section says so. Nothing is clamped,\n"
                 "smoothed or jittered (the artifact's plotting scripts do all three; see\n"
-                "ARTIFACT-NOTES section 8, item 15).\n\n");
+                "docs/ARTIFACT.md section 5).\n\n");
     for (int f = 0; f < NREPRO; f++) {
         const char *fname = repro_figs[f].name;
         if (repro_figs[f].summary_dir) {

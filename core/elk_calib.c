@@ -2,7 +2,7 @@
 
 #include <stdio.h>
 
-/* CALIBRATION.md section 4: every policy run by the unmodified artifact on
+/* docs/ARTIFACT.md section 2: every policy run by the unmodified artifact on
  * Llama2-13B decode, batch 32, KV 2048, all-to-all, 624 KiB per core.
  * HBM 4000 / 8000 / 16000 MiB/ms. Static is the best of its two variants
  * and of its execution-space sweep. */
@@ -15,7 +15,7 @@ const elk_calib_ref elk_calib_refs[] = {
 };
 const int elk_calib_nrefs = (int)(sizeof elk_calib_refs / sizeof elk_calib_refs[0]);
 
-/* CALIBRATION.md section 1. */
+/* docs/ARTIFACT.md section 3. */
 const elk_calib_exe elk_calib_exes[] = {
     {1472, 40, 13.70},
     {5888, 10, 1.696},

@@ -1,12 +1,12 @@
 /* The Elk artifact's own numbers, which the `paper` cost profile is held to
- * (../shared/spec/CALIBRATION.md sections 1 and 4; docs/VALIDATION.md, Cost
+ * (docs/ARTIFACT.md sections 2 and 3; docs/VALIDATION.md, Cost
  * profiles). They are facts about the unmodified artifact, measured once:
  * the Check suite tests/test_calib.c and `elk reproduce`'s "ref" section
  * read them from here, so the two cannot disagree.
  *
  * The artifact's units: HBM "4000" is 4000 MiB/ms = 4.194 TB/s, and its
  * GBPS_PER_CORE = 5.5 of preload NoC is in the same unit, 5.5 MiB/ms =
- * 5.767 GB/s per core (ARTIFACT-NOTES 1.1); the int(5.5) of Basic, Static
+ * 5.767 GB/s per core (docs/ARTIFACT.md section 1); the int(5.5) of Basic, Static
  * and Elk-Dyn is the profile's int55 switch.
  */
 #ifndef ELK_CALIB_H
