@@ -184,9 +184,7 @@ done
 # over ~1300 HBM controllers on a 1472-core mesh, the link loads' rounding
 # (against a bound scaled by one controller's share) tripped an assertion in
 # elk_tree_loads (Debug and sanitizer builds)
-for k in 1350 1400 2048; do
-    expect 0 "$ELK" run --model tiny --chip ipu-mk2 --topology mesh --hbm-controllers $k --policy basic
-done
+expect 0 "$ELK" run --model tiny --chip ipu-mk2 --topology mesh --hbm-controllers 1400 --policy basic
 # without a terminal elk tui runs elk run, and dropped its own options
 # unchecked: a bad --view or --plot-format exited 0
 expect 2 "$ELK" tui --view 9 && has_err 'tui: --view "9": expected 1-7'
