@@ -46,14 +46,13 @@ static const hf_kind kinds[] = {
 };
 
 /* One config being imported. Owns root (a jansson reference) and text (the
- * raw file, read only when an error needs a key's position, because json_t
+ * raw file hf_open parsed, kept for an error's key position, because json_t
  * keeps none). Invariant: root is a JSON object once hf_open succeeded. */
 typedef struct {
     const char *path;
     json_t *root;
     char *text;
     size_t len;
-    int text_tried;
     const char *type;
     elk_error *err;
 } hf_doc;
@@ -75,42 +74,12 @@ static void offset_pos(const char *text, size_t off, int *line, int *col)
     }
 }
 
-static void load_text(hf_doc *d)
-{
-    if (d->text_tried) return;
-    d->text_tried = 1;
-    FILE *fp = fopen(d->path, "rb");
-    if (!fp) return;
-    size_t cap = 0, n = 0;
-    char *buf = NULL;
-    for (;;) {
-        if (n + 4096 + 1 > cap) {
-            cap = cap ? 2 * cap : 16384;
-            char *nb = realloc(buf, cap);
-            if (!nb) {
-                free(buf);
-                fclose(fp);
-                return;
-            }
-            buf = nb;
-        }
-        size_t got = fread(buf + n, 1, 4096, fp);
-        n += got;
-        if (got < 4096) break;
-    }
-    fclose(fp);
-    buf[n] = '\0';
-    d->text = buf;
-    d->len = n;
-}
-
 /* Where the value of top-level key `key` starts. Tracks nesting and string
  * literals, so a nested "hidden_size" (in a text_config { ... }, say) or a
  * string value spelled like a key never matches. Keys with escapes are
  * compared raw; HF keys have none. Returns 0 if not found. */
 static int key_pos(hf_doc *d, const char *key, int *line, int *col)
 {
-    load_text(d);
     const char *t = d->text;
     size_t n = d->len, klen = strlen(key);
     int depth = 0;
@@ -391,7 +360,6 @@ static elk_status hf_open(hf_doc *d)
     char *text;
     size_t len;
     ELK_TRY(elk_file_read(d->path, HF_MAX_BYTES, &text, &len, d->err));
-    d->text_tried = 1;
     d->text = text;
     d->len = len;
     /* a NUL ends the text for jansson's string parser: name it, not the
@@ -409,7 +377,6 @@ static elk_status hf_open(hf_doc *d)
                         je.line > 0 ? je.line : 1, je.column > 0 ? je.column : 1, je.text);
     if (!json_is_object(d->root)) {
         /* The value starts at the first non-blank character. */
-        load_text(d);
         size_t i = 0;
         while (d->text && i < d->len && strchr(" \t\r\n", d->text[i])) i++;
         int line = 1, col = 1;
@@ -475,7 +442,7 @@ elk_status elk_hf_import(const char *json_path, const char *name, elk_model *out
                             strerror(errno));
         json_path = in_dir;
     }
-    hf_doc d = {json_path, NULL, NULL, 0, 0, "?", err};
+    hf_doc d = {json_path, NULL, NULL, 0, "?", err};
     elk_status st = import(&d, name, out);
     json_decref(d.root);
     free(d.text);

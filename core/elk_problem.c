@@ -426,14 +426,21 @@ done:
     return moved;
 }
 
+/* The dim the artifact's cut rule cuts: the largest, the first of equals. */
+static int largest_dim(const elk_op *op)
+{
+    int big = 0;
+    for (int d = 1; d < op->ndims; d++)
+        if (op->dim[d] > op->dim[big]) big = d;
+    return big;
+}
+
 /* The ladder's cuts along the dim the artifact cuts (its largest; the whole
  * op stays): its plan tables are costly, and along that dim are the cuts its
  * own rule takes. Compacts opt, returns the count. */
 static int along_art_dim(const elk_op *op, elk_split *opt, int n)
 {
-    int big = 0, m = 0;
-    for (int d = 1; d < op->ndims; d++)
-        if (op->dim[d] > op->dim[big]) big = d;
+    int big = largest_dim(op), m = 0;
     for (int k = 0; k < n; k++)
         if (opt[k].pieces == 1 || opt[k].dim == big) opt[m++] = opt[k];
     return m;
@@ -448,10 +455,8 @@ static int art_cuts(const elk_op *op, double cap)
     elk_split s[ELK_SPLIT_LADDER_FULL_OPTS];
     int n = elk_split_ladder(op, cap, s, ELK_SPLIT_LADDER_OPTS);
     if (n > 0 && elk_plan_art_pick_split(op, s, n) < 0) return 0;
-    int big = 0;
+    int big = largest_dim(op);
     n = elk_split_ladder_full(op, 1, s, ELK_SPLIT_LADDER_FULL_OPTS);
-    for (int d = 1; d < op->ndims; d++)
-        if (op->dim[d] > op->dim[big]) big = d;
     for (int k = 0; k < n; k++)
         if (s[k].pieces > 1 && s[k].dim == big) return 1;
     return 0;

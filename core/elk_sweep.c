@@ -137,8 +137,10 @@ static elk_status check_knob_num(ctx_t *c, int line, const char *path, elk_knob 
 }
 
 /* Apply a word value (model, chip, topology, workload) with a located error;
- * presets must exist and load. */
-static elk_status set_word(ctx_t *c, int line, const char *path, elk_point *p, elk_knob k, const char *v)
+ * presets must exist and load. *model, if not NULL, gets the model preset
+ * loaded for the model knob (untouched for the others). */
+static elk_status set_word(ctx_t *c, int line, const char *path, elk_point *p, elk_knob k, const char *v,
+                           elk_model *model)
 {
     elk_error e;
     if (elk_point_set(p, k, v, &e) != ELK_OK)
@@ -155,6 +157,7 @@ static elk_status set_word(ctx_t *c, int line, const char *path, elk_point *p, e
         if (k == ELK_KNOB_MODEL) {
             elk_model m;
             st = elk_model_load(fp, &m, &e);
+            if (st == ELK_OK && model) *model = m;
         } else {
             elk_chip ch;
             st = elk_chip_load(fp, &ch, &e);
@@ -171,7 +174,9 @@ static elk_status parse_base(ctx_t *c, const config_setting_t *g, const char *pr
 {
     ELK_TRY(expect_type(c, g, prefix, CONFIG_TYPE_GROUP, CONFIG_TYPE_GROUP, "a group { knob = value; ... }"));
     int n = config_setting_length(g);
-    int seen_hbm = 0, seen_hbmpc = 0, seen_noc = 0, seen_nocs = 0, seen_model = 0, layers_line = 0;
+    int seen_hbm = 0, seen_hbmpc = 0, seen_noc = 0, seen_nocs = 0, layers_line = 0;
+    elk_model model; /* the base's own model preset, if it names one */
+    model.layers = 0;
     for (int i = 0; i < n; i++) {
         const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
         const char *name = config_setting_name(s);
@@ -187,8 +192,7 @@ static elk_status parse_base(ctx_t *c, const config_setting_t *g, const char *pr
         const elk_knob_info *ki = &elk_knobs[k];
         if (ki->is_int == 2) {
             ELK_TRY(expect_type(c, s, path, CONFIG_TYPE_STRING, CONFIG_TYPE_STRING, "a string"));
-            ELK_TRY(set_word(c, line_of(s), path, p, (elk_knob)k, config_setting_get_string(s)));
-            seen_model |= k == ELK_KNOB_MODEL;
+            ELK_TRY(set_word(c, line_of(s), path, p, (elk_knob)k, config_setting_get_string(s), &model));
             continue;
         }
         double v;
@@ -215,13 +219,9 @@ static elk_status parse_base(ctx_t *c, const config_setting_t *g, const char *pr
     }
     /* layers beyond the model's own count: every run of the point would
      * fail, without this file's line */
-    if (layers_line && seen_model) {
-        elk_model m;
-        elk_error e;
-        if (elk_model_load(p->model_path, &m, &e) == ELK_OK && p->layers > m.layers)
-            return elk_fail(c->err, ELK_ERANGE, "%s:%d: field '%s.layers': %d out of range (1 .. %d for %s)", c->file,
-                            layers_line, prefix, p->layers, m.layers, m.name);
-    }
+    if (layers_line && model.layers && p->layers > model.layers)
+        return elk_fail(c->err, ELK_ERANGE, "%s:%d: field '%s.layers': %d out of range (1 .. %d for %s)", c->file,
+                        layers_line, prefix, p->layers, model.layers, model.name);
     return ELK_OK;
 }
 
@@ -331,7 +331,7 @@ static elk_status parse_axis_values(ctx_t *c, const char *prefix, elk_sweep_axis
                                 line, ep, ki->name, type_name(config_setting_type(v)));
             elk_point scratch;
             elk_point_defaults(&scratch);
-            ELK_TRY(set_word(c, line, ep, &scratch, a->knob, config_setting_get_string(v)));
+            ELK_TRY(set_word(c, line, ep, &scratch, a->knob, config_setting_get_string(v), NULL));
             a->word[i] = strdup(config_setting_get_string(v));
             if (!a->word[i]) return elk_fail(c->err, ELK_ENOMEM, "out of memory");
         } else {
