@@ -154,9 +154,10 @@ static void print_point(const elk_check_result *r, int verbose, tally *t)
                    v->repro[0]);
         }
         else if (v->rule >= 0)
-            printf("EXCEPTION %s (artifact rule '%s' of the cost profile; gone with it off), point %d: %s\n  %s\n",
-                   elk_check_invariants[v->inv].name, elk_profile_switch_names[v->rule], r->index, v->msg,
-                   v->repro[0]);
+            printf("EXCEPTION %s (artifact rule '%s' of the cost profile; %s), point %d: %s\n  %s\n",
+                   elk_check_invariants[v->inv].name, elk_profile_switch_names[v->rule],
+                   v->rule == ELK_PSW_MESHSCALAR ? "a scalar, not the network the simulator replays" : "gone with it off",
+                   r->index, v->msg, v->repro[0]);
         else
             printf("VIOLATION %s, point %d: %s\n  %s\n", elk_check_invariants[v->inv].name, r->index, v->msg,
                    v->repro[0]);

@@ -295,6 +295,17 @@ double elk_chip_xfactor(const elk_chip *c)
     return (c->profile & (1u << ELK_PSW_MULTICHIP)) && c->cores > c->cores_per_chip ? 1.25 : 1.0;
 }
 
+double elk_chip_mesh_scalar(const elk_chip *c)
+{
+    if (!(c->profile & (1u << ELK_PSW_MESHSCALAR)) || c->topology != ELK_TOPO_MESH) return 0;
+    /* the artifact's 16000 "GB/s" is MiB per ms: 16.777 TB/s, which its
+     * Figs. 19 and 21 divide by the HBM bandwidth; Fig. 23 scales HBM with
+     * the cores and takes sqrt(5888 / cores), the same ratio for a mesh
+     * whose bandwidth grows as the square root of its cores */
+    const double ref_tbps = 16000.0 * 1048576.0 * 1e3 / 1e12, ref_cores = 5888.0;
+    return ref_tbps * sqrt(c->cores / ref_cores) * c->noc_scale / c->hbm_tbps;
+}
+
 /* "gather, multichip, ...": every switch name, in table order. */
 static const char *switch_list(void)
 {

@@ -77,7 +77,8 @@ typedef struct {
     X(MINCOLD, "mincold", "Basic's and Static's distributed variant keeps only plans at the operator's least preload size, their replicated one the largest that fits")  \
     X(WARMUP, "warmup", "a coarser preload layout's warm-up shifts the whole execute-state slice through the port, one sync per step")  \
     X(CONTENTION, "contention", "an op's exchange takes the NoC time its preloads leave; Elk-Full pushes preloads earlier instead; no SRAM-port pauses") \
-    X(PLANTABLES, "plantables", "each operator's plans and preload layouts are the artifact's tables: its plan space with the temporal-split sort bug, 2-D front and cold-to-hot pairing (QUIRK, ARTIFACT-NOTES 3.3)")
+    X(PLANTABLES, "plantables", "each operator's plans and preload layouts are the artifact's tables: its plan space with the temporal-split sort bug, 2-D front and cold-to-hot pairing (QUIRK, ARTIFACT-NOTES 3.3)") \
+    X(MESHSCALAR, "meshscalar", "a mesh is the artifact's scalar MESH: a preload holds the NoC for its HBM time / MESH, no theta, and Static and Elk-Dyn delay only some ops for their exchange (docs/ARTIFACT.md section 4)")
 
 typedef enum {
 #define ELK_PSW_ENUM(id, name, help) ELK_PSW_##id,
@@ -176,5 +177,11 @@ int elk_chip_dominates(const elk_chip *hi, const elk_chip *lo);
 /* The paper profile's flat inter-chip factor on exchange and syncs (1.25
  * above one chip's cores, the artifact's INTER_CHIP_OVERHEAD), else 1. */
 double elk_chip_xfactor(const elk_chip *c);
+/* The paper profile's "meshscalar" on a mesh: the artifact's MESH, the
+ * ratio of the mesh's preload bandwidth to the HBM's, as its Figs. 19, 21
+ * and 23 set it (16,000 MiB/ms at 5,888 cores, growing as the square root
+ * of the cores and with the NoC scale); 0 where the rule does not apply
+ * (another topology, or the switch off). */
+double elk_chip_mesh_scalar(const elk_chip *c);
 
 #endif

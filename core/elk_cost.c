@@ -1162,6 +1162,13 @@ int elk_cost_torus_preload_flat(const elk_chip *c)
 
 double elk_cost_preload_rate(const elk_chip *c, double replication)
 {
+    /* the paper profile's "meshscalar": the artifact's mesh carries a
+     * preload at MESH times the HBM rate, whatever its replication; no
+     * faster than the cores' ports take it in (a small chip's MESH, scaled
+     * from the artifact's 5,888 cores, could promise more) */
+    double mesh = elk_chip_mesh_scalar(c);
+    if (mesh > 0)
+        return fmin_inl(mesh * elk_chip_hbm_bytes_per_cycle(c), c->cores * elk_chip_link_bytes_per_cycle(c));
     double r = fmax_inl(1.0, replication);
     /* every replica lands in some core's ingress port */
     double ingress = c->cores * elk_chip_link_bytes_per_cycle(c) / r; /* unique bytes/cycle */

@@ -199,20 +199,36 @@ static double window_noc(const elk_sctx *x, double s, double D, int q, double *b
     return B;
 }
 
-/* The artifact's rules (paper profile, "contention"; ARTIFACT-NOTES 4.3):
- * Basic, Static and Elk-Dyn delay an op until its exchange and syncs fit in
- * the NoC time its preloads leave, L = max(own, xc + busy); Elk-Full leaves
- * the op alone and pushes the preloads earlier (push_preloads). */
-static double artifact_len(const elk_sctx *x, double own, double xc, double D, int q)
+/* Under the artifact's contention rule, whether op i waits for the NoC time
+ * its preloads leave (delay_comp): always for Basic, Static and Elk-Dyn,
+ * never for Elk-Full (it pushes the preloads earlier instead), and on the
+ * artifact's mesh near MESH = 1 only every mesh_every-th op of Static and
+ * Elk-Dyn (the others push their preloads, as Elk-Full). */
+static int artifact_delays(const elk_sctx *x, int i)
 {
-    if (x->pol == ELK_POL_FULL) return own;
-    double L = own;
-    for (int it = 0; it < 8; it++) {
-        double nl = max2(own, xc + window_noc(x, D - L, D, q, NULL));
-        if (fabs(nl - L) < 0.5) return nl;
-        L = nl;
+    return x->pol != ELK_POL_FULL && i % x->mesh_every == 0;
+}
+
+/* The artifact's delay rule (paper profile, "contention"; docs/ARTIFACT.md
+ * section 4): an op that waits (artifact_delays) fits its exchange and syncs
+ * xc into the NoC time its candidate's preloads leave (their length less
+ * their NoC time, pro-rated where one runs past D), walked from the latest;
+ * what they cannot absorb runs before the earliest of them starts. Elk-Full
+ * leaves the op alone and pushes the preloads earlier (push_preloads). */
+static double artifact_len(const elk_sctx *x, int i, double own, double xc, double D, int q)
+{
+    if (!artifact_delays(x, i)) return own;
+    double sh = xc, first = D;
+    for (int r = q - 1; r > x->pmax[i]; r--) {
+        double ls = x->ps[r], le = x->pe[r], d = le - ls;
+        if (d <= 0) continue;
+        double end = min2(le, D), a = d - x->nocT[x->order[r]];
+        if (le > D) a *= (D - ls) / d;
+        first = ls;
+        if (a > 0 && sh <= a) return max2(own, D - (end - (end - ls) * sh / a));
+        sh -= a;
     }
-    return L;
+    return max2(own, D - (first - sh));
 }
 
 /* Elk-Full under the artifact's rules: the preload NoC time in op i's window
@@ -671,10 +687,10 @@ static double placed_extra(const elk_sctx *x, double L, double D, int q, double 
 /* Never below own (candidate's bound relies on it): artifact_len takes a
  * max with own, and the extras added here are sums of non-negative terms
  * (placed_extra's only when it returns one >= 0). */
-static double contended_len(const elk_sctx *x, double own, double xc, double xb, double D, int q,
+static double contended_len(const elk_sctx *x, int i, double own, double xc, double xb, double D, int q,
                             const net_phases *ph)
 {
-    if (x->artifact_noc) return artifact_len(x, own, xc, D, q);
+    if (x->artifact_noc) return artifact_len(x, i, own, xc, D, q);
     const elk_chip *c = x->c;
     double L = own;
     double port = c->remote_access_pauses ? 1.0 / (c->cores * c->sram_port_bytes_per_cycle) : 0;
@@ -928,7 +944,7 @@ static double cand_len(const elk_sctx *x, int i, int en, int k, double D, int q,
     const elk_menu_entry *e = &mi->e[en];
     double dist = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + k].dist : 0;
     double db = e->nc && hbm_of(x, i) > 0 ? mi->cold[e->c0 + k].dist_bytes : 0;
-    return contended_len(x, e->exe + dist, e->xcyc + dist, e->xbytes + db, D, q, op_phases_memo(x, i, en, k, pm)) +
+    return contended_len(x, i, e->exe + dist, e->xcyc + dist, e->xbytes + db, D, q, op_phases_memo(x, i, en, k, pm)) +
            delta;
 }
 
@@ -1050,7 +1066,7 @@ static double grown_dist(elk_sctx *x, int w, double old)
     double own = e->exe + x->dist[w];
     double L = x->ee[w] - x->es[w];
     net_phases ph;
-    double nl = contended_len(x, own, e->xcyc + x->dist[w], net_bytes(x, w), x->ee[w], x->win[w],
+    double nl = contended_len(x, w, own, e->xcyc + x->dist[w], net_bytes(x, w), x->ee[w], x->win[w],
                               op_phases(x, w, x->entry[w], x->copt[w], &ph));
     double g = max2(d, nl - L);
     x->stall[w] += g - d;
@@ -1172,7 +1188,7 @@ static void commit(elk_sctx *x, int i, pick_t *b, phases_memo *pm)
     double xb = net_bytes(x, i);
     double D = b->D;
     const net_phases *php = op_phases_memo(x, i, b->entry, x->copt[i], pm);
-    if (x->pol == ELK_POL_BASIC || x->pol == ELK_POL_STATIC) b->L = contended_len(x, own, e->xcyc + x->dist[i], xb, D, b->q, php);
+    if (x->pol == ELK_POL_BASIC || x->pol == ELK_POL_STATIC) b->L = contended_len(x, i, own, e->xcyc + x->dist[i], xb, D, b->q, php);
     if (x->pol == ELK_POL_DYN || x->pol == ELK_POL_FULL) {
         int changed = 0;
         for (int k = 0; k < b->nw; k++) {
@@ -1191,7 +1207,7 @@ static void commit(elk_sctx *x, int i, pick_t *b, phases_memo *pm)
         if (changed) {
             double next = i == x->N - 1 ? 0 : x->es[i + 1];
             D = (b->q >= x->N || x->ps[b->q] >= next) ? next : x->ps[b->q];
-            b->L = contended_len(x, own, e->xcyc + x->dist[i], xb, D, b->q, php);
+            b->L = contended_len(x, i, own, e->xcyc + x->dist[i], xb, D, b->q, php);
         }
     }
     /* a replay held to the execution lengths it had (replay_len): the
@@ -1208,7 +1224,7 @@ static void commit(elk_sctx *x, int i, pick_t *b, phases_memo *pm)
     }
     x->pnum[i] = pn;
     x->resident[i] = res;
-    if (x->artifact_noc && x->pol == ELK_POL_FULL) push_preloads(x, i, b->q);
+    if (x->artifact_noc && !artifact_delays(x, i)) push_preloads(x, i, b->q);
     stretch_preloads(x, i, b->q, php);
     elk_sctx_place_preloads(x, i);
 }
@@ -1541,6 +1557,14 @@ int elk_sctx_init(elk_sctx *x, const elk_problem *pr, const elk_sched_opts *o, e
     x->replay = o->replay_entry && (pol == ELK_POL_DYN || pol == ELK_POL_FULL);
     unsigned prof = pr->chip.profile;
     x->artifact_noc = (prof >> ELK_PSW_CONTENTION) & 1u;
+    /* the artifact's own constants: (op % int(10 // MESH**10)) == 0 for
+     * Static, int(32 // MESH**13) for Elk-Dyn, when 1 <= MESH <= 1.15 */
+    x->mesh_every = 1;
+    double mesh = elk_chip_mesh_scalar(x->c);
+    if (x->artifact_noc && mesh >= 1 && mesh <= 1.15 && (pol == ELK_POL_STATIC || pol == ELK_POL_DYN)) {
+        double every = pol == ELK_POL_STATIC ? floor(10.0 / pow(mesh, 10)) : floor(32.0 / pow(mesh, 13));
+        x->mesh_every = every >= 1 ? (int)every : 1;
+    }
     x->mincold = ((prof >> ELK_PSW_MINCOLD) & 1u) && (pol == ELK_POL_BASIC || pol == ELK_POL_STATIC);
     x->noc_share = 1;
     if (prof & (1u << ELK_PSW_NOCCAP)) x->noc_share = pol == ELK_POL_FULL ? 0.99 : 0.7; /* Dyn: run_one */

@@ -37,6 +37,8 @@ typedef struct {
     double noc_share;   /* paper profile: the share of the preload NoC rate this policy may use
                            (theta, and int(5.5)/5.5), else 1 */
     int artifact_noc;   /* paper profile's "contention" switch */
+    int mesh_every;     /* under it, Static and Elk-Dyn on the artifact's mesh
+                           delay only ops whose index is a multiple (else 1) */
     int mincold;        /* paper profile's "mincold" switch, Basic and Static only */
     int *gate;          /* op -> the router whose end its preload must wait for, -1; NULL
                            when nothing is routed (moe_preload "routed") */
@@ -118,6 +120,12 @@ static inline double elk_sched_preload_dur(const elk_chip *c, double share, doub
     }
     *noc = h / elk_cost_preload_rate(c, fmax(1.0, deliv / h));
     double hbm = h / elk_chip_hbm_bytes_per_cycle(c);
+    /* The artifact's mesh (meshscalar) has no theta: a load takes its HBM
+     * time and keeps the NoC busy for that over MESH. Below MESH = 1 the
+     * artifact still ends it at its HBM time and books the difference as
+     * negative slack beside it; here it lasts its NoC time, so no resource
+     * is busy more than all the time. */
+    if (elk_chip_mesh_scalar(c) > 0) share = 1;
     /* at full share, elk_cost_preload_cycles(c, h, deliv): the same two
      * terms by the same expressions, so its bits without pricing the
      * preload rate twice (on grids, a multicast tree's busiest link) */
@@ -127,7 +135,7 @@ static inline double elk_sched_preload_dur(const elk_chip *c, double share, doub
 /* Elk-Dyn's NoC shares under the paper profile's "noccap" (the artifact
  * runs it at each and keeps the fastest). */
 extern const double elk_sched_dyn_theta[3];
-#define DYN_THETAS(pr) (((pr)->chip.profile & (1u << ELK_PSW_NOCCAP)) ? 3 : 1)
+#define DYN_THETAS(pr) (((pr)->chip.profile & (1u << ELK_PSW_NOCCAP)) && !(elk_chip_mesh_scalar(&(pr)->chip) > 0) ? 3 : 1)
 
 static inline double elk_sched_now_ms(void)
 {

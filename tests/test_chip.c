@@ -1,6 +1,7 @@
 /* core/elk_chip (and the schema loader in core/elk_cfg under it): every
  * shipped preset loads; the reference chip's derived rates; core-count
- * overrides; which chips have every resource another has; and a table of
+ * overrides; which chips have every resource another has; the artifact's
+ * mesh scalar; and a table of
  * bad presets, each of which must fail naming the
  * exact file:line and the field. */
 #include <glob.h>
@@ -225,6 +226,42 @@ START_TEST(dominates)
 }
 END_TEST
 
+/* elk_chip_mesh_scalar: the artifact's MESH, 16000 MiB/ms over the HBM
+ * bandwidth at 5888 cores (Figs. 19 and 21: 1 at its 16000, 4 at 4000),
+ * sqrt(5888 / cores) where HBM is 2.7 GB/s per core (Fig. 23), linear in
+ * the NoC scale; 0 off a mesh or with the switch off. */
+static const struct {
+    const char *what;
+    double hbm_tbps, noc_scale;
+    int cores, topology, off;
+    double want;
+} scalar_cases[] = {
+    {"16000", 16.777216, 1.0, 5888, ELK_TOPO_MESH, 0, 1.0},
+    {"4000", 4.194304, 1.0, 5888, ELK_TOPO_MESH, 0, 4.0},
+    {"18000", 18.874368, 1.0, 5888, ELK_TOPO_MESH, 0, 16.0 / 18.0},
+    {"fig 23, 2208 cores at 6000", 6.291456, 1.0, 2208, ELK_TOPO_MESH, 0, 1.6329932}, /* sqrt(5888/2208) */
+    {"noc 1.5", 16.777216, 1.5, 5888, ELK_TOPO_MESH, 0, 1.5},
+    {"switch off", 16.777216, 1.0, 5888, ELK_TOPO_MESH, 1, 0},
+    {"torus", 16.777216, 1.0, 5888, ELK_TOPO_TORUS, 0, 0},
+    {"all-to-all", 16.777216, 1.0, 5888, ELK_TOPO_ALL2ALL, 0, 0},
+};
+
+START_TEST(mesh_scalar)
+{
+    elk_chip c;
+    elk_error err;
+    load_chip("ipu-pod4-mesh", &c);
+    ck_assert_int_eq(elk_chip_set_cores(&c, scalar_cases[_i].cores, &err), ELK_OK);
+    c.hbm_tbps = scalar_cases[_i].hbm_tbps;
+    c.noc_scale = scalar_cases[_i].noc_scale;
+    c.topology = scalar_cases[_i].topology;
+    if (scalar_cases[_i].off) c.profile &= ~(1u << ELK_PSW_MESHSCALAR);
+    double got = elk_chip_mesh_scalar(&c);
+    ck_assert_msg(fabs(got - scalar_cases[_i].want) <= 1e-6, "%s: %.9g, want %.9g", scalar_cases[_i].what, got,
+                  scalar_cases[_i].want);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("chip");
@@ -234,6 +271,7 @@ int main(void)
     tcase_add_loop_test(tc, set_cores, 0, sizeof core_cases / sizeof core_cases[0]);
     tcase_add_test(tc, set_cores_rejects);
     tcase_add_loop_test(tc, dominates, 0, sizeof dom_cases / sizeof dom_cases[0]);
+    tcase_add_loop_test(tc, mesh_scalar, 0, sizeof scalar_cases / sizeof scalar_cases[0]);
     suite_add_tcase(s, tc);
     tc = tcase_create("bad");
     tcase_add_loop_test(tc, bad_preset, 0, sizeof bad / sizeof bad[0]);
