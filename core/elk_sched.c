@@ -1742,6 +1742,7 @@ static int fill_utilisation(const elk_sctx *x, double makespan, elk_schedule *s)
     int N = x->N;
     double hb = 0, pre_bytes = 0, exe_bytes = 0;
     double cap = elk_chip_noc_bytes_per_cycle(c);
+    double scalar = elk_chip_mesh_scalar(c) > 0 ? elk_cost_preload_rate(c, 1) : 0;
     double *win = calloc((size_t)N, sizeof *win); /* preload port time inside each window */
     if (!win) return -1;
     double pre_gap = 0; /* preload port time outside every window */
@@ -1754,7 +1755,10 @@ static int fill_utilisation(const elk_sctx *x, double makespan, elk_schedule *s)
         pre_bytes += bytes;
         double d = po->pre_end - po->pre_start;
         if (bytes <= 0 || d <= 0 || cap <= 0) continue;
-        double pt = bytes / cap, inside = 0;
+        /* on the artifact's scalar mesh the NoC is busy for the preload's
+         * NoC time there (the artifact's own measure), not its bytes over
+         * the ports */
+        double pt = scalar > 0 ? hbm_of(x, j) / scalar : bytes / cap, inside = 0;
         while (w0 < N && s->ops[w0].exe_end <= po->pre_start) w0++;
         for (int i = w0; i < N && s->ops[i].exe_start < po->pre_end; i++) {
             double ov = fmin(po->pre_end, s->ops[i].exe_end) - fmax(po->pre_start, s->ops[i].exe_start);
