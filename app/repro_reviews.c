@@ -24,7 +24,7 @@
 
 extern char **environ;
 
-/* One study: the issue-14 item it answers, the command (DIR and DATADIR
+/* One study: who asks it, the command (DIR and DATADIR
  * are substituted; the output file is appended as -o, or stdout is
  * captured for text), and the `elk plot` options of its figure (NULL: none,
  * or the command draws its own). */
@@ -38,22 +38,22 @@ typedef struct {
 } study;
 
 static const study studies[] = {
-    {"ablation", "6", "is the complexity worth it: Basic to Elk-Full one idea at a time, 4 LLMs",
+    {"ablation", "reviewers", "is the complexity worth it: Basic to Elk-Full one idea at a time, 4 LLMs",
      "ablate --format csv", 0,
      "--kind bars --x model --y gain_over_basic --series step --title 'Ablation: speedup over Basic, one idea at a time'"},
-    {"orders", "4", "why reorder only HBM-heavy operators: the heavy threshold and the displacement bound",
+    {"orders", "reviewers", "why reorder only HBM-heavy operators: the heavy threshold and the displacement bound",
      "ablate --orders --format csv", 0,
      "--kind lines --x heavy_factor --y gain_over_dyn --series max_disp --col model --logx "
      "--title 'Order search: gain over Elk-Dyn against the heavy-operator threshold'"},
-    {"noise", "5", "what if the cost model is 5-20% wrong: plan with seeded errors, time with the truth",
+    {"noise", "reviewers", "what if the cost model is 5-20% wrong: plan with seeded errors, time with the truth",
      "noise --format csv", 0, NULL},
-    {"controllers", "3", "one broadcasting HBM against 4/8/16 controllers, by topology (simulated)",
+    {"controllers", "reviewers", "one broadcasting HBM against 4/8/16 controllers, by topology (simulated)",
      "controllers --format csv", 0,
      "--kind lines --x hbm_tbps --y simulated_ms --series controllers --col topology --logy "
      "--title 'HBM controllers: simulated step time against HBM bandwidth'"},
-    {"moe", "7", "Mixture-of-Experts: expert preloads after the router, with an oracle, or all",
+    {"moe", "reviewers", "Mixture-of-Experts: expert preloads after the router, with an oracle, or all",
      "sweep DATADIR/sweeps/reviews-moe.cfg --quiet", 0, ""},
-    {"gap", "1-2", "is Elk optimal: the greedy against an exhaustive search (preload numbers, plans, orders)",
+    {"gap", "reviewers", "is Elk optimal: the greedy against an exhaustive search (preload numbers, plans, orders)",
      "gap --plans --orders 6", 1, NULL},
     {"sensitivity", "architects", "which knob matters at the default point (tornado)", "sensitivity --format csv", 0,
      "SELF"},
@@ -222,7 +222,7 @@ static void sum_ablation(FILE *md, const char *dir)
 {
     elk_csv_table t;
     if (load(dir, find("ablation"), &t)) return;
-    fprintf(md, "Ablation (item 6), speedup over Basic after each idea:\n\n| model | profile | step | over Basic |\n|---|---|---|---:|\n");
+    fprintf(md, "Ablation, speedup over Basic after each idea:\n\n| model | profile | step | over Basic |\n|---|---|---|---:|\n");
     for (int r = 0; r < t.nrows; r++)
         if (strcmp(cell_s(&t, r, "step"), "basic"))
             fprintf(md, "| %s | %s | %s | %.2fx |\n", cell_s(&t, r, "model"), cell_s(&t, r, "profile"),
@@ -237,7 +237,7 @@ static void sum_noise(FILE *md, const char *dir)
 {
     elk_csv_table t;
     if (load(dir, find("noise"), &t)) return;
-    fprintf(md, "Cost-model noise (item 5): Elk-Full's speedups planned with log-normal errors of sigma on\n"
+    fprintf(md, "Cost-model noise: Elk-Full's speedups planned with log-normal errors of sigma on\n"
                 "every operator's compute and exchange, timed with the true model; mean and 95%% confidence\n"
                 "interval over the trials:\n\n| model | sigma | trials | Full/Static | Full/Basic | plans changed |\n"
                 "|---|---:|---:|---|---|---:|\n");
@@ -273,7 +273,7 @@ static void sum_controllers(FILE *md, const char *dir)
 {
     elk_csv_table t;
     if (load(dir, find("controllers"), &t)) return;
-    fprintf(md, "HBM controllers (item 3), simulated step time against one broadcasting controller:\n\n"
+    fprintf(md, "HBM controllers, simulated step time against one broadcasting controller:\n\n"
                 "| topology | HBM TB/s | controllers | simulated ms | vs the first row |\n|---|---:|---:|---:|---:|\n");
     for (int r = 0; r < t.nrows; r++)
         fprintf(md, "| %s | %s | %s%s | %.3f | %.2fx |\n", cell_s(&t, r, "topology"), cell_s(&t, r, "hbm_tbps"),
@@ -288,7 +288,7 @@ static void sum_orders(FILE *md, const char *dir)
     elk_csv_table t;
     if (load(dir, find("orders"), &t)) return;
     /* the best setting per model, and program order's (max_disp 0) */
-    fprintf(md, "Order search (item 4): Elk-Full's gain over Elk-Dyn for each heavy-operator threshold and\n"
+    fprintf(md, "Order search: Elk-Full's gain over Elk-Dyn for each heavy-operator threshold and\n"
                 "displacement bound; per model, the best setting and the number of orders it searched:\n\n"
                 "| model | best max_disp | heavy_factor | orders | gain over Elk-Dyn |\n|---|---:|---:|---:|---:|\n");
     for (int r0 = 0; r0 < t.nrows;) {
@@ -309,7 +309,7 @@ static void sum_moe(FILE *md, const char *dir)
 {
     elk_csv_table t;
     if (load(dir, find("moe"), &t)) return;
-    fprintf(md, "Mixture-of-Experts (item 7), Elk-Full ms per step:\n\n| model | profile | batch | routed | oracle | all |\n"
+    fprintf(md, "Mixture-of-Experts, Elk-Full ms per step:\n\n| model | profile | batch | routed | oracle | all |\n"
                 "|---|---|---:|---:|---:|---:|\n");
     for (int r = 0; r < t.nrows; r++) {
         if (strcmp(cell_s(&t, r, "policy"), "elk-full") || strcmp(cell_s(&t, r, "moe_preload"), "routed")) continue;
@@ -351,9 +351,9 @@ void elk_repro_reviews_summary(FILE *md, const char *dir)
     out_path(dir, find("ablation"), "csv", p, sizeof p);
     struct stat sb;
     if (stat(p, &sb) != 0) return;
-    fprintf(md, "## The reviewers' questions (issue 14)\n\n"
+    fprintf(md, "## The reviewers' questions\n\n"
                 "Each study is one elk command (run again with it; docs/VALIDATION.md has the discussion):\n\n"
-                "| item | question | command | data | figure |\n|---|---|---|---|---|\n");
+                "| asked by | question | command | data | figure |\n|---|---|---|---|---|\n");
     for (int i = 0; i < NSTUDIES; i++) {
         const study *s = &studies[i];
         char cmd[600];
