@@ -484,7 +484,7 @@ static void summary_ref(FILE *md, const fig_data *d)
             100 * ELK_CALIB_TOL, 100 * ELK_CALIB_TOL_IDEAL);
     fprintf(md, "| cores | layers | HBM TB/s | profile | Basic | Static | Elk-Dyn | Elk-Full | Ideal |\n"
                 "|---:|---:|---:|---|---|---|---|---|---|\n");
-    int in = 0, total = 0;
+    int in = 0, total = 0, gaps = 0;
     for (long p = 0; p < d->npoints; p++) {
         int cores = atoi(fstr(d, p, "cores")), layers = atoi(fstr(d, p, "layers"));
         double hbm = atof(fstr(d, p, "hbm_tbps"));
@@ -510,11 +510,14 @@ static void summary_ref(FILE *md, const fig_data *d)
             const char *mark = ok || !paper ? "" : elk_calib_gap_find(r, (elk_policy)pol) ? " *gap*" : " **out**";
             fprintf(md, " %.3f / %.3f (%+.1f%%)%s |", ours, art, 100 * dev, mark);
             in += ok && paper;
+            gaps += !ok && paper && elk_calib_gap_find(r, (elk_policy)pol);
             total += paper;
         }
         fprintf(md, "\n");
     }
-    if (total) fprintf(md, "\n%d of %d latencies of the paper profile within tolerance.\n\n", in, total);
+    if (total)
+        fprintf(md, "\n%d of %d latencies of the paper profile within tolerance; %d a documented gap, %d out.\n\n", in,
+                total, gaps, total - in - gaps);
     else fprintf(md, "\nNo row is in the paper profile, which is the one held to the artifact.\n\n");
 }
 

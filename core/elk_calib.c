@@ -22,13 +22,15 @@ const elk_calib_exe elk_calib_exes[] = {
 };
 const int elk_calib_nexes = (int)(sizeof elk_calib_exes / sizeof elk_calib_exes[0]);
 
-/* docs/VALIDATION.md, Cost profiles: the documented gaps. None is left
- * since the "plantables" switch builds the artifact's own plan tables (the
- * three of Static and Basic at 1472 cores came from our tables pairing the
- * least preload size with faster plans than the artifact's). C has no empty
- * arrays: the one slot is unused, elk_calib_ngaps is what counts. */
-const elk_calib_gap elk_calib_gaps[1] = {{0, ELK_POL_BASIC, 0, NULL}};
-const int elk_calib_ngaps = 0;
+/* docs/VALIDATION.md, Cost profiles: the documented gaps. Ideal at 5888
+ * cores and 8.4 TB/s: the artifact's Ideal waits for each operator's
+ * preload and preloads its tables' padded layouts; ours, a bound that may
+ * not rise with any resource, streams an operator's own preload and
+ * carries the tensors' bytes. Either rule alone brings this point inside
+ * 3%, and either makes Ideal depend on how the graph is cut, which changes
+ * with SRAM and compute (elk check finds Ideal slower with more of them). */
+const elk_calib_gap elk_calib_gaps[] = {{3, ELK_POL_IDEAL, 2.418, "Ideal streams its preloads and skips padding"}};
+const int elk_calib_ngaps = (int)(sizeof elk_calib_gaps / sizeof elk_calib_gaps[0]);
 
 const elk_calib_gap *elk_calib_gap_find(int ref, elk_policy pol)
 {

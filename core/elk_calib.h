@@ -34,10 +34,10 @@ extern const int elk_calib_nexes;
 
 /* The link bandwidth (GB/s per core) every reference point is run at. */
 #define ELK_CALIB_LINK_GBPS 5.767
-/* Done-when of issue 10: each policy within 10%, Ideal and ideal execution
- * within 5%. */
-#define ELK_CALIB_TOL 0.10
-#define ELK_CALIB_TOL_IDEAL 0.05
+/* How close the paper profile is held to the artifact's own latencies:
+ * each policy within 5%, Ideal and ideal execution within 3%. */
+#define ELK_CALIB_TOL 0.05
+#define ELK_CALIB_TOL_IDEAL 0.03
 
 /* A known, documented deviation: (point, policy) outside the tolerance,
  * with our measured value, so that a change either way is noticed. */

@@ -354,12 +354,13 @@ static void check_bytes(const elk_problem *pr, const elk_schedule *s, int p, elk
         add(r, ELK_CHECK_HBM_BYTES, p, 0, NULL, "%s: schedule has %d ops, graph %d", LBL(p), s->nops, g->nops);
         return;
     }
-    double pre = 0, want = g->weight_bytes + g->kv_bytes;
+    /* Ideal, a bound, preloads the tensors' bytes without the padding */
+    double pre = 0, want = g->weight_bytes + g->kv_bytes + (p == ELK_POL_IDEAL ? 0 : pr->hbm_pad);
     int bad = 0, first = -1;
     double tol = ELK_CHECK_TOL * s->latency + 1e-6;
     for (int i = 0; i < g->nops; i++) {
         const elk_sched_op *o = &s->ops[i];
-        if (o->pre_end > o->pre_start) pre += g->ops[i].hbm_bytes;
+        if (o->pre_end > o->pre_start) pre += g->ops[i].hbm_bytes - (p == ELK_POL_IDEAL ? g->ops[i].hbm_pad : 0);
         /* Ideal (the fluid bound) may stream an op's own preload while it
          * runs, but not end before it */
         double by = p == ELK_POL_IDEAL ? o->exe_end : o->exe_start;
@@ -368,8 +369,9 @@ static void check_bytes(const elk_problem *pr, const elk_schedule *s, int p, elk
         }
     }
     if (!(fabs(pre - want) <= ELK_CHECK_TOL * want + 1e-6))
-        add(r, ELK_CHECK_HBM_BYTES, p, 0, NULL, "%s: preloads carry %.17g B, the graph reads %.17g B from HBM", LBL(p),
-            pre, want);
+        add(r, ELK_CHECK_HBM_BYTES, p, 0, NULL,
+            "%s: preloads carry %.17g B, the graph reads %.17g B from HBM (%.17g B of it padding)", LBL(p), pre, want,
+            pr->hbm_pad);
     if (bad) {
         const elk_sched_op *o = &s->ops[first];
         add(r, ELK_CHECK_HBM_BYTES, p, 0, NULL,

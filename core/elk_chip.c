@@ -249,7 +249,12 @@ elk_status elk_chip_validate(elk_chip *c, elk_error *err)
     return ELK_OK;
 }
 
-double elk_chip_sram_bytes(const elk_chip *c) { return (c->sram_kib - c->reserved_kib) * 1024.0; }
+double elk_chip_sram_bytes(const elk_chip *c)
+{
+    /* the artifact counts all 624 KB for data (the paper profile's "nobuffer") */
+    double reserved = c->profile & (1u << ELK_PSW_NOBUFFER) ? 0 : c->reserved_kib;
+    return (c->sram_kib - reserved) * 1024.0;
+}
 
 double elk_chip_link_bytes_per_cycle(const elk_chip *c)
 {

@@ -77,7 +77,8 @@ typedef struct {
     X(MINCOLD, "mincold", "Basic's and Static's distributed variant keeps only plans at the operator's least preload size, their replicated one the largest that fits")  \
     X(WARMUP, "warmup", "a coarser preload layout's warm-up shifts the whole execute-state slice through the port, one sync per step")  \
     X(CONTENTION, "contention", "an op's exchange takes the NoC time its preloads leave; Elk-Full pushes preloads earlier instead; no SRAM-port pauses") \
-    X(PLANTABLES, "plantables", "each operator's plans and preload layouts are the artifact's tables: its plan space with the temporal-split sort bug, 2-D front and cold-to-hot pairing (QUIRK, ARTIFACT-NOTES 3.3)") \
+    X(PLANTABLES, "plantables", "each operator's plans and preload layouts are the artifact's tables: its plan space with the temporal-split sort bug, 2-D front and cold-to-hot pairing (QUIRK, docs/ARTIFACT.md)") \
+    X(NOBUFFER, "nobuffer", "the whole SRAM holds plans and preloads: no transfer buffer is reserved (the artifact's 624 KB per core)") \
     X(MESHSCALAR, "meshscalar", "a mesh is the artifact's scalar MESH: a preload holds the NoC for its HBM time / MESH, no theta, and Static and Elk-Dyn delay only some ops for their exchange (docs/ARTIFACT.md section 4)")
 
 typedef enum {

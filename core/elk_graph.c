@@ -252,6 +252,7 @@ static void ffn(builder *b, long T)
         /* the artifact's SwiGLU: two slices of gate_up, sigmoid, two muls */
         b->g->ops[b->g->nops - 1].unf_slice = 2;
         b->g->ops[b->g->nops - 1].unf_elem = 2;
+        b->g->ops[b->g->nops - 1].unf_cold = 2; /* the slices, re-read by the sigmoid and the last mul */
     } else {
         matmul(b, "fc1", T, F, H, ELK_TR_WEIGHT);
         unary(b, "act", T, F, m->ffn_kind == ELK_FFN_RELU ? 1.0 : 8.0);
@@ -283,7 +284,7 @@ static void llm_layer(builder *b, int layer, long B, long qtok, long S, elk_tens
         /* the artifact's RoPE on Q and K: 7 slices, 2 x (mul, neg, mul, add) */
         op->unf_slice = 7;
         op->unf_elem = 7;
-        op->unf_cold = 1; /* the cos and sin tables */
+        op->unf_cold = 2; /* the cos and sin tables, read up to its last part */
     }
     attention(b, B, qtok, S_eff, kvrole);
     matmul(b, "o", T, H, nq, ELK_TR_WEIGHT);

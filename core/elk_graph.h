@@ -57,6 +57,9 @@ typedef struct {
     double weight_bytes;
     double kv_bytes;
     double hbm_bytes;
+    double hbm_pad;       /* of hbm_bytes, the padding of the least preload layout the
+                             artifact's tables charge (paper's plantables; else 0):
+                             Ideal, a bound, preloads without it */
     int layer;       /* -1: before the first layer; nlayers: after the last */
     int layer_pos;   /* index within its layer */
     int shape_id;
@@ -66,8 +69,12 @@ typedef struct {
      * space, unf_row over its output and unf_slice slices of half of it.
      * unf_cold: one of those parts reads a small tensor the artifact
      * preloads from HBM (a residual, a norm's epsilon, RoPE's tables, the
-     * mask), which ends Basic's look-ahead there (ARTIFACT-NOTES 4.7).
-     * Charged only by the paper profile's "unfused" switch. */
+     * mask), which ends Basic's look-ahead there (ARTIFACT-NOTES 4.7); 2:
+     * its last parts read one too (RoPE's K-half multiply by sin and add,
+     * SwiGLU's last multiply by the up slice, an activation from three
+     * operators back: ARTIFACT-NOTES 2.2 item 6), so under Basic the
+     * operator itself overlaps no later preload. Charged only by the paper
+     * profile's "unfused" switch. */
     int unf_elem, unf_row, unf_slice, unf_cold;
     /* MoE decode under moe_preload "routed": 1 on a router, whose end gates
      * the preloads of the routed experts after it; 2 on those experts. */

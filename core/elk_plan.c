@@ -1861,6 +1861,16 @@ elk_status elk_menu_build_scaled(const elk_chip *c, const elk_op *op, const elk_
         }
     }
     free(t);
+    /* the paper profile's "plantables": the artifact preloads an operator's
+     * least layout over every core, padding and all (its V = min cold x
+     * cores), so its HBM time counts the padding. The least over the whole
+     * table, not over the plans the time front keeps: the bytes are the
+     * operator's, whatever the compute or NoC rates */
+    if ((c->profile & (1u << ELK_PSW_PLANTABLES)) && m->hbm_bytes > 0 && set->nopts > 0) {
+        double least = INFINITY;
+        for (int k = 0; k < set->nopts; k++) least = fmin(least, set->opts[k].cold);
+        if (least * c->cores > m->hbm_bytes) m->hbm_bytes = least * c->cores;
+    }
     for (int k = 0; k < ELK_PRICES; k++) {
         m->eff[k] = malloc((size_t)(n ? n : 1) * sizeof *m->eff[k]);
         if (!m->eff[k]) {

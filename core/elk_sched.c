@@ -93,7 +93,7 @@ static void set_cold(elk_sctx *x, int i, int k)
     }
     x->hbmT[i] = x->pmemo[sl].hbmT;
     x->dur[i] = x->pmemo[sl].dur;
-    x->nocT[i] = x->pmemo[sl].noc;
+    x->nocT[i] = x->pmemo[sl].noc / x->noc_int;
     x->pace[i] = 0;
     if (x->replay && x->o->replay_pace && x->o->replay_pace[i] > x->dur[i]) x->dur[i] = x->pace[i] = x->o->replay_pace[i];
 }
@@ -918,10 +918,13 @@ static double router_deadline(const elk_sctx *x, int i, double next)
 }
 
 /* Basic preloads only up to the next operator that has HBM data: the
- * candidate position just past it. */
-static int basic_target_of(const elk_sctx *x, int qmin)
+ * candidate position just past it. Op i itself, where the artifact's last
+ * parts of it read such data (unf_cold 2), ends before the next preload:
+ * there only those parts overlap it (ARTIFACT-NOTES 4.7). */
+static int basic_target_of(const elk_sctx *x, int i, int qmin)
 {
     int unf = (x->pr->chip.profile >> ELK_PSW_UNFUSED) & 1u;
+    if (unf && x->pr->graph.ops[i].unf_cold == 2) return qmin;
     for (int r = qmin; r < x->N; r++)
         if (hbm_of(x, x->order[r]) > 0 || (unf && x->pr->graph.ops[x->order[r]].unf_cold)) return r + 1;
     return x->N;
@@ -1315,7 +1318,7 @@ int elk_sctx_schedule_op(elk_sctx *x, int i)
     pick_t best = {-INFINITY, 0, 0, -1, -1, 0, 0};
     x->nbmod = 0;
     int cand_k = 0;
-    int basic_target = x->pol == ELK_POL_BASIC ? basic_target_of(x, qmin) : -1;
+    int basic_target = x->pol == ELK_POL_BASIC ? basic_target_of(x, i, qmin) : -1;
     /* Elk-Dyn and Elk-Full by their own rule take the latest start */
     int by_start = (x->pol == ELK_POL_DYN || x->pol == ELK_POL_FULL) && !x->list_mode && !x->replay && x->force_q < 0;
     /* their contended lengths priced latest ub first (below), but where
@@ -1567,11 +1570,14 @@ int elk_sctx_init(elk_sctx *x, const elk_problem *pr, const elk_sched_opts *o, e
     }
     x->mincold = ((prof >> ELK_PSW_MINCOLD) & 1u) && (pol == ELK_POL_BASIC || pol == ELK_POL_STATIC);
     x->noc_share = 1;
+    x->noc_int = 1;
     if (prof & (1u << ELK_PSW_NOCCAP)) x->noc_share = pol == ELK_POL_FULL ? 0.99 : 0.7; /* Dyn: run_one */
     if ((prof & (1u << ELK_PSW_INT55)) && (pol == ELK_POL_BASIC || pol == ELK_POL_STATIC || pol == ELK_POL_DYN)) {
         /* the artifact's GBPS_PER_CORE, in its MiB/ms, truncated by int() */
         double per = pr->chip.link_gbps * pr->chip.noc_scale / 1.048576;
         if (per >= 1) x->noc_share *= floor(per) / per;
+        /* and its NoC time too, which the delay walk's slack subtracts */
+        if (per >= 1 && !(elk_chip_mesh_scalar(x->c) > 0)) x->noc_int = floor(per) / per;
     }
     return 0;
 }
@@ -1993,11 +1999,12 @@ elk_status elk_sched_run_ideal(const elk_problem *pr, const elk_sched_opts *o, c
         double prev = cum, Eg = 0;
         for (int k = i; k < j; k++) {
             const elk_menu *m = menu_of(&x, k);
-            double h = hbm_of(&x, k);
+            double h = hbm_of(&x, k) - pr->graph.ops[k].hbm_pad; /* the tensors' bytes alone */
             x.entry[k] = m->n - 1;
             set_cold(&x, k, 0);
             if (h > 0 && x.dur[k] > 0) {
                 x.deliv[k] = h;
+                x.hbmT[k] = h / elk_chip_hbm_bytes_per_cycle(c);
                 x.dur[k] = elk_cost_preload_cycles(c, h, h);
                 x.nocT[k] = pre_noc_cycles(c, h, h);
             }

@@ -36,6 +36,9 @@ typedef struct {
     double abort_at;    /* give up once the makespan exceeds this */
     double noc_share;   /* paper profile: the share of the preload NoC rate this policy may use
                            (theta, and int(5.5)/5.5), else 1 */
+    double noc_int;     /* a preload's NoC time is its time at the link rate over
+                           this: int(5.5) / 5.5 under "int55" for Basic, Static
+                           and Elk-Dyn, else 1 */
     int artifact_noc;   /* paper profile's "contention" switch */
     int mesh_every;     /* under it, Static and Elk-Dyn on the artifact's mesh
                            delay only ops whose index is a multiple (else 1) */

@@ -351,7 +351,7 @@ START_TEST(parse_lists_every_switch)
     ck_assert_int_ne(elk_profile_parse("paper+nosuch", &mask, &err), ELK_OK);
     for (int k = 0; k < ELK_PSW_COUNT; k++) ck_assert_ptr_nonnull(strstr(err.msg, elk_profile_switch_names[k]));
     ck_assert_ptr_nonnull(strstr(err.msg, "(switches: gather, "));
-    ck_assert_ptr_nonnull(strstr(err.msg, "plantables, meshscalar)"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "nobuffer, meshscalar)"));
     ck_assert_int_ne(elk_profile_parse("neither", &mask, &err), ELK_OK);
     ck_assert_ptr_nonnull(strstr(err.msg, "meshscalar)"));
 }

@@ -378,6 +378,7 @@ START_TEST(sram_too_small_is_an_error)
     snprintf(p.model_path, sizeof p.model_path, "%s", src_path(path, sizeof path, "presets/models/llama2-13b.cfg"));
     p.layers = 1;
     p.sram_kib = 8.25; /* 256 B usable: not even the split operators fit */
+    snprintf(p.profile, sizeof p.profile, "physical"); /* paper's nobuffer would use all 8.25 KiB */
     elk_problem pr;
     elk_error err;
     elk_status st = elk_problem_init(&pr, &p, pc, &err);
@@ -572,7 +573,7 @@ static double flow_shop_bound(const elk_problem *pr)
     for (int i = 0; i < N; i++) suf += E[i];
     double best = suf;
     for (int k = 0; k < N; k++) {
-        double h = pr->graph.ops[k].hbm_bytes;
+        double h = pr->graph.ops[k].hbm_bytes - pr->graph.ops[k].hbm_pad;
         pre += h > 0 ? elk_cost_preload_cycles(&pr->chip, h, h) : 0;
         suf -= E[k];
         /* a cut operator's pieces are one operator: no cut inside it */

@@ -253,7 +253,7 @@ static int csv(elk_view *v, FILE *fp, const tui_ctx *cx, char *msg, size_t n)
         for (int i = 0; i < g->nops && i < sc->nops; i++) {
             const elk_op *op = &g->ops[i];
             double t = op_seconds(s, op, &sc->ops[i]);
-            fprintf(fp, "%s,%d,%s,%s,%.0f,%.0f,%.6g,%.4f,%.4f,%.6g,%.6g,%.6g,%.6g\n", elk_policy_names[p], i, op->name,
+            fprintf(fp, "%s,%d,%s,%s,%.0f,%.0f,%.9g,%.4f,%.4f,%.9g,%.6g,%.6g,%.6g\n", elk_policy_names[p], i, op->name,
                     elk_op_kind_names[op->kind], op->flops, op->hbm_bytes,
                     op->hbm_bytes > 0 ? op->flops / op->hbm_bytes : NAN, exec_seconds(s, &sc->ops[i]) * 1e6,
                     op->hbm_bytes / hbm_bps(c) * 1e6, t > 0 ? op->flops / t / 1e12 : NAN,
