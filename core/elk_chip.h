@@ -1,7 +1,7 @@
 /* The machine: an ICCA chip (or a pod of them) as loaded from a preset.
  *
  * Every number the planner and simulator use about hardware lives here and
- * comes from presets/chips/ (one .cfg per chip) (METHOD.md section 1); nothing about the IPU
+ * comes from presets/chips/ (one .cfg per chip) (docs/PRESETS.md); nothing about the IPU
  * is hard-coded elsewhere. Bandwidths are SI (1 GB/s = 1e9 B/s). */
 #ifndef ELK_CHIP_H
 #define ELK_CHIP_H
@@ -35,7 +35,7 @@ extern const char *const elk_hbm_placement_names[];
 extern const char *const elk_cost_kind_names[];
 
 /* Cost-model coefficients, in cycles. The IPU kind uses all of them (their
- * defaults are the artifact's fitted constants, METHOD.md section 1); the
+ * defaults are the artifact's fitted constants, docs/PRESETS.md); the
  * parametric kind uses the rates in elk_chip plus op_overhead. */
 typedef struct {
     elk_cost_kind kind;
@@ -62,8 +62,8 @@ typedef struct {
 
 /* Cost profiles (docs/VALIDATION.md, "Cost profiles"). "physical" is the
  * workbench's own model; "paper" turns on every switch below, each a rule
- * of the Elk artifact that our model does not share (CALIBRATION.md section
- * 2, ARTIFACT-NOTES sections 1-4). A switch marked QUIRK reproduces what the
+ * of the Elk artifact that our model does not share (docs/ARTIFACT.md
+ * section 3). A switch marked QUIRK reproduces what the
  * artifact's notes call a quirk or a bug. X(enum suffix, name, help). */
 #define ELK_PROFILE_SWITCHES(X)                                                                          \
     X(GATHER, "gather", "a reduction gathers its partial sums serially, one sync per copy (QUIRK, b1)")  \
@@ -143,7 +143,7 @@ typedef struct {
     int profile_set[ELK_PSW_COUNT]; /* loading only: a preset's explicit switch (-1 = as its base) */
 } elk_chip;
 
-/* Fill every field with the IPU-POD4 reference values (METHOD.md section 1). */
+/* Fill every field with the IPU-POD4 reference values (docs/PRESETS.md). */
 void elk_chip_defaults(elk_chip *c);
 elk_status elk_chip_load(const char *path, elk_chip *c, elk_error *err);
 /* Re-derive dependent fields and check invariants after overrides. */

@@ -4,7 +4,7 @@
  * replays the same traffic on real links; this module is its closed form.
  *
  * Two compute models sit behind one interface: the IPU formulas fitted by
- * the Elk artifact (METHOD.md section 1) and a parametric model (rates plus a
+ * the Elk artifact (docs/PRESETS.md) and a parametric model (rates plus a
  * fixed overhead) for other chips. */
 #ifndef ELK_COST_H
 #define ELK_COST_H

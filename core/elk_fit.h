@@ -1,5 +1,5 @@
-/* Fitting a chip's cost-model coefficients to measured tiles (METHOD.md
- * section 1: the paper fits linear trees to profiled tiles; ours is
+/* Fitting a chip's cost-model coefficients to measured tiles (the
+ * paper fits linear trees to profiled tiles; ours is
  * `elk fit`, ordinary least squares with GSL on the IPU formula's terms).
  *
  * A measurement is one tile run on one core: its kind, shape and cycles.

@@ -1,7 +1,6 @@
 /* Operator graphs: one decode step (or training forward pass) of a model as
  * a linear sequence of tensor operators, each an iteration space over dims
- * with tensors indexed by subsets of those dims (T10's view, METHOD.md
- * sections 2 and 3). Execution is in program order; the planner gives every
+ * with tensors indexed by subsets of those dims (T10's view). Execution is in program order; the planner gives every
  * operator partition plans and the scheduler overlaps HBM preloads. */
 #ifndef ELK_GRAPH_H
 #define ELK_GRAPH_H
@@ -64,15 +63,15 @@ typedef struct {
     int layer_pos;   /* index within its layer */
     int shape_id;
     int dtype_bytes;
-    /* The Elk artifact's graph is unfused (ARTIFACT-NOTES 2.3): beyond this
+    /* The Elk artifact's graph is unfused (docs/ARTIFACT.md): beyond this
      * operator it has unf_elem elementwise operators over its iteration
      * space, unf_row over its output and unf_slice slices of half of it.
      * unf_cold: one of those parts reads a small tensor the artifact
      * preloads from HBM (a residual, a norm's epsilon, RoPE's tables, the
-     * mask), which ends Basic's look-ahead there (ARTIFACT-NOTES 4.7); 2:
+     * mask), which ends Basic's look-ahead there (docs/ARTIFACT.md); 2:
      * its last parts read one too (RoPE's K-half multiply by sin and add,
      * SwiGLU's last multiply by the up slice, an activation from three
-     * operators back: ARTIFACT-NOTES 2.2 item 6), so under Basic the
+     * operators back: docs/ARTIFACT.md), so under Basic the
      * operator itself overlaps no later preload. Charged only by the paper
      * profile's "unfused" switch. */
     int unf_elem, unf_row, unf_slice, unf_cold;
@@ -110,7 +109,7 @@ void elk_graph_free(elk_graph *g);
  * "unfused", operators that differ only in their unf_* counts get shapes
  * of their own (the counts are charged); with "softmax1", a decode step's
  * softmax operators get one key instead of the KV length (the Elk
- * artifact's parser bug, ARTIFACT-NOTES 2.2 step 4, CALIBRATION.md e1,
+ * artifact's parser bug, docs/ARTIFACT.md section 3,
  * reproduced on purpose). */
 void elk_graph_apply_profile(elk_graph *g, unsigned profile);
 

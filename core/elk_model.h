@@ -1,5 +1,5 @@
 /* A model preset: the hyperparameters an operator graph is built from
- * (METHOD.md section 2). Loaded from presets/models/ or imported from a
+ * (docs/PRESETS.md). Loaded from presets/models/ or imported from a
  * Hugging Face config.json (elk_hf). */
 #ifndef ELK_MODEL_H
 #define ELK_MODEL_H

@@ -1268,7 +1268,7 @@ static double out_reach(const enum_ctx *e, double cap)
     return fmin(r.best, cap);
 }
 
-/* Artifact thresholds (ARTIFACT-NOTES 3.2): big ops must use ~90% of cores
+/* Artifact thresholds (docs/ARTIFACT.md): big ops must use ~90% of cores
  * and waste <= ~10% to padding; tiny ops may use fewer cores. */
 static void thresholds(enum_ctx *e)
 {

@@ -1,5 +1,5 @@
-/* Per-operator partition plans in T10's compute-shift model (METHOD.md
- * section 3), their Pareto fronts, and the plan cache.
+/* Per-operator partition plans in the T10 compiler's compute-shift model,
+ * their Pareto fronts, and the plan cache.
  *
  * Enumeration keeps volumes (bytes, cycles of compute, sync counts), not
  * times, so a change of HBM or NoC bandwidth re-times the kept plans without

@@ -18,7 +18,7 @@
 __extension__ typedef unsigned __int128 u128;
 
 /* ------------------------------------------------------------------ */
-/* Temporal enumeration (ARTIFACT-NOTES 3.3)                            */
+/* Temporal enumeration (docs/ARTIFACT.md)                            */
 
 /* One tuple (t_0..t_{V-1}): temporal slices of every tensor along one dim. */
 typedef struct {
@@ -537,7 +537,7 @@ static void tctx_free(tctx *x)
 }
 
 /* ------------------------------------------------------------------ */
-/* Spatial enumeration (ARTIFACT-NOTES 3.2)                             */
+/* Spatial enumeration (docs/ARTIFACT.md)                             */
 
 typedef void (*spatial_fn)(void *u, const int *p);
 
@@ -726,7 +726,7 @@ static void spatial_run(sctx *s, const elk_op *op, int cores, int coarse, int ti
 }
 
 /* ------------------------------------------------------------------ */
-/* Per-plan metrics (ARTIFACT-NOTES 3.4)                                */
+/* Per-plan metrics (docs/ARTIFACT.md)                                */
 
 /* What the enumeration passes share. Owns t's buffers (tctx_free).
  * cpb and xf are the fixed rates the artifact ranks plans at. */
@@ -890,7 +890,7 @@ static double evaluate(const actx *a, int tm[MD][MT], const long *sub, const dou
 }
 
 /* ------------------------------------------------------------------ */
-/* Pass 1: the hot Pareto front (ARTIFACT-NOTES 3.6)                    */
+/* Pass 1: the hot Pareto front (docs/ARTIFACT.md)                    */
 
 /* A plan that was on the (hot, time) staircase of the plans before it when
  * it was reached. The artifact's front keeps, per hot size, every plan that
@@ -1477,7 +1477,7 @@ static int cmp_imp(const void *pa, const void *pb)
 }
 
 /* ------------------------------------------------------------------ */
-/* Pass 2: the cold->hot table (ARTIFACT-NOTES 3.7)                     */
+/* Pass 2: the cold->hot table (docs/ARTIFACT.md)                     */
 
 /* One plan of a spatial plan that holds front plans. */
 typedef struct {

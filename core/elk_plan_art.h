@@ -1,5 +1,5 @@
 /* The Elk artifact's own per-operator plan tables (paper profile switch
- * "plantables", ARTIFACT-NOTES sections 3.2-3.7), as an elk_plan_set.
+ * "plantables", docs/ARTIFACT.md), as an elk_plan_set.
  *
  * With the switch on, elk_plan_enumerate hands every operator to this unit,
  * which builds the plan set the artifact's TensorExpression builds: its
@@ -38,7 +38,7 @@ elk_status elk_plan_art_enumerate(const elk_chip *c, const elk_op *op, double sr
 double elk_plan_art_static_floor(const elk_menu *menus, int n);
 
 /* The artifact parser's cut of an operator that outgrows the chip
- * (ARTIFACT-NOTES 2.2 step 7): whole if it fits, else halved along its
+ * (docs/ARTIFACT.md): whole if it fits, else halved along its
  * largest dim until it fits, i.e. the fewest fitting pieces along the
  * largest dim (the first such dim).
  * Returns an index into opt[0..n) or -1 if none cuts that dim; the
@@ -46,7 +46,7 @@ double elk_plan_art_static_floor(const elk_menu *menus, int n);
 int elk_plan_art_pick_split(const elk_op *op, const elk_split *opt, int n);
 
 /* The temporal partitions, i.e. t[d][v] matrices, the artifact generates for
- * one spatial plan p of op (ARTIFACT-NOTES 3.3), in its enumeration order,
+ * one spatial plan p of op (docs/ARTIFACT.md), in its enumeration order,
  * with (sortbug 1) or without (0) the per-dim list sort. Writes at most max
  * matrices of ELK_MAX_DIMS x ELK_MAX_TENSORS ints into out (row d, column v)
  * and returns how many there are (possibly more than max), or -1 if p is not

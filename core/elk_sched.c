@@ -114,8 +114,7 @@ static int initial_cold(const elk_sctx *x, int i, int entry)
     return e->eopt[x->price];
 }
 
-/* The artifact's baseline_cold_hot (paper profile "mincold"; ARTIFACT-NOTES
- * 4.7): Basic's and Static's distributed variant takes the operator's least
+/* The artifact's baseline_cold_hot (paper profile "mincold"; docs/ARTIFACT.md): Basic's and Static's distributed variant takes the operator's least
  * preload size exactly and the fastest plan with that layout that fits the
  * budget; the replicated variant the largest preload size any fitting plan
  * has. Ours otherwise take the fastest fitting plan and its own least (or
@@ -920,7 +919,7 @@ static double router_deadline(const elk_sctx *x, int i, double next)
 /* Basic preloads only up to the next operator that has HBM data: the
  * candidate position just past it. Op i itself, where the artifact's last
  * parts of it read such data (unf_cold 2), ends before the next preload:
- * there only those parts overlap it (ARTIFACT-NOTES 4.7). */
+ * there only those parts overlap it (docs/ARTIFACT.md). */
 static int basic_target_of(const elk_sctx *x, int i, int qmin)
 {
     int unf = (x->pr->chip.profile >> ELK_PSW_UNFUSED) & 1u;

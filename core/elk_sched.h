@@ -1,4 +1,4 @@
-/* Scheduling policies (METHOD.md section 4) and their analytic timing.
+/* Scheduling policies (the paper's section 4) and their analytic timing.
  *
  * An elk_problem is one design point made ready to schedule: chip, model,
  * graph and one timed menu per distinct operator shape. elk_schedule_run
@@ -53,7 +53,7 @@ typedef enum { ELK_ALLOC_PAPER, ELK_ALLOC_ARTIFACT } elk_alloc_mode;
 
 typedef struct elk_schedule elk_schedule;
 
-/* Policy knobs with defaults from METHOD.md section 4. */
+/* Policy knobs with defaults from the paper's section 4. */
 typedef struct {
     int max_disp;          /* Elk-Full: displacement bound, in layer groups (4) */
     double heavy_factor;   /* Elk-Full: HBM-heavy threshold, x average op bytes (1.0) */

@@ -212,7 +212,7 @@ static elk_status settle(const elk_problem *pr, const elk_sched_opts *o, elk_pol
 }
 
 /* Most preload orders Elk-Full schedules: the paper searches 720 for
- * Llama2-70B (PAPER-NOTES); graphs whose cut operators make many heavy
+ * Llama2-70B (the paper); graphs whose cut operators make many heavy
  * groups per layer would otherwise enumerate thousands. */
 #define ELK_FULL_MAX_ORDERS 720
 /* Most finalists whose screen scores full_search keeps to abandon screening

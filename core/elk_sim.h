@@ -1,5 +1,5 @@
 /* The discrete-event simulator: replays a schedule on the chip's network
- * (METHOD.md sections 4 and 5, docs/SIMULATOR.md).
+ * (the paper's sections 4 and 5, docs/SIMULATOR.md).
  *
  * The planner (elk_sched) estimates each operator's times in closed form;
  * the simulator executes the same decisions - the chosen plans, preload
@@ -7,7 +7,7 @@
  * NoC's links, shared by every concurrent transfer under max-min fairness
  * (elk_flow), and reports what the schedule really achieves.
  *
- * Rules replayed (METHOD.md section 4):
+ * Rules replayed (the paper's section 4):
  * - execution in program order, one operator at a time on all cores; an
  *   operator executes once its preload has arrived, first its data
  *   distribution, then compute, ring shifts, syncs, the reduce-scatter of

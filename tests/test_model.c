@@ -16,7 +16,7 @@ static void load(const char *name, elk_model *m)
     ck_assert_msg(st == ELK_OK, "%s: %s", name, err.msg);
 }
 
-/* Published sizes (METHOD.md section 2 and the model cards); 2% covers the
+/* Published sizes (docs/PRESETS.md and the model cards); 2% covers the
  * rounding of the published figure, not modelling slack. */
 static const struct {
     const char *model;

@@ -43,7 +43,7 @@ static long points_of(const char *rel)
     return n;
 }
 
-/* The grids of METHOD.md section 6 / ARTIFACT-NOTES section 6. */
+/* The grids of the paper's section 6 and docs/ARTIFACT.md. */
 START_TEST(paper_sweeps_load)
 {
     ck_assert_int_eq(points_of("sweeps/fig17.cfg"), 24);
