@@ -1449,11 +1449,11 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, regress_full_never_slower_than_its_candidates, 0,
                         (int)(sizeof full_points / sizeof full_points[0]));
     tcase_add_test(tc, regress_ideal_monotone_in_resources);
-    tcase_add_loop_test(tc, regress_ideal_monotone_through_cuts, 0, (int)(sizeof ideal_pairs / sizeof ideal_pairs[0]));
-    tcase_add_loop_test(tc, regress_full_monotone_through_cuts, 0, (int)(sizeof full_pairs / sizeof full_pairs[0]));
+    tcase_add_loop_test(tc, regress_ideal_monotone_through_cuts, 0, elk_test_rows((int)(sizeof ideal_pairs / sizeof ideal_pairs[0])));
+    tcase_add_loop_test(tc, regress_full_monotone_through_cuts, 0, elk_test_rows((int)(sizeof full_pairs / sizeof full_pairs[0])));
     tcase_add_test(tc, grid_pairs_per_run);
     tcase_add_test(tc, regress_cut_tail_near_ideal);
-    tcase_add_loop_test(tc, regress_estimate_near_simulation, 0, (int)(sizeof sim_points / sizeof sim_points[0]));
+    tcase_add_loop_test(tc, regress_estimate_near_simulation, 0, elk_test_rows((int)(sizeof sim_points / sizeof sim_points[0])));
     tcase_add_loop_test(tc, regress_port_pauses_only_compute, 0, (int)(sizeof stall_points / sizeof stall_points[0]));
     tcase_add_loop_test(tc, regress_more_links_never_slower, 0, (int)(sizeof topo_pairs / sizeof topo_pairs[0]));
     tcase_add_test(tc, regress_far_preload_is_held);
