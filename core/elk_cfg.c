@@ -476,3 +476,47 @@ elk_status elk_cfg_peek_kind(const char *path, char *kind, size_t n, elk_error *
     config_destroy(&cfg);
     return st;
 }
+
+/* ------------------------------------------------------------------ */
+/* Small helpers for loaders that walk a group themselves (sweeps, point */
+/* files)                                                               */
+
+const char *elk_cfg_type_name(int t)
+{
+    switch (t) {
+    case CONFIG_TYPE_GROUP: return "a group { ... }";
+    case CONFIG_TYPE_INT:
+    case CONFIG_TYPE_INT64: return "an integer";
+    case CONFIG_TYPE_FLOAT: return "a number";
+    case CONFIG_TYPE_STRING: return "a string";
+    case CONFIG_TYPE_BOOL: return "true or false";
+    case CONFIG_TYPE_ARRAY: return "an array [ ... ]";
+    case CONFIG_TYPE_LIST: return "a list ( ... )";
+    default: return "something else";
+    }
+}
+
+int elk_cfg_is_num(const config_setting_t *s)
+{
+    int t = config_setting_type(s);
+    return t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64 || t == CONFIG_TYPE_FLOAT;
+}
+
+double elk_cfg_num(const config_setting_t *s)
+{
+    switch (config_setting_type(s)) {
+    case CONFIG_TYPE_INT: return config_setting_get_int(s);
+    case CONFIG_TYPE_INT64: return (double)config_setting_get_int64(s);
+    default: return config_setting_get_float(s);
+    }
+}
+
+elk_status elk_cfg_expect(const char *file, elk_error *err, const config_setting_t *s, const char *path, int t1, int t2,
+                          const char *what)
+{
+    int t = config_setting_type(s);
+    if (t == t1 || t == t2) return ELK_OK;
+    return elk_fail(err, ELK_EFIELD, "%s:%d: field '%s': expected %s, found %s", file, config_setting_source_line(s), path,
+                    what, elk_cfg_type_name(t));
+}
+

@@ -74,4 +74,14 @@ int elk_cfg_line(const config_setting_t *root, const char *path);
 elk_status elk_cfg_peek_kind(const char *path, char *kind, size_t n,
                              elk_error *err);
 
+/* For loaders that walk a group themselves (a sweep, a point file): a
+ * setting type in words ("an integer", "a group { ... }"), whether a setting
+ * is a number and its value, and a type check whose error names file:line
+ * and the path. */
+const char *elk_cfg_type_name(int type);
+int elk_cfg_is_num(const config_setting_t *s);
+double elk_cfg_num(const config_setting_t *s);
+elk_status elk_cfg_expect(const char *file, elk_error *err, const config_setting_t *s, const char *path, int t1, int t2,
+                          const char *what);
+
 #endif

@@ -13,7 +13,6 @@
 
 #include "elk_cfg.h"
 #include "elk_file.h"
-#include "elk_sweep.h"
 
 #ifndef ELK_DEFAULT_DATADIR
 #define ELK_DEFAULT_DATADIR "."
@@ -385,6 +384,151 @@ elk_status elk_point_save(const char *path, const elk_point *p, const elk_chip *
     return elk_file_commit(&f, err);
 }
 
+/* ------------------------------------------------------------------ */
+/* Knob values from a libconfig group (a point file's point, a sweep's   */
+/* base and axes), each error naming file:line and the field             */
+
+typedef struct {
+    const char *file;
+    elk_error *err;
+} ctx_t;
+
+static int line_of(const config_setting_t *s) { return config_setting_source_line(s); }
+
+static void fmt_g(char *b, size_t n, double v)
+{
+    if (v == floor(v) && fabs(v) < 1e15) snprintf(b, n, "%.0f", v);
+    else snprintf(b, n, "%g", v);
+}
+
+/* Check a numeric value for a knob; message names file:line and the path. */
+static elk_status check_knob_num(ctx_t *c, int line, const char *path, elk_knob k, double v)
+{
+    const elk_knob_info *ki = &elk_knobs[k];
+    if (!(v >= ki->min && v <= ki->max)) {
+        char a[32], lo[32], hi[32];
+        fmt_g(a, sizeof a, v);
+        fmt_g(lo, sizeof lo, ki->min);
+        fmt_g(hi, sizeof hi, ki->max);
+        return elk_fail(c->err, ELK_ERANGE, "%s:%d: field '%s': value %s out of range for %s (allowed %s .. %s%s%s)",
+                        c->file, line, path, a, ki->name, lo, hi, *ki->unit ? " " : "", ki->unit);
+    }
+    if (ki->is_int == 1 && v != floor(v))
+        return elk_fail(c->err, ELK_ERANGE, "%s:%d: field '%s': %s takes an integer, not %g", c->file, line, path,
+                        ki->name, v);
+    return ELK_OK;
+}
+
+/* Apply a word value (model, chip, topology, workload) with a located error;
+ * presets must exist and load. *model, if not NULL, gets the model preset
+ * loaded for the model knob (untouched for the others). */
+static elk_status set_word(ctx_t *c, int line, const char *path, elk_point *p, elk_knob k, const char *v,
+                           elk_model *model)
+{
+    elk_error e;
+    if (elk_point_set(p, k, v, &e) != ELK_OK)
+        return elk_fail(c->err, ELK_ERANGE, "%s:%d: field '%s': %s", c->file, line, path, e.msg);
+    if (k == ELK_KNOB_MODEL || k == ELK_KNOB_CHIP) {
+        const char *fp = k == ELK_KNOB_MODEL ? p->model_path : p->chip_path;
+        /* stat, not fopen: opening a FIFO blocks until a writer comes;
+         * the loader's own check refuses what is not a regular file */
+        struct stat sb;
+        if (stat(fp, &sb) != 0)
+            return elk_fail(c->err, ELK_EIO, "%s:%d: field '%s': %s preset \"%s\" not found (looked for %s)", c->file,
+                            line, path, elk_knobs[k].name, v, fp);
+        elk_status st;
+        if (k == ELK_KNOB_MODEL) {
+            elk_model m;
+            st = elk_model_load(fp, &m, &e);
+            if (st == ELK_OK && model) *model = m;
+        } else {
+            elk_chip ch;
+            st = elk_chip_load(fp, &ch, &e);
+        }
+        if (st != ELK_OK)
+            return elk_fail(c->err, st, "%s:%d: field '%s': %s preset \"%s\" is invalid: %s", c->file, line, path,
+                            elk_knobs[k].name, v, e.msg);
+    }
+    return ELK_OK;
+}
+
+/* base = { knob = value; ... } applied onto p. */
+static elk_status parse_base(ctx_t *c, const config_setting_t *g, const char *prefix, elk_point *p)
+{
+    ELK_TRY(elk_cfg_expect(c->file, c->err, g, prefix, CONFIG_TYPE_GROUP, CONFIG_TYPE_GROUP, "a group { knob = value; ... }"));
+    int n = config_setting_length(g);
+    int seen_hbm = 0, seen_hbmpc = 0, seen_noc = 0, seen_nocs = 0, layers_line = 0;
+    elk_model model; /* the base's own model preset, if it names one */
+    model.layers = 0;
+    for (int i = 0; i < n; i++) {
+        const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
+        const char *name = config_setting_name(s);
+        char path[256];
+        snprintf(path, sizeof path, "%s.%s", prefix, name);
+        int k = elk_knob_find(name);
+        if (k < 0) {
+            return elk_fail(c->err, ELK_EUNKNOWN, "%s:%d: unknown knob '%s' in '%s' (knobs: %s%s)", c->file,
+                            line_of(s), name, prefix, "hbm-tbps, noc-tbps, noc-scale, link-gbps, cores, topology, ",
+                            "sram-kib, compute-scale, hbm-controllers, hbm-broadcast, hbm-gbps-per-core, batch, seq, "
+                            "layers, model, chip, workload, profile");
+        }
+        const elk_knob_info *ki = &elk_knobs[k];
+        if (ki->is_int == 2) {
+            ELK_TRY(elk_cfg_expect(c->file, c->err, s, path, CONFIG_TYPE_STRING, CONFIG_TYPE_STRING, "a string"));
+            ELK_TRY(set_word(c, line_of(s), path, p, (elk_knob)k, config_setting_get_string(s), &model));
+            continue;
+        }
+        double v;
+        if (k == ELK_KNOB_HBM_BROADCAST && config_setting_type(s) == CONFIG_TYPE_BOOL) {
+            v = config_setting_get_bool(s);
+        } else {
+            if (!elk_cfg_is_num(s))
+                return elk_fail(c->err, ELK_EFIELD, "%s:%d: field '%s': expected a number%s%s, found %s", c->file,
+                                line_of(s), path, *ki->unit ? " in " : "", ki->unit, elk_cfg_type_name(config_setting_type(s)));
+            v = elk_cfg_num(s);
+        }
+        ELK_TRY(check_knob_num(c, line_of(s), path, (elk_knob)k, v));
+        elk_error e;
+        if (elk_point_set_num(p, (elk_knob)k, v, &e) != ELK_OK)
+            return elk_fail(c->err, ELK_ERANGE, "%s:%d: field '%s': %s", c->file, line_of(s), path, e.msg);
+        if (k == ELK_KNOB_LAYERS) layers_line = line_of(s);
+        seen_hbm |= k == ELK_KNOB_HBM_TBPS;
+        seen_hbmpc |= k == ELK_KNOB_HBM_GBPS_PER_CORE;
+        seen_noc |= k == ELK_KNOB_NOC_TBPS;
+        seen_nocs |= k == ELK_KNOB_NOC_SCALE;
+        if ((seen_hbm && seen_hbmpc) || (seen_noc && seen_nocs))
+            return elk_fail(c->err, ELK_EFIELD, "%s:%d: field '%s': set only one of %s", c->file, line_of(s), path,
+                            seen_hbm && seen_hbmpc ? "hbm-tbps and hbm-gbps-per-core" : "noc-tbps and noc-scale");
+    }
+    /* layers beyond the model's own count: every run of the point would
+     * fail, without this file's line */
+    if (layers_line && model.layers && p->layers > model.layers)
+        return elk_fail(c->err, ELK_ERANGE, "%s:%d: field '%s.layers': %d out of range (1 .. %d for %s)", c->file,
+                        layers_line, prefix, p->layers, model.layers, model.name);
+    return ELK_OK;
+}
+
+
+elk_status elk_point_check_num(const char *file, elk_error *err, int line, const char *path, elk_knob k, double v)
+{
+    ctx_t c = {file, err};
+    return check_knob_num(&c, line, path, k, v);
+}
+
+elk_status elk_point_set_word(const char *file, elk_error *err, int line, const char *path, elk_point *p, elk_knob k,
+                              const char *v, elk_model *model)
+{
+    ctx_t c = {file, err};
+    return set_word(&c, line, path, p, k, v, model);
+}
+
+elk_status elk_point_apply_cfg(const char *file, elk_error *err, const config_setting_t *g, const char *prefix,
+                               elk_point *p)
+{
+    ctx_t c = {file, err};
+    return parse_base(&c, g, prefix, p);
+}
+
 elk_status elk_point_load(const char *path, elk_point *p, elk_error *err)
 {
     config_t cfg;
@@ -400,7 +544,7 @@ elk_status elk_point_load(const char *path, elk_point *p, elk_error *err)
     }
     if (st == ELK_OK && !root) st = elk_fail(err, ELK_EMISSING, "%s:1: missing required group 'point = { ... };'", path);
     elk_point q = *p;
-    if (st == ELK_OK) st = elk_sweep_apply_base(root, path, "point", &q, err);
+    if (st == ELK_OK) st = elk_point_apply_cfg(path, err, root, "point", &q);
     if (st == ELK_OK) {
         /* the knobs together must make a machine (SRAM above the reserve,
          * a mesh that fits the cores, ...) */

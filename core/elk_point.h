@@ -118,4 +118,18 @@ const char *elk_datadir(void);
  * DATADIR/presets/<kind>s/<name>.cfg. */
 void elk_preset_path(const char *kind, const char *arg, char *out, size_t n);
 
+/* Knob values from a libconfig group, each error naming file:line and the
+ * field's path: a number checked against its knob's range (and integer
+ * knobs against fractions); a word (model, chip, topology, workload,
+ * profile) applied to p, presets found and loaded (*model, if not NULL,
+ * gets the model preset a model knob names); and a whole group ({
+ * hbm-tbps = 8.0; model = "tiny"; ... }, the flag names) applied to p: a
+ * point file's point, a sweep's base. */
+struct config_setting_t;
+elk_status elk_point_check_num(const char *file, elk_error *err, int line, const char *path, elk_knob k, double v);
+elk_status elk_point_set_word(const char *file, elk_error *err, int line, const char *path, elk_point *p, elk_knob k,
+                              const char *v, elk_model *model);
+elk_status elk_point_apply_cfg(const char *file, elk_error *err, const struct config_setting_t *g, const char *prefix,
+                               elk_point *p);
+
 #endif

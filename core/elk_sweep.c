@@ -60,21 +60,6 @@ typedef struct {
     elk_error *err;
 } ctx_t;
 
-static const char *type_name(int t)
-{
-    switch (t) {
-    case CONFIG_TYPE_GROUP: return "a group { ... }";
-    case CONFIG_TYPE_INT:
-    case CONFIG_TYPE_INT64: return "an integer";
-    case CONFIG_TYPE_FLOAT: return "a number";
-    case CONFIG_TYPE_STRING: return "a string";
-    case CONFIG_TYPE_BOOL: return "true or false";
-    case CONFIG_TYPE_ARRAY: return "an array [ ... ]";
-    case CONFIG_TYPE_LIST: return "a list ( ... )";
-    default: return "something else";
-    }
-}
-
 static int line_of(const config_setting_t *s) { return config_setting_source_line(s); }
 
 static elk_status unknown(ctx_t *c, const config_setting_t *s, const char *path, const char *const *known)
@@ -87,149 +72,6 @@ static elk_status unknown(ctx_t *c, const config_setting_t *s, const char *path,
         l += (size_t)w;
     }
     return elk_fail(c->err, ELK_EUNKNOWN, "%s:%d: unknown field '%s' (known fields: %s)", c->file, line_of(s), path, k);
-}
-
-static elk_status expect_type(ctx_t *c, const config_setting_t *s, const char *path, int t1, int t2, const char *what)
-{
-    int t = config_setting_type(s);
-    if (t == t1 || t == t2) return ELK_OK;
-    return elk_fail(c->err, ELK_EFIELD, "%s:%d: field '%s': expected %s, found %s", c->file, line_of(s), path, what,
-                    type_name(t));
-}
-
-static int is_num(const config_setting_t *s)
-{
-    int t = config_setting_type(s);
-    return t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64 || t == CONFIG_TYPE_FLOAT;
-}
-
-static double num_of(const config_setting_t *s)
-{
-    switch (config_setting_type(s)) {
-    case CONFIG_TYPE_INT: return config_setting_get_int(s);
-    case CONFIG_TYPE_INT64: return (double)config_setting_get_int64(s);
-    default: return config_setting_get_float(s);
-    }
-}
-
-static void fmt_g(char *b, size_t n, double v)
-{
-    if (v == floor(v) && fabs(v) < 1e15) snprintf(b, n, "%.0f", v);
-    else snprintf(b, n, "%g", v);
-}
-
-/* Check a numeric value for a knob; message names file:line and the path. */
-static elk_status check_knob_num(ctx_t *c, int line, const char *path, elk_knob k, double v)
-{
-    const elk_knob_info *ki = &elk_knobs[k];
-    if (!(v >= ki->min && v <= ki->max)) {
-        char a[32], lo[32], hi[32];
-        fmt_g(a, sizeof a, v);
-        fmt_g(lo, sizeof lo, ki->min);
-        fmt_g(hi, sizeof hi, ki->max);
-        return elk_fail(c->err, ELK_ERANGE, "%s:%d: field '%s': value %s out of range for %s (allowed %s .. %s%s%s)",
-                        c->file, line, path, a, ki->name, lo, hi, *ki->unit ? " " : "", ki->unit);
-    }
-    if (ki->is_int == 1 && v != floor(v))
-        return elk_fail(c->err, ELK_ERANGE, "%s:%d: field '%s': %s takes an integer, not %g", c->file, line, path,
-                        ki->name, v);
-    return ELK_OK;
-}
-
-/* Apply a word value (model, chip, topology, workload) with a located error;
- * presets must exist and load. *model, if not NULL, gets the model preset
- * loaded for the model knob (untouched for the others). */
-static elk_status set_word(ctx_t *c, int line, const char *path, elk_point *p, elk_knob k, const char *v,
-                           elk_model *model)
-{
-    elk_error e;
-    if (elk_point_set(p, k, v, &e) != ELK_OK)
-        return elk_fail(c->err, ELK_ERANGE, "%s:%d: field '%s': %s", c->file, line, path, e.msg);
-    if (k == ELK_KNOB_MODEL || k == ELK_KNOB_CHIP) {
-        const char *fp = k == ELK_KNOB_MODEL ? p->model_path : p->chip_path;
-        /* stat, not fopen: opening a FIFO blocks until a writer comes;
-         * the loader's own check refuses what is not a regular file */
-        struct stat sb;
-        if (stat(fp, &sb) != 0)
-            return elk_fail(c->err, ELK_EIO, "%s:%d: field '%s': %s preset \"%s\" not found (looked for %s)", c->file,
-                            line, path, elk_knobs[k].name, v, fp);
-        elk_status st;
-        if (k == ELK_KNOB_MODEL) {
-            elk_model m;
-            st = elk_model_load(fp, &m, &e);
-            if (st == ELK_OK && model) *model = m;
-        } else {
-            elk_chip ch;
-            st = elk_chip_load(fp, &ch, &e);
-        }
-        if (st != ELK_OK)
-            return elk_fail(c->err, st, "%s:%d: field '%s': %s preset \"%s\" is invalid: %s", c->file, line, path,
-                            elk_knobs[k].name, v, e.msg);
-    }
-    return ELK_OK;
-}
-
-/* base = { knob = value; ... } applied onto p. */
-static elk_status parse_base(ctx_t *c, const config_setting_t *g, const char *prefix, elk_point *p)
-{
-    ELK_TRY(expect_type(c, g, prefix, CONFIG_TYPE_GROUP, CONFIG_TYPE_GROUP, "a group { knob = value; ... }"));
-    int n = config_setting_length(g);
-    int seen_hbm = 0, seen_hbmpc = 0, seen_noc = 0, seen_nocs = 0, layers_line = 0;
-    elk_model model; /* the base's own model preset, if it names one */
-    model.layers = 0;
-    for (int i = 0; i < n; i++) {
-        const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
-        const char *name = config_setting_name(s);
-        char path[256];
-        snprintf(path, sizeof path, "%s.%s", prefix, name);
-        int k = elk_knob_find(name);
-        if (k < 0) {
-            return elk_fail(c->err, ELK_EUNKNOWN, "%s:%d: unknown knob '%s' in '%s' (knobs: %s%s)", c->file,
-                            line_of(s), name, prefix, "hbm-tbps, noc-tbps, noc-scale, link-gbps, cores, topology, ",
-                            "sram-kib, compute-scale, hbm-controllers, hbm-broadcast, hbm-gbps-per-core, batch, seq, "
-                            "layers, model, chip, workload, profile");
-        }
-        const elk_knob_info *ki = &elk_knobs[k];
-        if (ki->is_int == 2) {
-            ELK_TRY(expect_type(c, s, path, CONFIG_TYPE_STRING, CONFIG_TYPE_STRING, "a string"));
-            ELK_TRY(set_word(c, line_of(s), path, p, (elk_knob)k, config_setting_get_string(s), &model));
-            continue;
-        }
-        double v;
-        if (k == ELK_KNOB_HBM_BROADCAST && config_setting_type(s) == CONFIG_TYPE_BOOL) {
-            v = config_setting_get_bool(s);
-        } else {
-            if (!is_num(s))
-                return elk_fail(c->err, ELK_EFIELD, "%s:%d: field '%s': expected a number%s%s, found %s", c->file,
-                                line_of(s), path, *ki->unit ? " in " : "", ki->unit, type_name(config_setting_type(s)));
-            v = num_of(s);
-        }
-        ELK_TRY(check_knob_num(c, line_of(s), path, (elk_knob)k, v));
-        elk_error e;
-        if (elk_point_set_num(p, (elk_knob)k, v, &e) != ELK_OK)
-            return elk_fail(c->err, ELK_ERANGE, "%s:%d: field '%s': %s", c->file, line_of(s), path, e.msg);
-        if (k == ELK_KNOB_LAYERS) layers_line = line_of(s);
-        seen_hbm |= k == ELK_KNOB_HBM_TBPS;
-        seen_hbmpc |= k == ELK_KNOB_HBM_GBPS_PER_CORE;
-        seen_noc |= k == ELK_KNOB_NOC_TBPS;
-        seen_nocs |= k == ELK_KNOB_NOC_SCALE;
-        if ((seen_hbm && seen_hbmpc) || (seen_noc && seen_nocs))
-            return elk_fail(c->err, ELK_EFIELD, "%s:%d: field '%s': set only one of %s", c->file, line_of(s), path,
-                            seen_hbm && seen_hbmpc ? "hbm-tbps and hbm-gbps-per-core" : "noc-tbps and noc-scale");
-    }
-    /* layers beyond the model's own count: every run of the point would
-     * fail, without this file's line */
-    if (layers_line && model.layers && p->layers > model.layers)
-        return elk_fail(c->err, ELK_ERANGE, "%s:%d: field '%s.layers': %d out of range (1 .. %d for %s)", c->file,
-                        layers_line, prefix, p->layers, model.layers, model.name);
-    return ELK_OK;
-}
-
-elk_status elk_sweep_apply_base(const config_setting_t *g, const char *file, const char *prefix, elk_point *p,
-                                elk_error *err)
-{
-    ctx_t c = {file, err};
-    return parse_base(&c, g, prefix, p);
 }
 
 static void axis_free(elk_sweep_axis *a)
@@ -265,14 +107,14 @@ static elk_status parse_axis_range(ctx_t *c, const char *prefix, elk_sweep_axis 
         if (!r[i])
             return elk_fail(c->err, ELK_EMISSING, "%s:%d: missing required field '%s' (a number)", c->file,
                             a->line, path);
-        if (!is_num(r[i]))
+        if (!elk_cfg_is_num(r[i]))
             return elk_fail(c->err, ELK_EFIELD, "%s:%d: field '%s': expected a number, found %s", c->file,
-                            line_of(r[i]), path, type_name(config_setting_type(r[i])));
-        rv[i] = num_of(r[i]);
+                            line_of(r[i]), path, elk_cfg_type_name(config_setting_type(r[i])));
+        rv[i] = elk_cfg_num(r[i]);
         if (!isfinite(rv[i])) /* 1e309 reads as inf */
             return elk_fail(c->err, ELK_ERANGE, "%s:%d: field '%s': expected a finite number, found %g", c->file,
                             line_of(r[i]), path, rv[i]);
-        if (i < 2) ELK_TRY(check_knob_num(c, line_of(r[i]), path, a->knob, rv[i]));
+        if (i < 2) ELK_TRY(elk_point_check_num(c->file, c->err, line_of(r[i]), path, a->knob, rv[i]));
     }
     snprintf(path, sizeof path, "%s.step", prefix);
     if (!(rv[2] > 0))
@@ -297,7 +139,7 @@ static elk_status parse_axis_range(ctx_t *c, const char *prefix, elk_sweep_axis 
         snprintf(dec, sizeof dec, "%.12g", v);
         v = strtod(dec, NULL);
         a->num[i] = v;
-        ELK_TRY(check_knob_num(c, line_of(from), prefix, a->knob, v));
+        ELK_TRY(elk_point_check_num(c->file, c->err, line_of(from), prefix, a->knob, v));
     }
     return ELK_OK;
 }
@@ -312,7 +154,7 @@ static elk_status parse_axis_values(ctx_t *c, const char *prefix, elk_sweep_axis
     int t = config_setting_type(values);
     if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST)
         return elk_fail(c->err, ELK_EFIELD, "%s:%d: field '%s': expected an array [ ... ], found %s", c->file,
-                        line_of(values), path, type_name(t));
+                        line_of(values), path, elk_cfg_type_name(t));
     a->n = config_setting_length(values);
     if (a->n == 0)
         return elk_fail(c->err, ELK_EFIELD, "%s:%d: field '%s': empty; give at least one value", c->file,
@@ -328,22 +170,22 @@ static elk_status parse_axis_values(ctx_t *c, const char *prefix, elk_sweep_axis
         if (ki->is_int == 2) {
             if (config_setting_type(v) != CONFIG_TYPE_STRING)
                 return elk_fail(c->err, ELK_EFIELD, "%s:%d: field '%s': %s takes words (strings), found %s", c->file,
-                                line, ep, ki->name, type_name(config_setting_type(v)));
+                                line, ep, ki->name, elk_cfg_type_name(config_setting_type(v)));
             elk_point scratch;
             elk_point_defaults(&scratch);
-            ELK_TRY(set_word(c, line, ep, &scratch, a->knob, config_setting_get_string(v), NULL));
+            ELK_TRY(elk_point_set_word(c->file, c->err, line, ep, &scratch, a->knob, config_setting_get_string(v), NULL));
             a->word[i] = strdup(config_setting_get_string(v));
             if (!a->word[i]) return elk_fail(c->err, ELK_ENOMEM, "out of memory");
         } else {
             double x;
             if (a->knob == ELK_KNOB_HBM_BROADCAST && config_setting_type(v) == CONFIG_TYPE_BOOL)
                 x = config_setting_get_bool(v);
-            else if (is_num(v))
-                x = num_of(v);
+            else if (elk_cfg_is_num(v))
+                x = elk_cfg_num(v);
             else
                 return elk_fail(c->err, ELK_EFIELD, "%s:%d: field '%s': expected a number%s%s, found %s", c->file,
-                                line, ep, *ki->unit ? " in " : "", ki->unit, type_name(config_setting_type(v)));
-            ELK_TRY(check_knob_num(c, line, ep, a->knob, x));
+                                line, ep, *ki->unit ? " in " : "", ki->unit, elk_cfg_type_name(config_setting_type(v)));
+            ELK_TRY(elk_point_check_num(c->file, c->err, line, ep, a->knob, x));
             a->num[i] = x;
         }
     }
@@ -354,7 +196,7 @@ static elk_status parse_axis_values(ctx_t *c, const char *prefix, elk_sweep_axis
 static elk_status parse_axis(ctx_t *c, const config_setting_t *g, const char *prefix, elk_sweep_axis *a)
 {
     static const char *const known[] = {"knob", "values", "from", "to", "step", NULL};
-    ELK_TRY(expect_type(c, g, prefix, CONFIG_TYPE_GROUP, CONFIG_TYPE_GROUP,
+    ELK_TRY(elk_cfg_expect(c->file, c->err, g, prefix, CONFIG_TYPE_GROUP, CONFIG_TYPE_GROUP,
                         "a group { knob = \"...\"; values = [...]; }"));
     memset(a, 0, sizeof *a);
     a->line = line_of(g);
@@ -377,7 +219,7 @@ static elk_status parse_axis(ctx_t *c, const config_setting_t *g, const char *pr
         return elk_fail(c->err, ELK_EMISSING, "%s:%d: missing required field '%s.knob' (a string)", c->file, a->line,
                         prefix);
     snprintf(path, sizeof path, "%s.knob", prefix);
-    ELK_TRY(expect_type(c, knob, path, CONFIG_TYPE_STRING, CONFIG_TYPE_STRING, "a string"));
+    ELK_TRY(elk_cfg_expect(c->file, c->err, knob, path, CONFIG_TYPE_STRING, CONFIG_TYPE_STRING, "a string"));
     int k = elk_knob_find(config_setting_get_string(knob));
     if (k < 0)
         return elk_fail(c->err, ELK_ERANGE,
@@ -401,7 +243,7 @@ static elk_status parse_axis(ctx_t *c, const config_setting_t *g, const char *pr
 
 static elk_status parse_axes(ctx_t *c, const config_setting_t *l, const char *prefix, elk_sweep_block *b)
 {
-    ELK_TRY(expect_type(c, l, prefix, CONFIG_TYPE_LIST, CONFIG_TYPE_LIST, "a list ( { knob = ...; }, ... )"));
+    ELK_TRY(elk_cfg_expect(c->file, c->err, l, prefix, CONFIG_TYPE_LIST, CONFIG_TYPE_LIST, "a list ( { knob = ...; }, ... )"));
     int n = config_setting_length(l);
     if (n > ELK_SWEEP_MAX_AXES)
         return elk_fail(c->err, ELK_ERANGE, "%s:%d: field '%s': %d axes, at most %d", c->file, line_of(l), prefix, n,
@@ -444,7 +286,7 @@ static elk_status block_count(ctx_t *c, elk_sweep_block *b, const char *prefix)
 
 static elk_status parse_mode(ctx_t *c, const config_setting_t *s, const char *path, int *zip)
 {
-    ELK_TRY(expect_type(c, s, path, CONFIG_TYPE_STRING, CONFIG_TYPE_STRING, "\"cross\" or \"zip\""));
+    ELK_TRY(elk_cfg_expect(c->file, c->err, s, path, CONFIG_TYPE_STRING, CONFIG_TYPE_STRING, "\"cross\" or \"zip\""));
     const char *v = config_setting_get_string(s);
     if (!strcmp(v, "cross")) *zip = 0;
     else if (!strcmp(v, "zip")) *zip = 1;
@@ -456,7 +298,7 @@ static elk_status parse_mode(ctx_t *c, const config_setting_t *s, const char *pa
 
 static elk_status get_string(ctx_t *c, const config_setting_t *s, const char *path, char *dst, size_t n)
 {
-    ELK_TRY(expect_type(c, s, path, CONFIG_TYPE_STRING, CONFIG_TYPE_STRING, "a string"));
+    ELK_TRY(elk_cfg_expect(c->file, c->err, s, path, CONFIG_TYPE_STRING, CONFIG_TYPE_STRING, "a string"));
     const char *v = config_setting_get_string(s);
     if (strlen(v) >= n)
         return elk_fail(c->err, ELK_ERANGE, "%s:%d: field '%s': longer than %zu characters", c->file, line_of(s), path,
@@ -481,7 +323,7 @@ static elk_status check_name(ctx_t *c, const config_setting_t *s, const char *pa
 static elk_status parse_part(ctx_t *c, const config_setting_t *g, const char *prefix, elk_sweep *s, int pi)
 {
     static const char *const known[] = {"name", "base", "axes", "mode", NULL};
-    ELK_TRY(expect_type(c, g, prefix, CONFIG_TYPE_GROUP, CONFIG_TYPE_GROUP, "a group { name = ...; axes = ...; }"));
+    ELK_TRY(elk_cfg_expect(c->file, c->err, g, prefix, CONFIG_TYPE_GROUP, CONFIG_TYPE_GROUP, "a group { name = ...; axes = ...; }"));
     elk_sweep_part *p = &s->part[pi];
     p->base = s->base;
     snprintf(p->name, sizeof p->name, "part%d", pi);
@@ -510,7 +352,7 @@ static elk_status parse_part(ctx_t *c, const config_setting_t *g, const char *pr
     }
     if (base) {
         snprintf(path, sizeof path, "%s.base", prefix);
-        ELK_TRY(parse_base(c, base, path, &p->base));
+        ELK_TRY(elk_point_apply_cfg(c->file, c->err, base, path, &p->base));
         for (int i = 0; i < config_setting_length(base); i++) {
             const config_setting_t *e = config_setting_get_elem(base, (unsigned)i);
             int k = elk_knob_find(config_setting_name(e));
@@ -770,7 +612,7 @@ static elk_status string_elem(ctx_t *c, const config_setting_t *arr, int i, cons
     *line = line_of(e) ? line_of(e) : line_of(arr);
     if (config_setting_type(e) != CONFIG_TYPE_STRING)
         return elk_fail(c->err, ELK_EFIELD, "%s:%d: field '%s': expected %s (string), found %s", c->file, *line, path,
-                        what, type_name(config_setting_type(e)));
+                        what, elk_cfg_type_name(config_setting_type(e)));
     *v = config_setting_get_string(e);
     return ELK_OK;
 }
@@ -780,13 +622,13 @@ static elk_status parse_policies(ctx_t *c, const config_setting_t *pols, elk_swe
 {
     s->policy_mask = (1u << ELK_POL_COUNT) - 1;
     if (!pols) return ELK_OK;
-    ELK_TRY(expect_type(c, pols, "sweep.policies", CONFIG_TYPE_ARRAY, CONFIG_TYPE_LIST,
+    ELK_TRY(elk_cfg_expect(c->file, c->err, pols, "sweep.policies", CONFIG_TYPE_ARRAY, CONFIG_TYPE_LIST,
                         "an array of policy names [\"basic\", ...]"));
     s->policy_mask = 0;
     int np = config_setting_length(pols);
     for (int i = 0; i < np; i++) {
         char path[64];
-        const char *name;
+        const char *name = NULL;
         int line;
         ELK_TRY(string_elem(c, pols, i, "sweep.policies", "a policy name", &name, &line, path, sizeof path));
         int p = elk_policy_find(name);
@@ -809,12 +651,12 @@ static elk_status parse_policies(ctx_t *c, const config_setting_t *pols, elk_swe
 static elk_status parse_outputs(ctx_t *c, const config_setting_t *outs, elk_sweep *s)
 {
     if (!outs) return ELK_OK;
-    ELK_TRY(expect_type(c, outs, "sweep.outputs", CONFIG_TYPE_ARRAY, CONFIG_TYPE_LIST,
+    ELK_TRY(elk_cfg_expect(c->file, c->err, outs, "sweep.outputs", CONFIG_TYPE_ARRAY, CONFIG_TYPE_LIST,
                         "an array of column names [\"noc_tbps\", ...]"));
     int no = config_setting_length(outs);
     for (int i = 0; i < no; i++) {
         char path[64];
-        const char *on;
+        const char *on = NULL;
         int line;
         ELK_TRY(string_elem(c, outs, i, "sweep.outputs", "a column name", &on, &line, path, sizeof path));
         int r = add_output(s, on);
@@ -843,7 +685,7 @@ static elk_status parse_outputs(ctx_t *c, const config_setting_t *outs, elk_swee
 static elk_status parse_parts(ctx_t *c, const config_setting_t *root, const config_setting_t *parts, elk_sweep *s)
 {
     if (parts) {
-        ELK_TRY(expect_type(c, parts, "sweep.parts", CONFIG_TYPE_LIST, CONFIG_TYPE_LIST, "a list ( { ... }, ... )"));
+        ELK_TRY(elk_cfg_expect(c->file, c->err, parts, "sweep.parts", CONFIG_TYPE_LIST, CONFIG_TYPE_LIST, "a list ( { ... }, ... )"));
         int np = config_setting_length(parts);
         if (np < 1 || np > ELK_SWEEP_MAX_PARTS)
             return elk_fail(c->err, ELK_ERANGE, "%s:%d: field 'sweep.parts': %d parts (allowed 1 .. %d)", c->file,
@@ -925,7 +767,7 @@ static elk_status load_root(ctx_t *c, const config_setting_t *root, elk_sweep *s
     ELK_TRY(get_string(c, name, "sweep.name", s->name, sizeof s->name));
     ELK_TRY(check_name(c, name, "sweep.name", s->name));
     if (desc) ELK_TRY(get_string(c, desc, "sweep.description", s->description, sizeof s->description));
-    if (base) ELK_TRY(parse_base(c, base, "sweep.base", &s->base));
+    if (base) ELK_TRY(elk_point_apply_cfg(c->file, c->err, base, "sweep.base", &s->base));
     if (mode) ELK_TRY(parse_mode(c, mode, "sweep.mode", &s->top.zip));
     if (axes) {
         ELK_TRY(parse_axes(c, axes, "sweep.axes", &s->top));
@@ -940,7 +782,7 @@ static elk_status load_root(ctx_t *c, const config_setting_t *root, elk_sweep *s
     ELK_TRY(parse_outputs(c, outs, s));
     s->fig.kind = -1;
     if (fig) {
-        ELK_TRY(expect_type(c, fig, "sweep.figure", CONFIG_TYPE_GROUP, CONFIG_TYPE_GROUP,
+        ELK_TRY(elk_cfg_expect(c->file, c->err, fig, "sweep.figure", CONFIG_TYPE_GROUP, CONFIG_TYPE_GROUP,
                             "a group { kind = \"lines\"; ... }"));
         ELK_TRY(elk_cfg_apply(fig, c->file, "sweep.figure", fig_schema, &s->fig, c->err));
     }

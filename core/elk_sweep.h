@@ -133,13 +133,6 @@ typedef struct {
  * value is range-checked and every point must resolve (its presets load and
  * its chip is valid). */
 elk_status elk_sweep_load(const char *path, elk_sweep *s, elk_error *err);
-/* Apply a group of knob settings ({ hbm-tbps = 8.0; model = "tiny"; ... },
- * the flag names) onto p: a sweep's base, and a point file's point group
- * (elk_point_load). Every error names file:line and the field under
- * prefix; presets must exist and load. g is a libconfig group. */
-struct config_setting_t;
-elk_status elk_sweep_apply_base(const struct config_setting_t *g, const char *file, const char *prefix, elk_point *p,
-                                elk_error *err);
 void elk_sweep_free(elk_sweep *s);
 /* Run the sweep pointwise (elk sweep --pointwise): Elk-Full's own schedule
  * at every point, without the carried columns; the id is recomputed. */
