@@ -5,6 +5,7 @@
 #include "elk_cli.h"
 #include "elk_cost.h"
 #include "elk_plan.h"
+#include "elk_plan_art.h"
 
 typedef struct {
     const elk_chip *c;
@@ -107,7 +108,7 @@ int elk_cmd_plans(int argc, char **argv)
     elk_plan_set set;
     /* --all wants every evaluated plan, so it enumerates exhaustively */
     elk_plan_opts po = {.all_cb = all ? all_cb : NULL, .ctx = &x, .coarse = coarse};
-    if (elk_plan_enumerate(&c, op, elk_chip_sram_bytes(&c), &set, &po, &err) != ELK_OK) {
+    if (elk_plan_art_set(&c, op, elk_chip_sram_bytes(&c), &set, &po, &err) != ELK_OK) {
         elk_cli_error("%s", err.msg);
         elk_graph_free(&g);
         return ELK_EXIT_FAIL;

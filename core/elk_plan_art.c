@@ -2069,3 +2069,19 @@ int elk_plan_art_pair(const elk_op *op, const int *p, const int *cold_tm, const 
     *syncs = 0;
     return compatible(&t, &P, &H, warm_bytes, syncs, &mmax);
 }
+
+elk_status elk_plan_art_set(const elk_chip *c, const elk_op *op, double sram_bytes, elk_plan_set *set,
+                            const elk_plan_opts *o, elk_error *err)
+{
+    if (!(c->profile & (1u << ELK_PSW_PLANTABLES))) return elk_plan_enumerate(c, op, sram_bytes, set, o, err);
+    static const elk_plan_opts defaults = {0};
+    if (!o) o = &defaults;
+    int coarse = o->coarse && !o->all_cb && !o->exhaustive;
+    elk_status st = elk_plan_art_enumerate(c, op, sram_bytes, set, o, err);
+    if (st == ELK_ENOPLAN && coarse) {
+        elk_plan_opts full = *o;
+        full.coarse = 0;
+        st = elk_plan_art_enumerate(c, op, sram_bytes, set, &full, err);
+    }
+    return st;
+}

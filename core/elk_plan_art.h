@@ -62,4 +62,10 @@ long elk_plan_art_temporal(const elk_op *op, int cores, const int *p, int sortbu
 int elk_plan_art_pair(const elk_op *op, const int *p, const int *cold_tm, const int *hot_tm, double *warm_bytes,
                       int *syncs);
 
+/* The plan set chip c's cost profile asks for: the artifact's tables under
+ * the paper profile's "plantables" (a coarse ask that finds none retried in
+ * full), else ours (elk_plan_enumerate). */
+elk_status elk_plan_art_set(const elk_chip *c, const elk_op *op, double sram_bytes, elk_plan_set *set,
+                            const elk_plan_opts *o, elk_error *err);
+
 #endif

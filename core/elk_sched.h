@@ -14,6 +14,7 @@
 #include "elk_graph.h"
 #include "elk_model.h"
 #include "elk_plan.h"
+#include "elk_plan_cache.h"
 #include "elk_point.h"
 #include "elk_status.h"
 

@@ -36,6 +36,7 @@ elk_cost      cost     elk_cost
 elk_fit       cost     elk_fit
 elk_plan      plan     elk_plan
 elk_plan_art  plan     elk_plan_art
+elk_plan_cache plan    elk_plan_cache
 elk_sched     sched    elk_sched elk_sched_int elk_sched_run elk_sched_exact elk_problem
 elk_bound     sched    elk_bound
 elk_retime    sched    elk_retime
@@ -54,8 +55,6 @@ ORDER="base machine model network cost plan sched sim explore plots views app"
 # Edges still to remove: "from-unit to-unit", one a line.
 KNOWN='
 network elk_cost
-elk_plan elk_plan_art
-elk_plan_art elk_plan
 '
 
 cd "$SRC" || exit 1

@@ -5,6 +5,8 @@
 
 #include "elk_cost.h"
 #include "elk_plan.h"
+#include "elk_plan_cache.h"
+#include "elk_plan_art.h"
 #include "elk_test.h"
 
 /* A 4-core all-to-all chip with the parametric cost model and round
@@ -108,9 +110,9 @@ static double red_fastest(const elk_chip *c, long m, elk_plan_cb cb)
     elk_plan_set set;
     elk_error err;
     elk_plan_opts all = {.all_cb = cb};
-    ck_assert_msg(elk_plan_enumerate(c, &op, elk_chip_sram_bytes(c), &set, &all, &err) == ELK_OK, "%s", err.msg);
+    ck_assert_msg(elk_plan_art_set(c, &op, elk_chip_sram_bytes(c), &set, &all, &err) == ELK_OK, "%s", err.msg);
     elk_plan_set_free(&set);
-    ck_assert(elk_plan_enumerate(c, &op, elk_chip_sram_bytes(c), &set, NULL, &err) == ELK_OK);
+    ck_assert(elk_plan_art_set(c, &op, elk_chip_sram_bytes(c), &set, NULL, &err) == ELK_OK);
     elk_menu mn;
     ck_assert(elk_menu_build(c, &op, &set, &mn, &err) == ELK_OK);
     double f = mn.e[mn.n - 1].exe;
@@ -180,7 +182,7 @@ START_TEST(scale_plan_by_hand)
     op_scale(&op);
     elk_plan_set set;
     elk_error err;
-    ck_assert_msg(elk_plan_enumerate(&c, &op, elk_chip_sram_bytes(&c), &set, NULL, &err) == ELK_OK, "%s", err.msg);
+    ck_assert_msg(elk_plan_art_set(&c, &op, elk_chip_sram_bytes(&c), &set, NULL, &err) == ELK_OK, "%s", err.msg);
     ck_assert_int_eq(set.nplans, 1);
     const elk_plan *p = &set.plans[0];
     ck_assert_int_eq(p->p[0], 4);
@@ -221,7 +223,7 @@ START_TEST(matmul_front_invariants)
     op_mm(&op);
     elk_plan_set set;
     elk_error err;
-    ck_assert(elk_plan_enumerate(&c, &op, elk_chip_sram_bytes(&c), &set, NULL, &err) == ELK_OK);
+    ck_assert(elk_plan_art_set(&c, &op, elk_chip_sram_bytes(&c), &set, NULL, &err) == ELK_OK);
     ck_assert_int_gt(set.nplans, 1);
     elk_menu m;
     ck_assert(elk_menu_build(&c, &op, &set, &m, &err) == ELK_OK);
@@ -462,7 +464,7 @@ START_TEST(sram_too_small_names_operator)
     op_scale(&op);
     elk_plan_set set;
     elk_error err;
-    elk_status st = elk_plan_enumerate(&c, &op, elk_chip_sram_bytes(&c), &set, NULL, &err);
+    elk_status st = elk_plan_art_set(&c, &op, elk_chip_sram_bytes(&c), &set, NULL, &err);
     ck_assert_int_eq(st, ELK_ENOPLAN);
     ck_assert_contains(err.msg, "scale");
     ck_assert_contains(err.msg, "1.0 KiB of usable SRAM");
@@ -521,8 +523,8 @@ static void check_same_set(const elk_chip *c, const elk_op *op)
     elk_plan_set a, b;
     elk_error err;
     elk_plan_opts ex = {.exhaustive = 1};
-    elk_status sa = elk_plan_enumerate(c, op, elk_chip_sram_bytes(c), &a, &ex, &err);
-    elk_status sb = elk_plan_enumerate(c, op, elk_chip_sram_bytes(c), &b, NULL, &err);
+    elk_status sa = elk_plan_art_set(c, op, elk_chip_sram_bytes(c), &a, &ex, &err);
+    elk_status sb = elk_plan_art_set(c, op, elk_chip_sram_bytes(c), &b, NULL, &err);
     ck_assert_int_eq(sa, sb);
     if (sa != ELK_OK) return;
     ck_assert_msg(a.nplans == b.nplans, "%s on %d cores: %d plans exhaustive, %d pruned", op->name, c->cores, a.nplans,
@@ -609,7 +611,7 @@ static elk_status menu_fastest(const elk_chip *c, const elk_chip *menu_chip, con
     elk_menu m;
     elk_error err;
     *exe = *hot = INFINITY;
-    elk_status st = elk_plan_enumerate(c, op, elk_chip_sram_bytes(c), &set, NULL, &err);
+    elk_status st = elk_plan_art_set(c, op, elk_chip_sram_bytes(c), &set, NULL, &err);
     if (st != ELK_OK) return st;
     ck_assert(elk_menu_build(menu_chip, op, &set, &m, &err) == ELK_OK);
     *exe = m.e[m.n - 1].exe;
@@ -650,7 +652,7 @@ static void check_fastest(const elk_chip *c, const elk_op *op)
         const elk_plan_set *got;
         elk_plan_set ref;
         ck_assert(elk_plan_cache_get(pc, &c2, op, &got, &err) == ELK_OK);
-        ck_assert(elk_plan_enumerate(c, op, elk_chip_sram_bytes(c), &ref, NULL, &err) == ELK_OK);
+        ck_assert(elk_plan_art_set(c, op, elk_chip_sram_bytes(c), &ref, NULL, &err) == ELK_OK);
         ck_assert_int_eq(got->nplans, ref.nplans);
         ck_assert_int_eq(got->nopts, ref.nopts);
         for (int i = 0; i < ref.nplans; i++) ck_assert(memcmp(&got->plans[i], &ref.plans[i], sizeof ref.plans[i]) == 0);
@@ -748,7 +750,7 @@ START_TEST(cancel_and_cached_only)
     atomic_int cancel = 1;
     elk_plan_opts o = {.cancel = &cancel};
     elk_plan_set set;
-    ck_assert_int_eq(elk_plan_enumerate(&c, op, elk_chip_sram_bytes(&c), &set, &o, &err), ELK_ECANCEL);
+    ck_assert_int_eq(elk_plan_art_set(&c, op, elk_chip_sram_bytes(&c), &set, &o, &err), ELK_ECANCEL);
     elk_plan_cache *pc = elk_plan_cache_alloc();
     const elk_plan_set *cs;
     ck_assert_int_eq(elk_plan_cache_get_opts(pc, &c, op, &o, &cs, &err), ELK_ECANCEL);
@@ -785,8 +787,8 @@ START_TEST(coarse_is_a_subset)
     for (int i = g.head; i < g.head + 12 && i < g.nops; i++) {
         elk_plan_set full, co;
         elk_plan_opts o = {.coarse = 1};
-        ck_assert(elk_plan_enumerate(&c, &g.ops[i], elk_chip_sram_bytes(&c), &full, NULL, &err) == ELK_OK);
-        ck_assert(elk_plan_enumerate(&c, &g.ops[i], elk_chip_sram_bytes(&c), &co, &o, &err) == ELK_OK);
+        ck_assert(elk_plan_art_set(&c, &g.ops[i], elk_chip_sram_bytes(&c), &full, NULL, &err) == ELK_OK);
+        ck_assert(elk_plan_art_set(&c, &g.ops[i], elk_chip_sram_bytes(&c), &co, &o, &err) == ELK_OK);
         /* the full set's work includes its seeds' walk of the coarse space */
         ck_assert_int_le(co.enumerated, full.enumerated + full.seeded);
         for (int k = 0; k < co.nplans; k++) {

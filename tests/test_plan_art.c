@@ -8,6 +8,7 @@
 
 #include "elk_plan.h"
 #include "elk_plan_art.h"
+#include "elk_plan_cache.h"
 #include "elk_test.h"
 
 #define MD ELK_MAX_DIMS
@@ -155,7 +156,7 @@ START_TEST(set_invariants)
     op_mm8(&op);
     elk_plan_set set;
     elk_error err;
-    ck_assert_msg(elk_plan_enumerate(&c, &op, elk_chip_sram_bytes(&c), &set, NULL, &err) == ELK_OK, "%s",
+    ck_assert_msg(elk_plan_art_set(&c, &op, elk_chip_sram_bytes(&c), &set, NULL, &err) == ELK_OK, "%s",
                   err.msg);
     ck_assert_int_gt(set.nplans, 0);
     ck_assert_int_gt(set.enumerated, set.nplans);
@@ -263,8 +264,8 @@ START_TEST(bounds_keep_exhaustive_table)
                 elk_plan_set a, b;
                 elk_error err;
                 elk_plan_opts ex = {.exhaustive = 1};
-                elk_status sa = elk_plan_enumerate(&c, &op, elk_chip_sram_bytes(&c), &a, &ex, &err);
-                elk_status sb = elk_plan_enumerate(&c, &op, elk_chip_sram_bytes(&c), &b, NULL, &err);
+                elk_status sa = elk_plan_art_set(&c, &op, elk_chip_sram_bytes(&c), &a, &ex, &err);
+                elk_status sb = elk_plan_art_set(&c, &op, elk_chip_sram_bytes(&c), &b, NULL, &err);
                 ck_assert_int_eq(sa, sb);
                 if (sa != ELK_OK) continue;
                 ck_assert_msg(a.nplans == b.nplans && a.nopts == b.nopts,
