@@ -1,6 +1,6 @@
 #include "elk_noc.h"
 
-#include "elk_cost.h"
+#include "elk_grid.h"
 #include "elk_tree.h"
 
 #include <assert.h>
@@ -981,12 +981,12 @@ static const noc_geom *preload_geom(elk_noc *nc, int k, int tr, int tc, int plan
  * links, so its routing tables can always route like the mesh's: the
  * preloads take the mesh's routes when those load the busiest link less at
  * r = 1, decided once per network. The decision sums every link's load as
- * the detailed mode routes (elk_cost_torus_preload_flat, checked against
+ * the detailed mode routes (elk_grid_torus_flat, checked against
  * it in tests/test_sim.c), so both modes and the planner route alike; the
  * fast mode's blocks would judge the shorter way round too kindly. Each
  * replica tile shape then decides again from its exact trees
  * (elk_tree_flat), where replication can reverse the choice. */
-static void choose_preload_routes(elk_noc *nc) { nc->pre_flat = elk_cost_torus_preload_flat(&nc->chip); }
+static void choose_preload_routes(elk_noc *nc) { nc->pre_flat = elk_grid_torus_flat(&nc->chip); }
 
 double elk_noc_preload_norm(const elk_noc *nc, const elk_use *u, int n, double scale)
 {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "elk_cost.h"
+#include "elk_grid.h"
 
 #define ELK_POL_NAME(id, name, label, mark) name,
 #define ELK_POL_LABEL(id, name, label, mark) label,
@@ -433,11 +434,11 @@ static const net_phases *op_phases_memo(const elk_sctx *x, int i, int en, int k,
     return m->p;
 }
 
-/* elk_cost_grid_pair's answers for the run that asked them, by (g, r),
+/* elk_grid_resolve's answers for the run that asked them, by (g, r),
  * direct-mapped: a run's phases ask the same few groups and replications
  * at every preload beside them, hundreds of millions of times in an `elk
  * check` run, and the cost memo's key, hash and probe behind
- * elk_cost_grid_beside were a sixth of its time. Per thread; an entry
+ * elk_grid_beside were a sixth of its time. Per thread; an entry
  * answers only the run that filled it (x->gm_run, unique over threads:
  * a run's chip is fixed, another run's may differ). */
 enum { GM_SLOTS = 32 };
@@ -449,7 +450,7 @@ static _Thread_local struct {
 } gm;
 static _Atomic unsigned long gm_runs;
 
-/* elk_cost_grid_beside(x->c, g, r, ...)'s pair, valid until the next call */
+/* elk_grid_beside(x->c, g, r, ...)'s pair, valid until the next call */
 static const elk_grid_pair *grid_pair(const elk_sctx *x, double g, double r)
 {
     uint64_t a, b;
@@ -458,7 +459,7 @@ static const elk_grid_pair *grid_pair(const elk_sctx *x, double g, double r)
     uint64_t h = (a ^ (b * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL;
     int sl = (int)(h >> 59);
     if (gm.run[sl] != x->gm_run || gm.g[sl] != g || gm.r[sl] != r) {
-        elk_cost_grid_pair(x->c, g, r, &gm.gp[sl]);
+        elk_grid_resolve(x->c, g, r, &gm.gp[sl]);
         gm.run[sl] = x->gm_run;
         gm.g[sl] = g;
         gm.r[sl] = r;
@@ -469,14 +470,14 @@ static const elk_grid_pair *grid_pair(const elk_sctx *x, double g, double r)
 /* The slowdown of phases [k0, k1) of ph beside a preload of replication r
  * at pace xp (bytes per core per cycle): their time beside it over their
  * time alone (in *alone, cycles), each phase's rates from the simulator's
- * own templates (elk_cost_grid_beside). 0 when the grid's templates are
+ * own templates (elk_grid_beside). 0 when the grid's templates are
  * not available. */
 static double phases_slowdown(const elk_sctx *x, const net_phases *ph, int k0, int k1, double r, double xp,
                               double *alone)
 {
     double a = 0, beside = 0;
     for (int k = k0; k < k1; k++) {
-        double solo, f = elk_cost_grid_pair_beside(grid_pair(x, ph->g[k], r), xp, NULL, &solo);
+        double solo, f = elk_grid_pair_beside(grid_pair(x, ph->g[k], r), xp, NULL, &solo);
         if (!(f > 0)) return 0;
         a += ph->bytes[k] / solo;
         beside += ph->bytes[k] / solo * f;
@@ -1103,14 +1104,14 @@ static double net_time_alone(const elk_sctx *x, int i)
 
 /* On a mesh or torus, the rates of op i's phases ph (bx bytes per core in
  * all) beside the preload of op j at pace xp: the exchange's, bytes over
- * its phases' time beside the preload (each at elk_cost_grid_beside's
+ * its phases' time beside the preload (each at elk_grid_beside's
  * slowdown), and in *pre the preload's mean rate over that time. 0 when
  * the grid's templates are not available. */
 static double grid_beside_rates(const elk_sctx *x, const net_phases *ph, double bx, double r, double xp, double *pre)
 {
     double T = 0, P = 0;
     for (int k = 0; k < ph->n; k++) {
-        double solo, pk, f = elk_cost_grid_pair_beside(grid_pair(x, ph->g[k], r), xp, &pk, &solo);
+        double solo, pk, f = elk_grid_pair_beside(grid_pair(x, ph->g[k], r), xp, &pk, &solo);
         if (!(f > 0) || !(solo > 0)) return 0;
         double t = ph->bytes[k] / solo * f;
         T += t;

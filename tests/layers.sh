@@ -22,6 +22,7 @@ SRC=$(cd "$1" && pwd)
 # core file elk_X.c / elk_X.h is unit elk_X and must be named)
 UNITS='
 elk_status    base     elk_status
+elk_num       base     elk_num
 elk_file      base     elk_file
 elk_csv       base     elk_csv
 elk_cfg       base     elk_cfg
@@ -31,7 +32,7 @@ elk_model     model    elk_model
 elk_graph     model    elk_graph
 elk_hf        model    elk_hf
 elk_point     model    elk_point
-network       network  elk_flow elk_tree elk_noc
+network       network  elk_flow elk_tree elk_noc elk_grid
 elk_cost      cost     elk_cost
 elk_fit       cost     elk_fit
 elk_plan      plan     elk_plan
@@ -54,7 +55,6 @@ ORDER="base machine model network cost plan sched sim explore plots views app"
 
 # Edges still to remove: "from-unit to-unit", one a line.
 KNOWN='
-network elk_cost
 '
 
 cd "$SRC" || exit 1

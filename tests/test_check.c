@@ -454,7 +454,7 @@ static const retime_case retime_cases[] = {
     /* a torus's shortest routes sent the preload's trees both ways round,
      * onto more of the exchange's links: the mesh's schedule was 1.4%
      * slower on the torus, which holds every link of the mesh
-     * (elk_cost_grid_beside now lets the pair take the mesh's routes) */
+     * (elk_grid_beside now lets the pair take the mesh's routes) */
     {1997, "torus",
      {{"chip", "big-sram"}, {"model", "dit-xl"}, {"workload", "train-fwd"}, {"batch", "2"}, {"seq", "880"},
       {"layers", "2"}, {"cores", "512"}, {"topology", "torus"}, {"hbm-tbps", "8.82"}, {"noc-scale", "0.336"},
@@ -485,7 +485,7 @@ static const retime_case retime_cases[] = {
     /* the torus's routes, chosen for the exchange beside a preload alone,
      * left the preload a slower share: stretched, it started before the
      * op ahead of it ended, and Basic's mesh schedule was 0.29% slower on
-     * the torus (elk_cost_grid_beside keeps them only where neither loses) */
+     * the torus (elk_grid_beside keeps them only where neither loses) */
     {1509, "torus",
      {{"chip", "big-sram"}, {"model", "tiny"}, {"workload", "train-fwd"}, {"batch", "3"}, {"seq", "350"},
       {"layers", "1"}, {"cores", "384"}, {"topology", "torus"}, {"hbm-tbps", "10.6"}, {"noc-scale", "0.413"},

@@ -11,6 +11,7 @@
 #include <pthread.h>
 
 #include "elk_cost.h"
+#include "elk_grid.h"
 #include "elk_noc.h"
 #include "elk_tree.h"
 #include "elk_test.h"
@@ -434,7 +435,7 @@ START_TEST(issue9_edges_busiest_link)
 }
 END_TEST
 
-/* elk_cost_grid_beside on a 4 x 4 mesh whose mesh links never bind: an
+/* elk_grid_beside on a 4 x 4 mesh whose mesh links never bind: an
  * exchange over all 16 cores and a preload share only the cores' ingress
  * ports (capacity P bytes per cycle each, 1 byte of each per byte
  * delivered), so the preload at its pace xp leaves the exchange P - xp
@@ -448,7 +449,7 @@ START_TEST(grid_beside_ports)
     elk_chip g = grid_chip(ELK_TOPO_MESH, 4, 4, 1e6);
     g.hbm_tbps = 1e3; /* HBM never binds either */
     double P = elk_chip_link_bytes_per_cycle(&g), solo = 0, pre = 0;
-    double f = elk_cost_grid_beside(&g, 16, 1, P / 4, &pre, &solo);
+    double f = elk_grid_beside(&g, 16, 1, P / 4, &pre, &solo);
     ck_assert_msg(solo > 0 && solo <= P * (1 + 1e-12), "solo %.9g, port %.9g", solo, P);
     double want = solo / fmin(solo, P - P / 4);
     ck_assert_msg(fabs(f - fmax(1, want)) <= 1e-9 * want, "f %.9g, expected %.9g", f, want);
@@ -466,25 +467,25 @@ START_TEST(grid_beside_ports)
     elk_tree_free(&tr);
     elk_noc_free(&nc);
     double pshare = P * wp / (we + wp), eshare = P * we / (we + wp);
-    f = elk_cost_grid_beside(&g, 16, 1, P, &pre, &solo);
+    f = elk_grid_beside(&g, 16, 1, P, &pre, &solo);
     ck_assert_msg(fabs(pre - pshare) <= 1e-9 * P, "pre %.9g, expected %.9g", pre, pshare);
     ck_assert(fabs(f - fmax(1, solo / eshare)) <= 1e-9 * f);
     /* a slower preload never slows the exchange more; at no pace, not at all */
     double last = 0;
     for (double x = 1e-9 * P; x <= 2 * P; x *= 2) {
-        double fx = elk_cost_grid_beside(&g, 16, 1, x, &pre, NULL);
+        double fx = elk_grid_beside(&g, 16, 1, x, &pre, NULL);
         ck_assert(fx >= 1 && fx >= last * (1 - 1e-12) && pre <= x * (1 + 1e-12));
         if (x < 1e-6 * P) ck_assert(fx < 1 + 1e-5);
         last = fx;
     }
     /* not a grid, or no preload: 0 */
     elk_chip r = grid_chip(ELK_TOPO_RING, 4, 4, 1e6);
-    ck_assert(elk_cost_grid_beside(&r, 16, 1, P / 4, NULL, NULL) == 0);
-    ck_assert(elk_cost_grid_beside(&g, 16, 1, 0, NULL, NULL) == 0);
+    ck_assert(elk_grid_beside(&r, 16, 1, P / 4, NULL, NULL) == 0);
+    ck_assert(elk_grid_beside(&g, 16, 1, 0, NULL, NULL) == 0);
 }
 END_TEST
 
-/* elk_cost_grid_beside's per-thread memo once keyed a preload by its
+/* elk_grid_beside's per-thread memo once keyed a preload by its
  * replica tile alone, and two replications of one tile (3.6 and 4.4 both
  * replicate in 2 x 2 tiles) got whichever answer it had seen first: one
  * policy's estimate moved with the policies run before it on the same
@@ -499,8 +500,8 @@ typedef struct {
 static void *beside_thread(void *v)
 {
     beside_ask *a = v;
-    if (a->first_r > 0) elk_cost_grid_beside(a->c, 8, a->first_r, a->xp, NULL, NULL);
-    a->f = elk_cost_grid_beside(a->c, 8, a->r, a->xp, &a->pre, NULL);
+    if (a->first_r > 0) elk_grid_beside(a->c, 8, a->first_r, a->xp, NULL, NULL);
+    a->f = elk_grid_beside(a->c, 8, a->r, a->xp, &a->pre, NULL);
     return NULL;
 }
 
@@ -543,8 +544,8 @@ typedef struct {
 static void *engine_thread(void *v)
 {
     engine_ask *a = v;
-    if (a->first) elk_cost_grid_beside(a->first, 16, 1, 1.0, NULL, NULL);
-    a->f = elk_cost_grid_beside(a->c, 16, 1, 1.0, &a->pre, &a->solo);
+    if (a->first) elk_grid_beside(a->first, 16, 1, 1.0, NULL, NULL);
+    a->f = elk_grid_beside(a->c, 16, 1, 1.0, &a->pre, &a->solo);
     return NULL;
 }
 
@@ -618,13 +619,13 @@ START_TEST(grid_beside_torus_never_slower)
     double g = torus_pair_cases[i].g, r = torus_pair_cases[i].r;
     double xp = torus_pair_cases[i].pace * elk_chip_mesh_link_bytes_per_cycle(&t);
     double st = 0, sm = 0, pt = 0, pm = 0, s0 = 0;
-    double ft = elk_cost_grid_beside(&t, g, r, xp, &pt, &st), fm = elk_cost_grid_beside(&m, g, r, xp, &pm, &sm);
+    double ft = elk_grid_beside(&t, g, r, xp, &pt, &st), fm = elk_grid_beside(&m, g, r, xp, &pm, &sm);
     ck_assert(ft >= 1 && fm >= 1 && st > 0 && sm > 0);
     /* time per byte beside the preload: 1 / (solo / f) */
     ck_assert_msg(ft / st <= fm / sm * (1 + 1e-12), "case %d: torus %.9g cycles a byte beside, mesh %.9g", i, ft / st,
                   fm / sm);
     /* alone (a preload at no pace), the torus's own routes */
-    elk_cost_grid_beside(&t, g, r, 1e-12 * xp, NULL, &s0);
+    elk_grid_beside(&t, g, r, 1e-12 * xp, NULL, &s0);
     ck_assert_msg(st == s0, "case %d: solo %.17g, alone %.17g", i, st, s0);
     ck_assert(pt > 0 && pt <= xp * (1 + 1e-12));
     /* nor the preload beside it: the pair takes the torus's routes only

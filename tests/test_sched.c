@@ -1053,7 +1053,7 @@ static const struct {
      * and takes 74.7 us; the window_noc rule at most doubled it: Elk-Dyn
      * 4.51 ms against 6.18 simulated (-27.0%) until the grid's exchanges
      * were timed beside each preload by the simulator's own templates
-     * (grid_extra, now placed_extra; elk_cost_grid_beside) */
+     * (grid_extra, now placed_extra; elk_grid_beside) */
     {"torus: a distribution beside the next preload",
      "--chip tt-mesh --model llama2-70b --workload prefill --batch 3 --seq 250 --layers 1 --cores 256 "
      "--topology torus --hbm-tbps 0.961 --noc-scale 0.377 --sram-kib 1920 --compute-scale 0.601",
@@ -1113,7 +1113,7 @@ static const struct {
     /* elk check --points 2000 --seed 1 (session 15), point 1639: a 3072-core
      * tt-galaxy mesh (32 controllers, 80-core chips). A whole-chip
      * relayout beside a preload crosses more shared links than the pair's
-     * 16 envelope lines, so elk_cost_grid_beside failed for every op with a
+     * 16 envelope lines, so elk_grid_beside failed for every op with a
      * relayout and they all fell back to the window rule: Static 1.629 ms
      * against 2.202 simulated (-26.0%). The envelope is now the exact hull
      * (pair_hull) and Static is within 1.4%. One layer here (the suite's
@@ -1126,7 +1126,7 @@ static const struct {
      * preloads NoC-bound. The replay slows each preload beside the
      * exchanges it meets (adaln's 65 us ran 92), which the estimate only
      * did on rings: Elk-Dyn -17.0%. Grids now stretch their preloads too, at
-     * elk_cost_grid_beside's share (stretch_preloads) */
+     * elk_grid_beside's share (stretch_preloads) */
     {"mesh: preloads slowed beside the exchanges",
      "--chip tt-mesh --model dit-xl --workload train-fwd --batch 4 --seq 790 --layers 4 --cores 96 "
      "--topology mesh --hbm-tbps 2.04 --noc-scale 0.478 --link-gbps 62.2 --sram-kib 1980 --compute-scale 1.43 "
@@ -1248,7 +1248,7 @@ START_TEST(regress_more_links_never_slower)
 }
 END_TEST
 
-/* The scheduler keeps each run's resolved grid pairs (elk_cost_grid_pair)
+/* The scheduler keeps each run's resolved grid pairs (elk_grid_resolve)
  * in a per-thread cache keyed by the run: a run's chip is fixed, the next
  * run's may not be. Keyed by the group and replication alone, a chip with
  * a slower link would answer with the pairs of the chip its thread timed

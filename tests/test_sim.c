@@ -315,7 +315,7 @@ END_TEST
 
 /* The planner's replicated preload rate (elk_cost_preload_rate) against a
  * solo preload in the detailed simulation, every controller at once: equal
- * where the trees are summed exactly (<= ELK_COST_TREE_MAX routers). The
+ * where the trees are summed exactly (<= ELK_GRID_TREE_MAX routers). The
  * entry bound of the r = 1 routes used to cap them too, though a tile
  * shape's trees may route otherwise: each row fell 0.5-0.86x short
  * (issue 9: Basic on a 3072-core tt-galaxy torus 22.5% above its replay). */
