@@ -1,4 +1,4 @@
-/* views/elk_gnuplot: script generation without gnuplot (the variables a
+/* plots/elk_gnuplot: script generation without gnuplot (the variables a
  * CSV and figure hints give, quoting, the datablock, the terminal per
  * format, the errors), then, when gnuplot is installed, real drawing: a PNG
  * and an SVG that exist and start with their magic bytes, a failing script

@@ -118,7 +118,7 @@ struct elk_view {
      * terminal and output are already set. */
     int (*gnuplot)(elk_view *v, FILE *fp, const tui_ctx *cx, char *msg, size_t n);
     /* Or draw the figure to output with the shared plots/ templates
-     * (views/elk_gnuplot.c, as `elk plot` does); used instead of gnuplot
+     * (plots/elk_gnuplot.c, as `elk plot` does); used instead of gnuplot
      * when set. */
     int (*figure)(elk_view *v, const tui_ctx *cx, const char *output, char *msg, size_t n);
     void (*destroy)(elk_view *v);

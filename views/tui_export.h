@@ -23,7 +23,7 @@ int tui_gnuplot_available(void);
 int tui_export_plot(elk_view *v, const tui_ctx *cx, const char *format, char *path, size_t pn, char *msg, size_t mn);
 
 /* Draw CSV text with a plots/ template (kind "util", "lines", ...) through
- * views/elk_gnuplot.c: hints as in a sweep's figure line (kind set from
+ * plots/elk_gnuplot.c: hints as in a sweep's figure line (kind set from
  * kind; x, y, series...). Returns 0, or -1 with msg. */
 int tui_figure_csv(const char *csv, const char *kind, const char *x, const char *y, const char *series, int logx,
                    const char *title, const char *output, char *msg, size_t n);
