@@ -204,7 +204,16 @@ int elk_cli_parse(int argc, char **argv, int first, elk_point *p, const elk_opt 
 {
     *npos = 0;
     for (int i = first; i < argc; i++) {
-        const char *a = short_form(argv[i], opts);
+        const char *a = short_form(argv[i], opts), *attached = NULL;
+        /* a short option with its value attached, as getopt takes it: -j2 */
+        if (a == argv[i] && a[0] == '-' && a[1] && a[1] != '-' && a[2]) {
+            char two[3] = {a[0], a[1], '\0'};
+            const char *l = short_form(two, opts);
+            if (l != two) {
+                a = l;
+                attached = argv[i] + 2;
+            }
+        }
         if (strncmp(a, "--", 2) != 0 || !a[2]) {
             if (*npos >= max_pos) {
                 elk_cli_error("%s: unexpected argument '%s' (see 'elk %s --help')", cmd, a, cmd);
@@ -219,7 +228,7 @@ int elk_cli_parse(int argc, char **argv, int first, elk_point *p, const elk_opt 
         if (len >= sizeof name) len = sizeof name - 1;
         memcpy(name, a + 2, len);
         name[len] = '\0';
-        const char *val = eq ? eq + 1 : NULL;
+        const char *val = eq ? eq + 1 : attached;
 
         const elk_opt *o = NULL;
         for (int k = 0; opts && opts[k].name; k++)

@@ -249,6 +249,11 @@ expect 1 "$ELK" run --point pfifo2.cfg && has_err "pfifo2.cfg:1: field 'point.mo
 expect 1 "$ELK" fit /dev/zero && has_err "/dev/zero: larger than the limit of"
 printf 'kind,m,n,k,cycles\n\0matmul,16,16,16,100\n' >nul.csv
 expect 1 "$ELK" fit nul.csv && has_err "nul.csv:2: a NUL byte in the line"
+# a short option's value attached, as getopt takes it (-j2, -oDIR) was an
+# unexpected argument; an attached value to an option without one is refused
+expect 0 "$ELK" reproduce --figure ref --no-plot --quiet -j2 -orj
+[ -s rj/ref.csv ] && ok || fail "-orj -j2: rj/ref.csv not written"
+expect 2 "$ELK" run -hx && has_err "option '--help' takes no value"
 
 echo "robust_cli: $checks checks, $failed failed"
 [ "$failed" -eq 0 ]
