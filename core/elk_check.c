@@ -355,7 +355,9 @@ static void check_bytes(const elk_problem *pr, const elk_schedule *s, int p, elk
         return;
     }
     /* Ideal, a bound, preloads the tensors' bytes without the padding */
-    double pre = 0, want = g->weight_bytes + g->kv_bytes + (p == ELK_POL_IDEAL ? 0 : pr->hbm_pad);
+    double pad = 0;
+    for (int i = 0; p != ELK_POL_IDEAL && i < g->nops; i++) pad += g->ops[i].hbm_pad;
+    double pre = 0, want = g->weight_bytes + g->kv_bytes + pad;
     int bad = 0, first = -1;
     double tol = ELK_CHECK_TOL * s->latency + 1e-6;
     for (int i = 0; i < g->nops; i++) {
@@ -371,7 +373,7 @@ static void check_bytes(const elk_problem *pr, const elk_schedule *s, int p, elk
     if (!(fabs(pre - want) <= ELK_CHECK_TOL * want + 1e-6))
         add(r, ELK_CHECK_HBM_BYTES, p, 0, NULL,
             "%s: preloads carry %.17g B, the graph reads %.17g B from HBM (%.17g B of it padding)", LBL(p), pre, want,
-            pr->hbm_pad);
+            pad);
     if (bad) {
         const elk_sched_op *o = &s->ops[first];
         add(r, ELK_CHECK_HBM_BYTES, p, 0, NULL,

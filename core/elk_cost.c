@@ -167,7 +167,7 @@ double elk_cost_shift_cpb(const elk_chip *c)
  * form elk_cost_alltoall prices. sqrt(g) (a square tile, self-traffic
  * counted) priced Mixtral decode's distribution in groups of 29 (batch 29)
  * on a 4096-core tt-galaxy mesh at 9.7 us; the replay ran each on a 1 x 29
- * strip in 66 us (issue 9, check point 227). Memoised per thread: the plan
+ * strip in 66 us. Memoised per thread: the plan
  * enumeration asks for a few group sizes many times. */
 static double tile_cut(const elk_chip *c, double g)
 {
@@ -294,7 +294,7 @@ double elk_cost_preload_rate(const elk_chip *c, double replication)
              * r = 1 choice the trees' routing is another (a 3072-core
              * tt-galaxy torus at r = 4: the mesh's entry bound 3602 B a
              * cycle, the torus's trees 3817, simulated 3817; Basic 22.5%
-             * above its replay, issue 9). */
+             * above its replay). */
             double t = 0;
             if (r > 1 && (long)c->mesh_rows * c->mesh_cols <= ELK_GRID_TREE_MAX) t = elk_grid_tree_busiest(c, r);
             if (t > 0) {

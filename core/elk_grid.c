@@ -440,7 +440,7 @@ double elk_grid_entry_busiest(const elk_chip *c, double r)
  * every tile from where the first leg meets it, and with replication the
  * trees concentrate more than that (an 8 x 8 torus with one controller at
  * r = 8: 3 times the load, the estimate's preload 3.7 us against 12.8
- * simulated; issue 9). A tree's cmax is per unit of rate into each
+ * simulated). A tree's cmax is per unit of rate into each
  * destination core, one unique byte per tile per cycle. Remembered per
  * thread like entry_busiest; 0 when the network cannot be built. A miss
  * builds the network and sums its trees, O(R C): about 80 ms on a wse2's
@@ -614,8 +614,7 @@ static double line_cross(const pair_line *l, const pair_line *m) { return (m->a 
  * when more lines than PAIR_LINES survive pair_build's pruning at both
  * ends: a whole-chip relayout on a 3072-core mesh crosses thousands of
  * shared links, and the pair used to fail, leaving every op with a relayout
- * on the old window rule (issue 9: tt-galaxy meshes 16-30% below their
- * replay). The envelope of lines a - b x, b ascending, is a convex-hull
+ * on the old window rule (tt-galaxy meshes 16-30% below their replay). The envelope of lines a - b x, b ascending, is a convex-hull
  * walk; only the pieces inside [0, X] are kept. Returns 0 when even those
  * are more than PAIR_LINES. */
 static int pair_hull(elk_grid_side *p, const double *a, const double *b, const elk_link *lk, int nl, double X)

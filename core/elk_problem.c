@@ -689,12 +689,10 @@ static elk_status problem_build(elk_problem *pr, elk_plan_cache *pc, const elk_p
     for (int s = 0; s < ns && st == ELK_OK; s++)
         st = elk_menu_build(&pr->chip, &pr->graph.ops[rep[s]], pr->sets[s], &pr->menus[s], err);
     /* an operator preloads what its menu says (plantables pads it) */
-    pr->hbm_pad = 0;
     for (int i = 0; st == ELK_OK && i < pr->graph.nops; i++) {
         elk_op *op = &pr->graph.ops[i];
         if (op->hbm_bytes <= 0) continue;
         op->hbm_pad = pr->menus[op->shape_id].hbm_bytes - op->hbm_bytes;
-        pr->hbm_pad += op->hbm_pad;
         op->hbm_bytes = pr->menus[op->shape_id].hbm_bytes;
     }
     pr->plan_ms = t1 - t0;

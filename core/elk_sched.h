@@ -118,8 +118,6 @@ typedef struct {
     const elk_plan_set **sets;  /* held from cache until elk_problem_free */
     elk_plan_cache *cache;
     double sram;           /* usable bytes per core */
-    double hbm_pad;        /* bytes the preloads carry beyond the graph's weights and
-                              KV: the least layouts' padding under plantables, else 0 */
     int split_ops;         /* operators split because they outgrew SRAM */
     /* Per op, on the first op of each graph operator (a cut one's pieces and
      * adds are one): the least summed fastest execution over the cuts Ideal
